@@ -1,0 +1,35 @@
+# Developer and CI entry points. `make test` is what .ci/run runs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: venv test bench demo clean
+
+venv: $(VENV)/.installed
+
+# Reinstall whenever pyproject.toml changes (new dependency, new tool config).
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+test: venv
+	$(BIN)/pytest
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy engine cli
+	$(BIN)/lint-imports
+
+# The bench extra is installed on demand only, so `make test` never needs it.
+bench: venv
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(BIN)/python benchmarks/engine.py
+
+# Placeholder main job until the tournament runner lands.
+demo: venv
+	$(BIN)/sorry-arena simulate --game board --players 4 --games 200 --seed 1 --bots greedy,random,greedy,random
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis test-output
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""Benchmarks behind every figure in the README (``make bench``); a package only so that tests can import them."""

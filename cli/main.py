@@ -1,0 +1,32 @@
+"""Entry point of the ``sorry-arena`` command: parses the sub-command and turns bad input into usage errors."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from cli import simulate
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sorry-arena", description="Play, test and rank bots for the SORRY! board and card games."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    simulate.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args, args.parser))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""The game API shared by both games (STYLE.md, "engine/"; RULES.md Part C).
+
+A game is created from its settings and a seed, and is fully determined by them plus the list of action ids
+applied to it. Callers (the service, the tournament runner, the simulator, bots) use only the module-level
+functions of :mod:`engine`, which dispatch on ``state.game`` to a :class:`Game` implementation.
+
+Types here are deliberately small and JSON-friendly: an :class:`Action` has a stable readable ``id`` and a
+structured ``description``; a :class:`Decision` says which seat is asked and what kind of decision it is; a
+:class:`Result` ranks the seats (rank 1 is best, ties share a rank); events are plain dicts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+Json = dict[str, Any]
+Event = dict[str, Any]
+"""An event is a JSON-able dict with at least ``type`` and ``to``: ``None`` for public events, or the one seat
+that may see it. A private event that others should know happened has a public twin without the private detail."""
+
+
+class EngineError(Exception):
+    """Base class of every error the engine raises on bad input."""
+
+
+class SettingsError(EngineError, ValueError):
+    """Settings that do not describe a playable game (unknown variant, wrong player count, ...)."""
+
+
+class IllegalActionError(EngineError):
+    """An action that is unknown or not legal for this seat now. The state is left unchanged."""
+
+    def __init__(self, action: str, seat: int | None, reason: str) -> None:
+        self.action = action
+        self.seat = seat
+        self.reason = reason
+        super().__init__(f"action {action!r} by seat {seat}: {reason}")
+
+
+class StateError(EngineError, ValueError):
+    """A JSON document that is not a valid game state."""
+
+
+class Action:
+    """One legal action of a seat: a stable readable ``id`` and a JSON-able structured ``description``.
+
+    Games subclass it to carry their precomputed outcome (never shown to a player) and build the description on
+    first use (:meth:`describe`), so that callers that only need ids (random bots, replays) do not pay for it.
+    """
+
+    __slots__ = ("_description", "id")
+
+    def __init__(self, action_id: str, description: Json | None = None) -> None:
+        self.id = action_id
+        self._description = description
+
+    @property
+    def description(self) -> Json:
+        if self._description is None:
+            self._description = self.describe()
+        return self._description
+
+    def describe(self) -> Json:
+        return {}
+
+    def to_json(self) -> Json:
+        return {"id": self.id, **self.description}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Action) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.id!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The seat that must decide now and the kind of decision (``"move"``, ``"discard"``, ...)."""
+
+    seat: int
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The ranking of a finished game: ``ranks[seat]`` (1 is best; tied seats share a rank)."""
+
+    ranks: tuple[int, ...]
+    reason: str
+    """``"win"`` when a seat (or team) won, ``"turn_cap"`` when the turn cap ended the game."""
+    scores: tuple[int, ...] | None = None
+    """Points per seat, for variants that score (the board game's ``points`` variant)."""
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return tuple(seat for seat, rank in enumerate(self.ranks) if rank == 1)
+
+    def to_json(self) -> Json:
+        data: Json = {"ranks": list(self.ranks), "reason": self.reason, "winners": list(self.winners)}
+        if self.scores is not None:
+            data["scores"] = list(self.scores)
+        return data
+
+
+def ranks_from_keys(keys: list[tuple[Any, ...]]) -> tuple[int, ...]:
+    """Competition ranking ("1224") of seats by their sort keys, where a larger key is better."""
+    order = sorted(range(len(keys)), key=lambda seat: keys[seat], reverse=True)
+    ranks = [0] * len(keys)
+    for position, seat in enumerate(order):
+        if position and keys[seat] == keys[order[position - 1]]:
+            ranks[seat] = ranks[order[position - 1]]
+        else:
+            ranks[seat] = position + 1
+    return tuple(ranks)
+
+
+class GameState(Protocol):
+    game: str
+    seed: int
+    ply: int
+
+
+class Game(Protocol):
+    """What each game module implements; see the functions of :mod:`engine` for the contract of each."""
+
+    name: str
+
+    def new_game(self, settings: Json | None, seed: int) -> Any: ...
+    def normalize_settings(self, settings: Json | None) -> Json: ...
+    def decision(self, state: Any) -> Decision | None: ...
+    def legal_actions(self, state: Any, seat: int) -> list[Action]: ...
+    def apply(self, state: Any, action: Action) -> list[Event]: ...
+    def result(self, state: Any) -> Result | None: ...
+    def view(self, state: Any, seat: int | None) -> Json: ...
+    def to_json(self, state: Any) -> Json: ...
+    def from_json(self, data: Json) -> Any: ...
+    def num_seats(self, state: Any) -> int: ...

@@ -1,0 +1,161 @@
+"""A board game's JSON form and the views of it that players may see (RULES.md Part C; STYLE.md "view").
+
+``to_json`` holds everything, the draw pile's order included, and must never reach a player. ``view(state, seat)``
+is what that seat may see: the pawns, the card being played, the discards (face up) and the size of the draw
+pile; in the points variant its own hand and the other hands' sizes. ``seat=None`` is a spectator's view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.api import Json, Result, StateError
+from engine.board import rules
+from engine.board.cards import CARD_COUNTS, full_deck
+from engine.board.geometry import ABSENT, COLOURS, HOME, PAWNS_PER_COLOUR, START, location_name, pawn_name
+from engine.board.settings import normalize
+from engine.board.state import BoardState
+
+FORMAT = 1
+
+
+DECISION_KINDS = ("move", "play", "discard")
+"""``move``: play the card drawn; points variant: ``play`` a card of the hand, or ``discard`` one (none moves)."""
+
+
+def decision_kind(state: BoardState) -> str:
+    if state.variant != "points":
+        return "move"
+    actions = rules.legal(state)
+    return "discard" if actions and actions[0].id.startswith("discard:") else "play"
+
+
+def _decision(state: BoardState) -> Json | None:
+    if state.result is not None:
+        return None
+    return {"seat": state.seat, "kind": decision_kind(state)}
+
+
+def view(state: BoardState, seat: int | None) -> Json:
+    pawns = {pawn_name(pawn): location_name(loc) for pawn, loc in enumerate(state.pawns) if loc != ABSENT}
+    data: Json = {
+        "game": "board",
+        "settings": dict(state.settings),
+        "seat": seat,
+        "colours": [COLOURS[colour] for colour in state.colours],
+        "ply": state.ply,
+        "turn": state.turn,
+        "decision": _decision(state),
+        "card": state.card,
+        "pawns": pawns,
+        "discards": list(state.discards),
+        "draw_pile": len(state.draw_pile),
+        "result": state.result.to_json() if state.result is not None else None,
+    }
+    if state.variant == "points":
+        data["hand_sizes"] = [len(hand) for hand in state.hands]
+        data["hand"] = sorted(state.hands[seat], key=full_deck().index) if seat is not None else None
+    return data
+
+
+def to_json(state: BoardState) -> Json:
+    return {
+        "game": "board",
+        "format": FORMAT,
+        "settings": dict(state.settings),
+        "seed": state.seed,
+        "ply": state.ply,
+        "turn": state.turn,
+        "seat": state.seat,
+        "pawns": list(state.pawns),
+        "card": state.card,
+        "draw_pile": list(state.draw_pile),
+        "discards": list(state.discards),
+        "hands": [list(hand) for hand in state.hands],
+        "shuffles": state.shuffles,
+        "result": state.result.to_json() if state.result is not None else None,
+    }
+
+
+def _int(data: Json, key: str, low: int, high: int) -> int:
+    value = data.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise StateError(f"board state: {key!r} must be an integer from {low} to {high}")
+    return value
+
+
+def _cards(value: Any, key: str) -> list[str]:
+    if not isinstance(value, list) or any(card not in CARD_COUNTS for card in value):
+        raise StateError(f"board state: {key!r} must be a list of card names")
+    return list(value)
+
+
+def from_json(data: Json) -> BoardState:
+    if data.get("format") != FORMAT:
+        raise StateError(f"board state: unsupported format {data.get('format')!r}")
+    try:
+        settings = normalize(data.get("settings"))
+    except ValueError as error:
+        raise StateError(f"board state: {error}") from None
+    state = BoardState(settings, _int(data, "seed", 0, 2**63 - 1))
+    state.ply = _int(data, "ply", 0, 2**31)
+    state.turn = _int(data, "turn", 1, settings["turn_cap"])
+    state.seat = _int(data, "seat", 0, state.players - 1)
+    state.shuffles = _int(data, "shuffles", 1, 2**31)
+    pawns = data.get("pawns")
+    expected = [colour in state.colours for colour in range(4) for _ in range(PAWNS_PER_COLOUR)]
+    if (
+        not isinstance(pawns, list)
+        or len(pawns) != len(expected)
+        or any(not isinstance(loc, int) or isinstance(loc, bool) for loc in pawns)
+        or any(
+            (loc == ABSENT) == playing or not ABSENT <= loc <= HOME
+            for loc, playing in zip(pawns, expected, strict=False)
+        )
+    ):
+        raise StateError("board state: 'pawns' must list 16 locations, ABSENT exactly for unplayed colours")
+    occupied = [loc for loc in pawns if 0 <= loc < 60]
+    if len(occupied) != len(set(occupied)):
+        raise StateError("board state: two pawns on one track square")
+    state.pawns = list(pawns)
+    card = data.get("card")
+    if card is not None and card not in CARD_COUNTS:
+        raise StateError("board state: 'card' must be a card name or null")
+    state.card = card
+    state.draw_pile = _cards(data.get("draw_pile"), "draw_pile")
+    state.discards = _cards(data.get("discards"), "discards")
+    hands = data.get("hands")
+    if not isinstance(hands, list):
+        raise StateError("board state: 'hands' must be a list")
+    state.hands = [_cards(hand, "hands") for hand in hands]
+    if len(state.hands) != (state.players if settings["variant"] == "points" else 0):
+        raise StateError("board state: 'hands' must hold one hand per seat in the points variant, else none")
+    held = state.draw_pile + state.discards + [c for hand in state.hands for c in hand] + ([card] if card else [])
+    if sorted(held) != sorted(full_deck()):
+        raise StateError("board state: the cards are not exactly one 45-card deck")
+    result = data.get("result")
+    if result is not None:
+        state.result = _result(result, state.players)
+    elif not rules.legal(state):
+        raise StateError("board state: the seat asked has no legal action")
+    return state
+
+
+def _result(data: Any, players: int) -> Result:
+    if not isinstance(data, dict):
+        raise StateError("board state: 'result' must be an object or null")
+    ranks, reason, scores = data.get("ranks"), data.get("reason"), data.get("scores")
+    if (
+        not isinstance(ranks, list)
+        or len(ranks) != players
+        or not all(isinstance(r, int) and 1 <= r <= players for r in ranks)
+    ):
+        raise StateError("board state: 'result.ranks' must give a rank to every seat")
+    if reason not in ("win", "turn_cap"):
+        raise StateError("board state: 'result.reason' must be 'win' or 'turn_cap'")
+    if scores is not None and (not isinstance(scores, list) or not all(isinstance(s, int) for s in scores)):
+        raise StateError("board state: 'result.scores' must be a list of integers")
+    return Result(tuple(ranks), reason, tuple(scores) if scores is not None else None)
+
+
+__all__ = ["START", "from_json", "to_json", "view"]

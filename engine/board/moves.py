@@ -1,0 +1,366 @@
+"""The legal moves of one card (RULES.md B2 standard, B3 1972, B4 team; seeds/002 "THE CARDS").
+
+Each candidate move is computed on a copy of the 16 pawn locations, so its outcome is known before it is chosen:
+moves that lead to the same position are one action (the first generated keeps its id), and applying a move only
+installs its precomputed outcome. Decisions recorded in RULES.md and applied here:
+
+- pawns jump over others; landing on an opponent's (or, in team play, the partner's) pawn bumps it to START;
+  landing on a pawn of the moving pawn's own colour is illegal, on a slide's triangle too (assumption: the sheet
+  forbids two pawns of a colour on one space and a landing comes before the slide);
+- a pawn landing on the triangle of another colour's slide, by any card, slides to its end and bumps every other
+  pawn on the slide, its own colour's too; it never bumps itself (for example a 4 from a slide's end back onto
+  its triangle);
+- 7: one pawn 7, or a split between two pawns (1992 team play: any number of the team's pawns); never to start a
+  pawn; every part must be used in full (so a part that reaches HOME leaves the rest to another pawn); two parts
+  never end on one square (except HOME);
+- 11: forward 11 or a swap of a pawn on the open track with an opponent's pawn on the open track; passing is legal
+  only when no forward 11 exists; only the mover's own pawn slides after a swap;
+- SORRY!: a pawn from START takes the square of an opponent's pawn on the open track (team play: of a partner's
+  pawn if there is no opponent's on the open track, B4); the placed pawn slides if it lands on a triangle.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from engine.api import Action, Json
+from engine.board.cards import CARD_ORDER
+from engine.board.geometry import (
+    BACKWARD,
+    COLOURS,
+    FORWARD,
+    HOME,
+    PAWNS_PER_COLOUR,
+    SAFETY,
+    SLIDES,
+    START,
+    TRACK,
+    exit_square,
+    location_name,
+    pawn_name,
+)
+from engine.board.state import BoardState
+
+SLIDE_SQUARES = {triangle: frozenset(squares) for triangle, (_, _, squares) in SLIDES.items()}
+PAWN_NAMES = tuple(pawn_name(pawn) for pawn in range(4 * PAWNS_PER_COLOUR))
+_ZOBRIST = [
+    [random.Random(f"zobrist:{colour}:{loc}").getrandbits(62) for loc in range(-2, HOME + 1)]
+    for colour in range(4)
+]
+"""A random number per (colour, location): a position's key is the sum over its pawns, alike for alike pawns."""
+
+Part = tuple[int, int, int, int]
+"""One pawn's part of a move: (pawn, steps (negative: backward; 0: placed), location before, location after)."""
+Bump = tuple[int, int]
+"""(pawn, the location it was bumped from)."""
+Slide = tuple[int, int, int]
+"""(pawn, triangle, end)."""
+
+
+class Move(Action):
+    """A candidate move: its id, parts, the pawn locations after it, and who was bumped or slid on the way."""
+
+    __slots__ = ("bumps", "card", "key", "kind", "parts", "pawns", "slides")
+
+    def __init__(self, card: str, kind: str, move_id: str, pawns: list[int]) -> None:
+        self.id = move_id
+        self._description = None
+        self.card = card
+        self.kind = kind
+        self.pawns = pawns
+        self.parts: list[Part] = []
+        self.bumps: list[Bump] = []
+        self.slides: list[Slide] = []
+        self.key = 0
+        """The change of the position's key (see ``_ZOBRIST``): equal for moves that reach alike positions."""
+
+    def describe(self) -> Json:
+        moves = [
+            {"pawn": PAWN_NAMES[pawn], "from": location_name(before), "to": location_name(after), "steps": steps}
+            for pawn, steps, before, after in self.parts
+        ]
+        return {
+            "card": self.card,
+            "kind": self.kind,
+            "moves": moves,
+            "bumps": [{"pawn": PAWN_NAMES[pawn], "from": location_name(loc)} for pawn, loc in self.bumps],
+            "slides": [
+                {"pawn": PAWN_NAMES[pawn], "from": location_name(first), "to": location_name(end)}
+                for pawn, first, end in self.slides
+            ],
+        }
+
+
+def land(pawns: list[int], pawn: int, dest: int, bumps: list[Bump], slides: list[Slide]) -> int | None:
+    """Put ``pawn`` on ``dest`` in ``pawns``, with bumps and slides; the final location, or None if illegal.
+
+    ``pawn`` must not already be on ``dest``.
+    """
+    colour = pawn >> 2
+    if dest >= SAFETY:
+        if dest != HOME:
+            base = colour * PAWNS_PER_COLOUR
+            if dest in (pawns[base], pawns[base + 1], pawns[base + 2], pawns[base + 3]):
+                return None
+        pawns[pawn] = dest
+        return dest
+    occupant = pawns.index(dest) if dest in pawns else -1
+    if occupant >= 0 and occupant >> 2 == colour:
+        return None
+    slide = SLIDES.get(dest)
+    if slide is not None and slide[0] != colour:
+        on_slide = SLIDE_SQUARES[dest]
+        for other, loc in enumerate(pawns):
+            if loc in on_slide and other != pawn:
+                bumps.append((other, loc))
+                pawns[other] = START
+        end = slide[1]
+        slides.append((pawn, dest, end))
+        pawns[pawn] = end
+        return end
+    if occupant >= 0:
+        bumps.append((occupant, dest))
+        pawns[occupant] = START
+    pawns[pawn] = dest
+    return dest
+
+
+def _delta(colour: int, before: int, after: int) -> int:
+    table = _ZOBRIST[colour]
+    return table[after + 2] - table[before + 2]
+
+
+def _bumps_delta(bumps: list[Bump], first: int = 0) -> int:
+    return sum(_delta(pawn >> 2, loc, START) for pawn, loc in bumps[first:])
+
+
+def _single(state: BoardState, card: str, pawn: int, steps: int) -> Move | None:
+    """``pawn`` moves ``steps`` squares (negative: backward)."""
+    loc = state.pawns[pawn]
+    if loc < 0 or loc == HOME:
+        return None
+    dest = FORWARD[pawn >> 2][loc][steps] if steps > 0 else BACKWARD[pawn >> 2][loc][-steps]
+    if dest is None:
+        return None
+    if steps > 0:
+        move = Move(card, "forward", f"{card}:{PAWN_NAMES[pawn]}+{steps}", state.pawns.copy())
+    else:
+        move = Move(card, "backward", f"{card}:{PAWN_NAMES[pawn]}{steps}", state.pawns.copy())
+    final = land(move.pawns, pawn, dest, move.bumps, move.slides)
+    if final is None:
+        return None
+    move.parts.append((pawn, steps, loc, final))
+    move.key = (
+        _delta(pawn >> 2, loc, final) + _bumps_delta(move.bumps) if move.bumps else _delta(pawn >> 2, loc, final)
+    )
+    return move
+
+
+def _first_in_start(state: BoardState, colour: int) -> int | None:
+    base = colour * PAWNS_PER_COLOUR
+    for pawn in range(base, base + PAWNS_PER_COLOUR):
+        if state.pawns[pawn] == START:
+            return pawn
+    return None
+
+
+def _start(state: BoardState, card: str, colour: int) -> Move | None:
+    """A 1 or a 2 takes a pawn from START to its exit circle; all START pawns are alike, so one move."""
+    pawn = _first_in_start(state, colour)
+    if pawn is None:
+        return None
+    move = Move(card, "start", f"{card}:start:{COLOURS[colour]}", state.pawns.copy())
+    final = land(move.pawns, pawn, exit_square(colour), move.bumps, move.slides)
+    if final is None:
+        return None
+    move.parts.append((pawn, 0, START, final))
+    move.key = _delta(colour, START, final) + _bumps_delta(move.bumps)
+    return move
+
+
+def _place(state: BoardState, card: str, kind: str, move_id: str, pawn: int, target: int) -> Move | None:
+    """``pawn`` takes ``target``'s square: SORRY! (target to START) or an 11 swap (target to pawn's square)."""
+    move = Move(card, kind, move_id, state.pawns.copy())
+    pawns = move.pawns
+    here, there = pawns[pawn], pawns[target]
+    if kind == "sorry":
+        move.bumps.append((target, there))
+        pawns[target] = START
+    else:
+        pawns[target] = here
+        move.parts.append((target, 0, there, here))
+    final = land(pawns, pawn, there, move.bumps, move.slides)
+    if final is None:
+        return None
+    move.parts.insert(0, (pawn, 0, here, final))
+    move.key = _delta(pawn >> 2, here, final) + _bumps_delta(move.bumps)
+    if kind == "swap":
+        # the target's own move to ``here`` may have been undone by a slide's bump, recorded in the bumps
+        move.key += _delta(target >> 2, there, here)
+    return move
+
+
+def _on_track(state: BoardState, colours: Iterable[int]) -> list[int]:
+    pawns = state.pawns
+    return [
+        colour * PAWNS_PER_COLOUR + i
+        for colour in colours
+        for i in range(PAWNS_PER_COLOUR)
+        if 0 <= pawns[colour * PAWNS_PER_COLOUR + i] < TRACK
+    ]
+
+
+def _opponent_colours(state: BoardState, seat: int) -> list[int]:
+    team = state.movable_colours(seat)
+    return [colour for colour in state.colours if colour not in team]
+
+
+def _sorry(state: BoardState, card: str, seat: int) -> list[Move | None]:
+    opponents = _on_track(state, _opponent_colours(state, seat))
+    moves: list[Move | None] = []
+    for colour in state.movable_colours(seat):
+        pawn = _first_in_start(state, colour)
+        if pawn is None:
+            continue
+        targets = opponents
+        if not targets and state.variant == "team":
+            targets = _on_track(state, [c for c in state.movable_colours(seat) if c != colour])
+        for target in targets:
+            move_id = f"{card}:{COLOURS[colour]}:{PAWN_NAMES[target]}"
+            moves.append(_place(state, card, "sorry", move_id, pawn, target))
+    return moves
+
+
+def _swaps(state: BoardState, card: str, seat: int) -> list[Move | None]:
+    opponents = _on_track(state, _opponent_colours(state, seat))
+    if not opponents:
+        return []
+    return [
+        _place(state, card, "swap", f"{card}:swap:{PAWN_NAMES[pawn]}:{PAWN_NAMES[target]}", pawn, target)
+        for pawn in _on_track(state, state.movable_colours(seat))
+        for target in opponents
+    ]
+
+
+def _splits(state: BoardState, card: str, movers: list[int], max_parts: int) -> list[Move]:
+    """Every way to split the 7 steps between 2 .. ``max_parts`` distinct pawns, in the order played."""
+    found: list[Move] = []
+    seen: set[tuple[object, ...]] = set()
+
+    def extend(
+        parts: list[Part], bumps: list[Bump], slides: list[Slide], pawns: list[int], rest: int, key: int
+    ) -> None:
+        used = [part[0] for part in parts]
+        landed = [part[3] for part in parts if part[3] != HOME]
+        last_part = len(parts) + 1 == max_parts
+        for pawn in movers:
+            loc = pawns[pawn]
+            if loc < 0 or loc == HOME or pawn in used:
+                continue
+            row = FORWARD[pawn >> 2][loc]
+            for steps in (rest,) if last_part else range(1, rest + 1 if parts else rest):
+                dest = row[steps]
+                if dest is None:
+                    break  # further steps overshoot HOME too
+                after = pawns.copy()
+                new_bumps = bumps.copy()
+                new_slides = slides.copy()
+                final = land(after, pawn, dest, new_bumps, new_slides)
+                if final is None or final in landed:
+                    continue
+                new_parts = [*parts, (pawn, steps, loc, final)]
+                new_key = key + _delta(pawn >> 2, loc, final) + _bumps_delta(new_bumps, len(bumps))
+                if steps == rest:
+                    move = Move(card, "split", "", after)
+                    move.id = card + ":" + ",".join(f"{PAWN_NAMES[p]}+{n}" for p, n, _, _ in new_parts)
+                    move.parts, move.bumps, move.slides, move.key = new_parts, new_bumps, new_slides, new_key
+                    found.append(move)
+                    continue
+                if len(new_parts) + 1 < max_parts:
+                    memo = (tuple(after), rest - steps, frozenset(used + [pawn]), frozenset(landed + [final]))
+                    if memo in seen:
+                        continue
+                    seen.add(memo)
+                extend(new_parts, new_bumps, new_slides, after, rest - steps, new_key)
+
+    extend([], [], [], state.pawns, 7, 0)
+    return found
+
+
+def card_moves(state: BoardState, seat: int, card: str) -> list[Move]:
+    """Every legal move of ``card`` for ``seat``, unique by outcome, in a stable order (may be empty)."""
+    pawns = state.pawns
+    movers = [pawn for pawn in state.movers[seat] if 0 <= pawns[pawn] < HOME]
+    """The seat's pawns that may move: on the track or in a safety zone."""
+    candidates: list[Move | None] = []
+    if card in ("1", "2"):
+        candidates.extend(_start(state, card, colour) for colour in state.movable_colours(seat))
+    if card == "sorry":
+        candidates.extend(_sorry(state, card, seat))
+    elif card == "4":
+        candidates.extend(_single(state, card, pawn, -4) for pawn in movers)
+    else:
+        steps = int(card)
+        forward = [_single(state, card, pawn, steps) for pawn in movers]
+        candidates.extend(forward)
+        if card == "10":
+            candidates.extend(_single(state, card, pawn, -1) for pawn in movers)
+        elif card == "7" and len(movers) >= 2:
+            two_pawns_only = state.variant != "team" or state.settings["edition"] == "1972"
+            candidates.extend(_splits(state, card, movers, 2 if two_pawns_only else 2 * PAWNS_PER_COLOUR))
+        elif card == "11":
+            swaps = _swaps(state, card, seat)
+            candidates.extend(swaps)
+            if any(swaps) and not any(forward):
+                candidates.append(Move(card, "pass", f"{card}:pass", state.pawns.copy()))
+    moves = [move for move in candidates if move is not None]
+    if card == "7" or any(move.bumps or move.slides for move in moves):
+        return _unique(state, moves)
+    # Without bumps or slides, moves of single pawns (or a start, a swap, a SORRY!) cannot reach one position:
+    # each changes a different pawn, or the same pawn to a different square, and no pawn lands on its own colour.
+    return moves
+
+
+def _same_position(one: list[int], other: list[int], colours: tuple[int, ...]) -> bool:
+    for colour in colours:
+        base = colour * PAWNS_PER_COLOUR
+        if sorted(one[base : base + PAWNS_PER_COLOUR]) != sorted(other[base : base + PAWNS_PER_COLOUR]):
+            return False
+    return True
+
+
+def _unique(state: BoardState, moves: list[Move]) -> list[Move]:
+    """Drop moves whose position (pawns of a colour being alike) an earlier move already reaches.
+
+    Positions are compared by their keys (a sum of random numbers per (colour, location) over the pawns, so the
+    same for alike positions); equal keys are then checked exactly.
+    """
+    if len(moves) < 2:
+        return moves
+    by_key: dict[int, list[Move]] = {}
+    unique = []
+    for move in moves:
+        pawns = move.pawns
+        same = by_key.setdefault(move.key, [])
+        if any(_same_position(other.pawns, pawns, state.colours) for other in same):
+            continue
+        same.append(move)
+        unique.append(move)
+    return unique
+
+
+def hand_moves(state: BoardState, seat: int, hand: list[str]) -> list[Move]:
+    """Points variant (B5): the moves of every distinct card in the hand, in card order."""
+    moves: list[Move] = []
+    for card in sorted(set(hand), key=CARD_ORDER.__getitem__):
+        moves.extend(card_moves(state, seat, card))
+    return moves
+
+
+def discard_moves(state: BoardState, hand: list[str]) -> list[Move]:
+    """Points variant (B5): with no card that moves, discard one card of the player's choice."""
+    return [
+        Move(card, "discard", f"discard:{card}", state.pawns.copy())
+        for card in sorted(set(hand), key=CARD_ORDER.__getitem__)
+    ]

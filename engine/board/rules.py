@@ -1,0 +1,141 @@
+"""The flow of a board game: setup, drawing, forfeits, the 2's extra draw, turns and the end (RULES.md B2, B5).
+
+Standard and team play (seeds/002 "GAME PLAY"): a turn draws the top card; the player must make one of its legal
+moves, and with none the turn is forfeit. A 2 draws again whether or not it could move. The engine plays
+forfeits and draws itself, so the seat asked always has at least one legal action.
+
+Points variant (B5): three pawns in START and one on its exit circle, five cards dealt to each player. A turn plays
+one card of the hand and moves by it, then draws back to five; with no card that moves, the player discards one
+card of their choice and draws. A 2 that moved lets the player play again; a discarded 2 gives nothing.
+
+An empty draw pile is refilled by shuffling the discards with the game's seeded randomness (B2). The game ends
+when a player (a team) has every pawn HOME, or when the turn cap is reached.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.api import Action, Event
+from engine.board import scoring
+from engine.board.cards import full_deck
+from engine.board.geometry import ABSENT, HOME, PAWNS_PER_COLOUR, START, exit_square
+from engine.board.moves import Move, card_moves, discard_moves, hand_moves
+from engine.board.state import BoardState
+from engine.rng import shuffled
+
+HAND_SIZE = 5
+
+
+def setup(settings: dict[str, Any], seed: int, events: list[Event]) -> BoardState:
+    state = BoardState(settings, seed)
+    pawns = [ABSENT] * (4 * PAWNS_PER_COLOUR)
+    for colour in state.colours:
+        for i in range(PAWNS_PER_COLOUR):
+            pawns[colour * PAWNS_PER_COLOUR + i] = START
+        if state.variant == "points":
+            pawns[colour * PAWNS_PER_COLOUR] = exit_square(colour)
+    state.pawns = pawns
+    state.draw_pile = shuffled(full_deck(), seed, "shuffle", 0)
+    state.shuffles = 1
+    if state.variant == "points":
+        state.hands = [[] for _ in state.colours]
+        for seat in range(state.players):
+            _refill(state, seat, events)
+    advance(state, events)
+    return state
+
+
+def _draw(state: BoardState, events: list[Event]) -> str:
+    if not state.draw_pile:
+        state.draw_pile = shuffled(state.discards, state.seed, "shuffle", state.shuffles)
+        state.shuffles += 1
+        state.discards = []
+        events.append({"type": "reshuffle", "to": None, "cards": len(state.draw_pile)})
+    return state.draw_pile.pop()
+
+
+def _refill(state: BoardState, seat: int, events: list[Event]) -> None:
+    """Points variant: draw back up to five; the cards are the seat's secret, the count is public."""
+    hand = state.hands[seat]
+    drawn = [_draw(state, events) for _ in range(HAND_SIZE - len(hand))]
+    if drawn:
+        hand.extend(drawn)
+        events.append({"type": "draw", "to": seat, "seat": seat, "cards": drawn})
+        events.append({"type": "draw", "to": None, "seat": seat, "count": len(drawn)})
+
+
+def compute_moves(state: BoardState) -> list[Move]:
+    """The moves open to the seat asked now (no automatic step is taken)."""
+    if state.variant == "points":
+        hand = state.hands[state.seat]
+        return hand_moves(state, state.seat, hand) or discard_moves(state, hand)
+    if state.card is None:
+        return []
+    return card_moves(state, state.seat, state.card)
+
+
+def advance(state: BoardState, events: list[Event]) -> None:
+    """Play the automatic steps (draws, forfeits) until a seat must decide or the game is over."""
+    while state.result is None:
+        if state.variant != "points" and state.card is None:
+            state.card = _draw(state, events)
+            events.append({"type": "draw", "to": None, "seat": state.seat, "card": state.card})
+        moves = compute_moves(state)
+        if moves:
+            state._actions = list(moves)
+            return
+        card = state.card
+        assert card is not None  # points variant always has a discard move
+        events.append({"type": "forfeit", "to": None, "seat": state.seat, "card": card})
+        state.discards.append(card)
+        state.card = None
+        if card != "2":
+            _next_turn(state, events)
+
+
+def legal(state: BoardState) -> list[Action]:
+    if state.result is not None:
+        return []
+    if state._actions is None:
+        state._actions = list(compute_moves(state))
+    return state._actions
+
+
+def _next_turn(state: BoardState, events: list[Event]) -> None:
+    if state.turn >= state.settings["turn_cap"]:
+        _finish(state, None, events)
+        return
+    state.turn += 1
+    state.seat = (state.seat + 1) % state.players
+
+
+def _finish(state: BoardState, winner: int | None, events: list[Event]) -> None:
+    state.result = scoring.final_result(state, winner)
+    state._actions = None
+    events.append({"type": "game_over", "to": None, **state.result.to_json()})
+
+
+def play(state: BoardState, action: Action) -> list[Event]:
+    """Apply one of the legal actions of the seat asked now (already checked by the caller)."""
+    assert isinstance(action, Move)
+    move = action
+    seat = state.seat
+    events: list[Event] = [{"type": "move", "to": None, "seat": seat, "action": move.id, **move.describe()}]
+    state.ply += 1
+    state._actions = None
+    state.pawns = list(move.pawns)
+    state.discards.append(move.card)
+    if state.variant == "points":
+        state.hands[seat].remove(move.card)
+    else:
+        state.card = None
+    if any(part[3] == HOME for part in move.parts) and scoring.has_won(state, seat):
+        _finish(state, seat, events)
+        return events
+    if state.variant == "points":
+        _refill(state, seat, events)
+    if move.card != "2" or move.kind == "discard":
+        _next_turn(state, events)
+    advance(state, events)
+    return events

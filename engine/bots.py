@@ -1,0 +1,57 @@
+"""Engine-level bots for simulations and tests: ``random`` and ``greedy`` (a one-ply heuristic).
+
+A bot sees exactly what a remote bot would: its seat's view and its legal actions (ids and descriptions), and
+returns an action id. It gets its own ``random.Random``, separate from the game's, so that a bot's choices never
+disturb the game's shuffles.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from engine.api import Action, Json
+from engine.board.geometry import COLOUR_INDEX, HOME, PARTNER, START, parse_location, steps_to_home
+
+Bot = Callable[[Json, list[Action], random.Random], str]
+
+
+def random_bot(view: Json, actions: list[Action], rng: random.Random) -> str:
+    return rng.choice(actions).id
+
+
+def _board_value(view: Json, action: Action) -> float:
+    """How much ``action`` improves the seat's (team's) race against the others, in steps."""
+    mine = COLOUR_INDEX[view["colours"][view["seat"]]]
+    team = {mine, PARTNER[mine]} if view["settings"]["variant"] == "team" else {mine}
+    value = 0.0
+    description = action.description
+    for part in description["moves"]:
+        colour = COLOUR_INDEX[part["pawn"][:-1]]
+        before = parse_location(part["from"])
+        after = parse_location(part["to"])
+        gain = steps_to_home(colour, before) - steps_to_home(colour, after)
+        if after == HOME:
+            gain += 10
+        elif after >= 60:
+            gain += 4  # safe from bumps and swaps
+        value += gain if colour in team else -gain
+    for bump in description["bumps"]:
+        colour = COLOUR_INDEX[bump["pawn"][:-1]]
+        lost = steps_to_home(colour, START) - steps_to_home(colour, parse_location(bump["from"]))
+        value += -lost if colour in team else lost
+    return value
+
+
+VALUES: dict[str, Callable[[Json, Action], float]] = {"board": _board_value}
+
+
+def greedy_bot(view: Json, actions: list[Action], rng: random.Random) -> str:
+    """The action with the best one-ply value; ties broken at random."""
+    value = VALUES[view["game"]]
+    scored = [(value(view, action), action.id) for action in actions]
+    best = max(score for score, _ in scored)
+    return rng.choice([action_id for score, action_id in scored if score == best])
+
+
+BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot}
