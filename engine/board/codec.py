@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.api import Json, Result, StateError
 from engine.board import rules
-from engine.board.cards import CARD_COUNTS, full_deck
+from engine.board.cards import CARD_COUNTS, CARD_ORDER, full_deck
 from engine.board.geometry import ABSENT, COLOURS, HOME, PAWNS_PER_COLOUR, START, location_name, pawn_name
 from engine.board.settings import normalize
 from engine.board.state import BoardState
@@ -54,7 +54,7 @@ def view(state: BoardState, seat: int | None) -> Json:
     }
     if state.variant == "points":
         data["hand_sizes"] = [len(hand) for hand in state.hands]
-        data["hand"] = sorted(state.hands[seat], key=full_deck().index) if seat is not None else None
+        data["hand"] = sorted(state.hands[seat], key=CARD_ORDER.__getitem__) if seat is not None else None
     return data
 
 
