@@ -12,22 +12,22 @@ from typing import Any
 from engine.api import Json, Result, StateError
 from engine.board import rules
 from engine.board.cards import CARD_COUNTS, CARD_ORDER, full_deck
-from engine.board.geometry import ABSENT, COLOURS, HOME, PAWNS_PER_COLOUR, START, location_name, pawn_name
+from engine.board.geometry import ABSENT, COLOURS, HOME, LOCATION_NAMES, PAWN_NAMES, PAWNS_PER_COLOUR
 from engine.board.settings import normalize
 from engine.board.state import BoardState
 
 FORMAT = 1
 
 
-DECISION_KINDS = ("move", "play", "discard")
-"""``move``: play the card drawn; points variant: ``play`` a card of the hand, or ``discard`` one (none moves)."""
+DECISION_KINDS = ("move", "play")
+"""``move``: play the card drawn; points variant: ``play`` a card of the hand (or discard one when none moves).
+
+The kind never depends on the hand, so that it tells the other seats nothing about it.
+"""
 
 
 def decision_kind(state: BoardState) -> str:
-    if state.variant != "points":
-        return "move"
-    actions = rules.legal(state)
-    return "discard" if actions and actions[0].id.startswith("discard:") else "play"
+    return "play" if state.variant == "points" else "move"
 
 
 def _decision(state: BoardState) -> Json | None:
@@ -37,7 +37,7 @@ def _decision(state: BoardState) -> Json | None:
 
 
 def view(state: BoardState, seat: int | None) -> Json:
-    pawns = {pawn_name(pawn): location_name(loc) for pawn, loc in enumerate(state.pawns) if loc != ABSENT}
+    pawns = {PAWN_NAMES[pawn]: LOCATION_NAMES[loc] for pawn, loc in enumerate(state.pawns) if loc != ABSENT}
     data: Json = {
         "game": "board",
         "settings": dict(state.settings),
@@ -156,6 +156,3 @@ def _result(data: Any, players: int) -> Result:
     if scores is not None and (not isinstance(scores, list) or not all(isinstance(s, int) for s in scores)):
         raise StateError("board state: 'result.scores' must be a list of integers")
     return Result(tuple(ranks), reason, tuple(scores) if scores is not None else None)
-
-
-__all__ = ["START", "from_json", "to_json", "view"]

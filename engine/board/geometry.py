@@ -140,3 +140,7 @@ def parse_pawn(name: str) -> int:
     if colour not in COLOUR_INDEX or index not in "0123" or not index:
         raise ValueError(f"not a pawn: {name!r}")
     return COLOUR_INDEX[colour] * PAWNS_PER_COLOUR + int(index)
+
+
+PAWN_NAMES = tuple(pawn_name(pawn) for pawn in range(4 * PAWNS_PER_COLOUR))
+LOCATION_NAMES = {loc: location_name(loc) for loc in range(START, HOME + 1)}

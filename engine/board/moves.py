@@ -31,19 +31,18 @@ from engine.board.geometry import (
     COLOURS,
     FORWARD,
     HOME,
+    LOCATION_NAMES,
+    PAWN_NAMES,
     PAWNS_PER_COLOUR,
     SAFETY,
     SLIDES,
     START,
     TRACK,
     exit_square,
-    location_name,
-    pawn_name,
 )
 from engine.board.state import BoardState
 
 SLIDE_SQUARES = {triangle: frozenset(squares) for triangle, (_, _, squares) in SLIDES.items()}
-PAWN_NAMES = tuple(pawn_name(pawn) for pawn in range(4 * PAWNS_PER_COLOUR))
 _ZOBRIST = [
     [random.Random(f"zobrist:{colour}:{loc}").getrandbits(62) for loc in range(-2, HOME + 1)]
     for colour in range(4)
@@ -77,16 +76,16 @@ class Move(Action):
 
     def describe(self) -> Json:
         moves = [
-            {"pawn": PAWN_NAMES[pawn], "from": location_name(before), "to": location_name(after), "steps": steps}
+            {"pawn": PAWN_NAMES[pawn], "from": LOCATION_NAMES[before], "to": LOCATION_NAMES[after], "steps": steps}
             for pawn, steps, before, after in self.parts
         ]
         return {
             "card": self.card,
             "kind": self.kind,
             "moves": moves,
-            "bumps": [{"pawn": PAWN_NAMES[pawn], "from": location_name(loc)} for pawn, loc in self.bumps],
+            "bumps": [{"pawn": PAWN_NAMES[pawn], "from": LOCATION_NAMES[loc]} for pawn, loc in self.bumps],
             "slides": [
-                {"pawn": PAWN_NAMES[pawn], "from": location_name(first), "to": location_name(end)}
+                {"pawn": PAWN_NAMES[pawn], "from": LOCATION_NAMES[first], "to": LOCATION_NAMES[end]}
                 for pawn, first, end in self.slides
             ],
         }
