@@ -6,8 +6,9 @@ from typing import Any
 
 from engine.api import Game, StateError
 from engine.board.game import BOARD
+from engine.card.game import CARD
 
-GAMES: dict[str, Game] = {BOARD.name: BOARD}
+GAMES: dict[str, Game] = {BOARD.name: BOARD, CARD.name: CARD}
 
 
 def game_of(state: Any) -> Game:

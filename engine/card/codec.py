@@ -1,0 +1,171 @@
+"""A card game's JSON form and the views of it that players may see (RULES.md A4 "Public" / "Private").
+
+``to_json`` holds everything (hands, the draw pile's order, secret tiebreaker choices) and must never reach a
+player. ``view(state, seat)`` shows the seat its own hand and the public state: the play pile and total, the
+direction, every HOME count and hand size, the draw pile's size, the discards, who is asked for what, and which
+tied seats have chosen their tiebreaker cards (not the cards). ``seat=None`` is a spectator's view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.api import Json, Result, StateError
+from engine.card import rules
+from engine.card.cards import CARDS, deck_cards
+from engine.card.moves import COLOURS, sort_cards
+from engine.card.settings import normalize
+from engine.card.state import KINDS, CardState
+
+FORMAT = 1
+
+
+def view(state: CardState, seat: int | None) -> Json:
+    over = state.result is not None
+    data: Json = {
+        "game": "card",
+        "settings": state.settings,
+        "seat": seat,
+        "colours": list(COLOURS[: state.players]),
+        "ply": state.ply,
+        "turn": state.turn,
+        "turn_seat": state.seat,
+        "decision": None if over else {"seat": state.asked, "kind": state.kind},
+        "direction": state.direction,
+        "pile": list(state.pile),
+        "total": state.total,
+        "home": [state.home_shown(s) for s in range(state.players)],
+        "progress": list(state.progress),
+        "hand_sizes": [len(hand) for hand in state.hands],
+        "draw_pile": len(state.draw_pile),
+        "discards": list(state.discards),
+        "hand": sort_cards(state.hands[seat]) if seat is not None else None,
+        "scorer": state.scorer,
+        "thief": state.thief,
+        "attacker": state.attacker,
+        "play2_left": state.play2_left,
+        "tiebreak": {"tied": list(state.tied), "chosen": sorted(state.choices)} if state.tied else None,
+        "result": state.result.to_json() if over else None,
+    }
+    if over and state.choices:
+        data["tiebreak"]["cards"] = {str(tied): cards for tied, cards in state.choices.items()}
+    return data
+
+
+def to_json(state: CardState) -> Json:
+    return {
+        "game": "card",
+        "format": FORMAT,
+        "settings": state.settings,
+        "seed": state.seed,
+        "ply": state.ply,
+        "turn": state.turn,
+        "seat": state.seat,
+        "direction": state.direction,
+        "hands": [list(hand) for hand in state.hands],
+        "draw_pile": list(state.draw_pile),
+        "discards": list(state.discards),
+        "pile": list(state.pile),
+        "total": state.total,
+        "progress": list(state.progress),
+        "shuffles": state.shuffles,
+        "kind": state.kind,
+        "asked": state.asked,
+        "play2_left": state.play2_left,
+        "scorer": state.scorer,
+        "queue": list(state.queue),
+        "thief": state.thief,
+        "attacker": state.attacker,
+        "tied": list(state.tied),
+        "choices": {str(seat): list(cards) for seat, cards in state.choices.items()},
+        "result": state.result.to_json() if state.result is not None else None,
+    }
+
+
+def _int(data: Json, key: str, low: int, high: int, optional: bool = False) -> Any:
+    value = data.get(key)
+    if optional and value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise StateError(f"card state: {key!r} must be an integer from {low} to {high}")
+    return value
+
+
+def _cards(value: Any, key: str) -> list[str]:
+    if not isinstance(value, list) or any(card not in CARDS for card in value):
+        raise StateError(f"card state: {key!r} must be a list of card names")
+    return list(value)
+
+
+def _seats(value: Any, key: str, players: int) -> list[int]:
+    if not isinstance(value, list) or any(not isinstance(s, int) or not 0 <= s < players for s in value):
+        raise StateError(f"card state: {key!r} must be a list of seats")
+    return list(value)
+
+
+def from_json(data: Json) -> CardState:
+    if data.get("format") != FORMAT:
+        raise StateError(f"card state: unsupported format {data.get('format')!r}")
+    try:
+        settings = normalize(data.get("settings"))
+    except ValueError as error:
+        raise StateError(f"card state: {error}") from None
+    state = CardState(settings, _int(data, "seed", 0, 2**63 - 1))
+    last = state.players - 1
+    state.ply = _int(data, "ply", 0, 2**31)
+    state.turn = _int(data, "turn", 1, settings["turn_cap"])
+    state.seat = _int(data, "seat", 0, last)
+    state.asked = _int(data, "asked", 0, last)
+    state.shuffles = _int(data, "shuffles", 1, 2**31)
+    state.total = _int(data, "total", 0, 200)
+    state.play2_left = _int(data, "play2_left", 0, 2)
+    state.scorer = _int(data, "scorer", 0, last, optional=True)
+    state.thief = _int(data, "thief", 0, last, optional=True)
+    state.attacker = _int(data, "attacker", 0, last, optional=True)
+    if data.get("direction") not in (1, -1):
+        raise StateError("card state: 'direction' must be 1 or -1")
+    state.direction = data["direction"]
+    if data.get("kind") not in KINDS:
+        raise StateError(f"card state: 'kind' must be one of {', '.join(KINDS)}")
+    state.kind = data["kind"]
+    hands = data.get("hands")
+    if not isinstance(hands, list) or len(hands) != state.players:
+        raise StateError("card state: 'hands' must hold one hand per seat")
+    state.hands = [_cards(hand, "hands") for hand in hands]
+    state.draw_pile = _cards(data.get("draw_pile"), "draw_pile")
+    state.discards = _cards(data.get("discards"), "discards")
+    state.pile = _cards(data.get("pile"), "pile")
+    progress = data.get("progress")
+    if (
+        not isinstance(progress, list)
+        or len(progress) != state.players
+        or any(not isinstance(p, int) or isinstance(p, bool) or not 0 <= p <= state.goal for p in progress)
+    ):
+        raise StateError(f"card state: 'progress' must give each seat a count from 0 to {state.goal}")
+    state.progress = list(progress)
+    state.queue = _seats(data.get("queue"), "queue", state.players)
+    state.tied = _seats(data.get("tied"), "tied", state.players)
+    choices = data.get("choices")
+    if not isinstance(choices, dict) or any(not k.isdigit() or int(k) not in state.tied for k in choices):
+        raise StateError("card state: 'choices' must map tied seats to cards")
+    state.choices = {int(k): _cards(v, "choices") for k, v in choices.items()}
+    held = state.draw_pile + state.discards + state.pile + [c for hand in state.hands for c in hand]
+    if sorted(held) != sorted(deck_cards(settings["deck"])):
+        raise StateError("card state: the cards are not exactly the game's deck")
+    result = data.get("result")
+    if result is not None:
+        state.result = _result(result, state.players)
+    elif not rules.legal(state):
+        raise StateError("card state: the seat asked has no legal action")
+    return state
+
+
+def _result(data: Any, players: int) -> Result:
+    if not isinstance(data, dict):
+        raise StateError("card state: 'result' must be an object or null")
+    ranks, reason = data.get("ranks"), data.get("reason")
+    if not isinstance(ranks, list) or len(ranks) != players or not all(isinstance(r, int) for r in ranks):
+        raise StateError("card state: 'result.ranks' must give a rank to every seat")
+    if reason not in ("win", "turn_cap"):
+        raise StateError("card state: 'result.reason' must be 'win' or 'turn_cap'")
+    return Result(tuple(ranks), reason)

@@ -1,0 +1,20 @@
+"""How a card game ranks its seats (RULES.md A5, Part C): the winners first, then by HOME count.
+
+Tied players beaten in the tiebreaker rank after its winners, by their tiebreaker score then fewer cards. A game
+stopped by the turn cap ranks every seat by HOME count.
+"""
+
+from __future__ import annotations
+
+from engine.api import Result, ranks_from_keys
+from engine.card.moves import tiebreak_score
+from engine.card.state import CardState
+
+
+def final_result(state: CardState, winners: list[int] | None) -> Result:
+    keys = []
+    for seat in range(state.players):
+        cards = state.choices.get(seat)
+        tiebreak = (tiebreak_score(cards), -len(cards)) if cards is not None else (-2, 0)
+        keys.append((winners is not None and seat in winners, state.progress[seat], tiebreak))
+    return Result(ranks_from_keys(keys), "win" if winners else "turn_cap")
