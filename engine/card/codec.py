@@ -21,7 +21,8 @@ FORMAT = 1
 
 
 def view(state: CardState, seat: int | None) -> Json:
-    over = state.result is not None
+    result = state.result
+    over = result is not None
     data: Json = {
         "game": "card",
         "settings": state.settings,
@@ -45,7 +46,7 @@ def view(state: CardState, seat: int | None) -> Json:
         "attacker": state.attacker,
         "play2_left": state.play2_left,
         "tiebreak": {"tied": list(state.tied), "chosen": sorted(state.choices)} if state.tied else None,
-        "result": state.result.to_json() if over else None,
+        "result": result.to_json() if result is not None else None,
     }
     if over and state.choices:
         data["tiebreak"]["cards"] = {str(tied): cards for tied, cards in state.choices.items()}
