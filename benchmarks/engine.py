@@ -1,5 +1,8 @@
 """Engine speed: games/s and decisions/s of random bots, against the PyPI package ``apologies`` in the same run.
 
+The board game is compared with apologies; the card game, which has no other implementation, against its goal
+of 20,000 decisions/s (4 players).
+
     .venv/bin/python benchmarks/engine.py [--runs 5] [--games 40] [--seed 1]
 
 For 4-player and 2-player standard board games it plays ``--games`` games between random bots ``--runs`` times,
@@ -39,6 +42,32 @@ def play_ours(players: int, games: int, seed: int, with_view: bool = False) -> t
             engine.apply(state, rng.choice(engine.legal_actions(state, seat)).id, seat)
             decisions += 1
     return games, decisions, time.perf_counter() - started
+
+
+def play_cards(players: int, games: int, seed: int, with_view: bool = False) -> tuple[int, int, float]:
+    """(games, decisions, seconds) for ``games`` card games (race to 21) of ``players`` random bots."""
+    rng = random.Random(seed)
+    decisions = 0
+    started = time.perf_counter()
+    for index in range(games):
+        state = engine.new_game("card", {"players": players}, seed * 100_003 + index)
+        while (seat := engine.current_player(state)) is not None:
+            if with_view:
+                engine.view(state, seat)
+            engine.apply(state, rng.choice(engine.legal_actions(state, seat)).id, seat)
+            decisions += 1
+    return games, decisions, time.perf_counter() - started
+
+
+def measure_cards(runs: int, games: int, seed: int) -> dict[str, float]:
+    """The card game has no other engine to compare with: its goal is 20,000 decisions/s on one core."""
+    lean = [play_cards(4, games, seed + run) for run in range(runs)]
+    viewed = [play_cards(4, games, seed + run, with_view=True) for run in range(runs)]
+    return {
+        "games_per_s": statistics.median(g / s for g, _, s in lean),
+        "decisions_per_s": statistics.median(d / s for _, d, s in lean),
+        "with_view_decisions_per_s": statistics.median(d / s for _, d, s in viewed),
+    }
 
 
 def play_ours_with_view(players: int, games: int, seed: int) -> tuple[int, int, float]:
@@ -83,8 +112,9 @@ def main() -> None:
     if args.runs < 1 or args.games < 1:
         parser.error("--runs and --games must be at least 1")
     figures = measure(args.runs, args.games, args.seed)
+    cards = measure_cards(args.runs, args.games * 10, args.seed)
     if args.json:
-        print(json.dumps(figures))
+        print(json.dumps({"board": figures, "card_4p": cards}))
         return
     print(f"standard board games between random bots, median of {args.runs} runs of {args.games} games")
     print(
@@ -97,6 +127,14 @@ def main() -> None:
             f"{row['apologies_games_per_s']:18.2f} {row['apologies_decisions_per_s']:12,.0f} "
             f"{row['games_ratio']:5.1f}x {row['ours_with_view_games_per_s']:18.1f} {row['with_view_games_ratio']:5.1f}x"
         )
+    print(
+        f"\n4-player card games (race to 21) between random bots, median of {args.runs} runs of {args.games * 10} games"
+    )
+    print(
+        f"{cards['games_per_s']:.0f} games/s, {cards['decisions_per_s']:,.0f} decisions/s "
+        f"({cards['decisions_per_s'] / 20_000:.1f}x the goal of 20,000); "
+        f"with the seat's view built at every decision: {cards['with_view_decisions_per_s']:,.0f} decisions/s"
+    )
 
 
 if __name__ == "__main__":

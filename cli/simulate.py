@@ -15,6 +15,7 @@ from rich.table import Table
 
 import engine
 from engine.bots import BOTS
+from engine.card.cards import DEFAULT_DECK
 from engine.simulation import GameRecord, simulate
 
 MAX_GAMES = 10_000_000
@@ -40,6 +41,16 @@ def _seed(text: str) -> int:
     return value
 
 
+def _pawns(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 1 <= value <= 20:
+        raise argparse.ArgumentTypeError(f"expected 1 to 20 pawns, got {value}")
+    return value
+
+
 def _bots(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",")]
     unknown = [name for name in names if name not in BOTS]
@@ -55,8 +66,12 @@ def add_parser(commands: Any) -> None:
         description="Play N games between engine-level bots (seats rotate each game) and print the results.",
     )
     parser.add_argument("--game", choices=sorted(engine.GAMES), default="board")
-    parser.add_argument("--variant", choices=("standard", "team", "points"), default="standard")
-    parser.add_argument("--edition", choices=("1992", "1972"), default="1992")
+    board = parser.add_argument_group("board game options")
+    board.add_argument("--variant", choices=("standard", "team", "points"), default=None, help="default: standard")
+    board.add_argument("--edition", choices=("1992", "1972"), default=None, help="default: 1992")
+    card = parser.add_argument_group("card game options")
+    card.add_argument("--longer-game", action="store_true", help="play 'For a Longer Game' (A5)")
+    card.add_argument("--pawns", type=_pawns, default=None, help="pawns per player (default 4)")
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
     parser.add_argument("--turn-cap", type=_positive, default=None, help="end a game after this many turns")
     parser.add_argument("--games", type=_positive, default=100)
@@ -71,15 +86,27 @@ def add_parser(commands: Any) -> None:
     parser.set_defaults(run=run, parser=parser)
 
 
-def settings_from(args: argparse.Namespace) -> dict[str, Any]:
-    settings: dict[str, Any] = {"variant": args.variant, "edition": args.edition, "players": args.players}
+def settings_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
+    """The game's settings from the flags; a flag of the other game is a usage error."""
+    settings: dict[str, Any] = {"players": args.players}
+    if args.game == "board":
+        if args.longer_game or args.pawns is not None:
+            parser.error("--longer-game and --pawns apply to the card game (--game card) only")
+        settings["variant"] = args.variant or "standard"
+        settings["edition"] = args.edition or "1992"
+    else:
+        if args.variant is not None or args.edition is not None:
+            parser.error("--variant and --edition apply to the board game (--game board) only")
+        settings["longer_game"] = args.longer_game
+        if args.pawns is not None:
+            settings["pawns"] = args.pawns
     if args.turn_cap is not None:
         settings["turn_cap"] = args.turn_cap
     return settings
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    settings = settings_from(args)
+    settings = settings_from(args, parser)
     try:
         engine.normalize_settings(args.game, settings)
     except engine.SettingsError as error:
@@ -111,7 +138,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def print_report(report: dict[str, Any]) -> None:
     console = Console()
     settings = report["settings"]
-    title = f"{report['games']} {report['game']} games, " + ", ".join(f"{k} {v}" for k, v in settings.items())
+    shown = [f"{key} {value}" for key, value in settings.items() if key != "deck"]
+    if "deck" in settings:
+        shown.append("default deck" if settings["deck"] == DEFAULT_DECK else "custom deck")
+    title = f"{report['games']} {report['game']} games, " + ", ".join(shown)
     bots = Table(title=title)
     for column in ("bot", "seats played", "wins", "win rate", "mean rank"):
         bots.add_column(column, justify="left" if column == "bot" else "right")

@@ -43,7 +43,30 @@ def _board_value(view: Json, action: Action) -> float:
     return value
 
 
-VALUES: dict[str, Callable[[Json, Action], float]] = {"board": _board_value}
+def _card_value(view: Json, action: Action) -> float:
+    """Card game: make 21, take a 21, block, hit the leader with SORRY!; never bust; keep totals safe."""
+    description = action.description
+    kind = description["kind"]
+    if kind in ("steal", "block"):
+        return 100.0
+    if kind == "tiebreak":
+        return description["score"] * 10.0 - len(description["cards"])
+    if kind == "sorry":
+        return 20.0 + 5 * view["home"][description["target"]]
+    if kind == "pass" or kind == "discard":
+        return 0.0
+    total = description.get("total_after")
+    if total is None:  # Take 2, Switch, Play 2: no change to the total
+        return 3.0 if view["total"] >= 11 else 1.0
+    if total == 21:
+        return 100.0
+    if total > 21:
+        return -100.0
+    # a total of 11 to 20 lets the next player make 21 with one number card
+    return (2.0 if total < 11 else -5.0) - 0.01 * total
+
+
+VALUES: dict[str, Callable[[Json, Action], float]] = {"board": _board_value, "card": _card_value}
 
 
 def greedy_bot(view: Json, actions: list[Action], rng: random.Random) -> str:

@@ -41,6 +41,13 @@ def test_team_and_turn_cap(capsys: pytest.CaptureFixture[str]) -> None:
     assert report["turn_capped"] == 2 and report["mean_turns"] == 10
 
 
+def test_card_games_with_their_options(capsys: pytest.CaptureFixture[str]) -> None:
+    report = run_json(capsys, "--game", "card", "--longer-game", "--pawns", "2", "--games", "5", "--players", "3")
+    assert report["game"] == "card" and report["games"] == 5
+    assert report["settings"]["longer_game"] is True and report["settings"]["pawns"] == 2  # type: ignore[index]
+    assert sum(report["wins_by_seat"]) >= 5  # type: ignore[arg-type]  # a tiebreaker may share a win
+
+
 def test_tables_are_printed_without_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--games", "3", "--players", "3", "--bots", "greedy"]) == 0
     out = capsys.readouterr().out
@@ -59,6 +66,10 @@ def test_tables_are_printed_without_json(capsys: pytest.CaptureFixture[str]) -> 
         pytest.param(["--variant", "team", "--players", "2"], "exactly 4 players", id="team-players"),
         pytest.param(["--edition", "2020"], "invalid choice: '2020'", id="edition"),
         pytest.param(["--frobnicate"], "unrecognized arguments", id="unknown-flag"),
+        pytest.param(["--game", "card", "--variant", "team"], "apply to the board game", id="card-variant"),
+        pytest.param(["--longer-game"], "apply to the card game", id="board-longer-game"),
+        pytest.param(["--game", "card", "--pawns", "0"], "expected 1 to 20 pawns", id="pawns-zero"),
+        pytest.param(["--game", "cards"], "invalid choice: 'cards'", id="game"),
     ],
 )
 def test_bad_flags_get_a_usage_error(capsys: pytest.CaptureFixture[str], flags: list[str], message: str) -> None:
