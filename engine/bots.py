@@ -50,12 +50,12 @@ def _card_value(view: Json, action: Action) -> float:
     if kind in ("steal", "block"):
         return 100.0
     if kind == "tiebreak":
-        return description["score"] * 10.0 - len(description["cards"])
+        return float(description["score"]) * 10.0 - len(description["cards"])
     if kind == "sorry":
-        return 20.0 + 5 * view["home"][description["target"]]
+        return 20.0 + 5.0 * float(view["home"][description["target"]])
     if kind == "pass" or kind == "discard":
         return 0.0
-    total = description.get("total_after")
+    total: int | None = description.get("total_after")
     if total is None:  # Take 2, Switch, Play 2: no change to the total
         return 3.0 if view["total"] >= 11 else 1.0
     if total == 21:
