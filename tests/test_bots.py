@@ -10,8 +10,10 @@ from engine.simulation import play_game, seating, simulate
 
 
 def test_every_bot_always_chooses_a_legal_action() -> None:
-    for variant in ("standard", "team", "points"):
-        state = engine.new_game("board", {"variant": variant}, seed=17)
+    games = [("board", {"variant": variant}) for variant in ("standard", "team", "points")]
+    games += [("card", {"longer_game": longer}) for longer in (False, True)]
+    for game, settings in games:
+        state = engine.new_game(game, settings, seed=17)
         rng = random.Random(0)
         while (seat := engine.current_player(state)) is not None:
             actions = engine.legal_actions(state, seat)
@@ -50,3 +52,24 @@ def test_greedy_clearly_beats_random() -> None:
     greedy, rnd = summary["wins_by_bot"]["greedy"], summary["wins_by_bot"]["random"]
     assert greedy["wins"] + rnd["wins"] == 60
     assert greedy["win_rate"] > 0.75, summary
+
+
+def test_greedy_clearly_beats_random_at_cards() -> None:
+    summary = simulate("card", {"players": 2}, 200, 3, ["greedy", "random"]).to_json()
+    greedy = summary["wins_by_bot"]["greedy"]
+    assert greedy["win_rate"] > 0.65, summary
+
+
+def test_greedy_takes_a_21_and_never_busts_when_it_can_help_it() -> None:
+    state = engine.new_game("card", {"players": 2}, seed=1)
+    seat = engine.current_player(state)
+    state.hands[seat] = ["4", "9", "take2", "slide15", "2"]
+    state.total = 12
+    state._actions = None
+    actions = engine.legal_actions(state, seat)
+    assert BOTS["greedy"](engine.view(state, seat), actions, random.Random(0)) == "play:9"
+    state.hands[seat] = ["10", "9", "take2"]
+    state.total = 13  # 10 and 9 bust
+    state._actions = None
+    actions = engine.legal_actions(state, seat)
+    assert BOTS["greedy"](engine.view(state, seat), actions, random.Random(0)) == "play:take2"
