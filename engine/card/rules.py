@@ -177,7 +177,20 @@ def play(state: CardState, action: Action) -> list[Event]:
     """Apply a legal action of the seat asked now (already checked by the caller)."""
     assert isinstance(action, CardAction)
     seat = state.asked
-    events: list[Event] = [{"type": "action", "to": None, "seat": seat, "action": action.id, **action.describe()}]
+    described: Event = {"type": "action", "seat": seat, "action": action.id, **action.describe()}
+    if state.kind == "tiebreak":
+        # the choice stays secret until every tied seat has chosen: the others learn only that it was made
+        public: Event = {
+            "type": "action",
+            "to": None,
+            "seat": seat,
+            "action": "tiebreak",
+            "kind": "tiebreak",
+            "cards": [],
+        }
+        events: list[Event] = [{**described, "to": seat}, public]
+    else:
+        events = [{**described, "to": None}]
     state.ply += 1
     state._actions = None
     kind = action.kind
@@ -191,6 +204,7 @@ def play(state: CardState, action: Action) -> list[Event]:
         _end_turn(state, events, round_over=False)
     elif kind == "sorry":
         _put(state, seat, "sorry")
+        _refill(state, seat, events)  # A4: whoever plays a SORRY!-family card draws back up to 5 at once
         state.attacker = seat
         _ask(state, "block", action.target if action.target is not None else seat)
     elif state.kind == "steal":
