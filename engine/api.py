@@ -91,7 +91,8 @@ class Result:
 
     ranks: tuple[int, ...]
     reason: str
-    """``"win"`` when a seat (or team) won, ``"turn_cap"`` when the turn cap ended the game."""
+    """``"win"`` when a seat (or team) won, ``"turn_cap"`` when the turn cap ended the game, ``"stalled"`` when
+    no seat could ever act again (a card game whose every card is stuck in the live play pile)."""
     scores: tuple[int, ...] | None = None
     """Points per seat, for variants that score (the board game's ``points`` variant)."""
 

@@ -209,6 +209,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Game over: the turn limit was reached. {ranking}",
         "fr": "Fin de la partie : la limite de tours est atteinte. {ranking}",
     },
+    "event.card.game_over_stalled": {
+        "en": "Game over: every card is stuck in the play pile, nobody can play. {ranking}",
+        "fr": "Fin de la partie : toutes les cartes sont dans la pile de jeu, personne ne peut jouer. {ranking}",
+    },
     "event.unknown": {"en": "Event: {type}", "fr": "Événement : {type}"},
     # results
     "result.ranking": {"en": "Ranking: {ranks}", "fr": "Classement : {ranks}"},
@@ -436,6 +440,8 @@ def _game_over(game: str, event: Mapping[str, Any], language: str) -> str:
     winners = [_seat(seat, language) for seat in event.get("winners") or []]
     if event.get("reason") == "win" and winners:
         return message(f"event.{game}.game_over", language, winners=_join_and(winners, language), ranking=ranking)
+    if event.get("reason") == "stalled":
+        return message(f"event.{game}.game_over_stalled", language, ranking=ranking)
     return message(f"event.{game}.game_over_cap", language, ranking=ranking)
 
 

@@ -13,6 +13,7 @@ import pytest
 
 import engine
 from engine.card.state import CardState
+from engine.i18n import describe_event
 from tests import cardkit
 
 # --- A5: the fourth HOME pawn wins -------------------------------------------------------------------------------
@@ -323,3 +324,16 @@ def test_only_the_seat_asked_has_legal_actions(build: Callable[[], CardState], a
     for seat in range(state.players):
         if seat != asked:
             assert engine.legal_actions(state, seat) == [], f"seat {seat} is not asked"
+
+
+def test_a_game_whose_every_card_is_stuck_in_the_play_pile_ends_as_stalled() -> None:
+    """No hand, draw pile or discard holds a card: nobody can ever play again, so the game ends at once."""
+    state = engine.new_game("card", {"players": 2, "deck": {"0": 11}, "turn_cap": 1_000_000}, seed=1)
+    applied = 0
+    while not engine.is_over(state):
+        engine.apply(state, engine.legal_actions(state, engine.current_player(state))[0].id)
+        applied += 1
+    result = engine.result(state)
+    assert result is not None and result.reason == "stalled" and result.ranks == (1, 1)
+    assert applied == 11 and state.turn < 20
+    assert "stuck" in describe_event("card", {"type": "game_over", "to": None, **result.to_json()}, "en")

@@ -48,6 +48,8 @@ def view(state: CardState, seat: int | None) -> Json:
         "tiebreak": {"tied": list(state.tied), "chosen": sorted(state.choices)} if state.tied else None,
         "result": result.to_json() if result is not None else None,
     }
+    if not over and seat is not None and seat in state.choices:
+        data["tiebreak"]["mine"] = list(state.choices[seat])  # a seat may see its own secret choice
     if over and state.choices:
         data["tiebreak"]["cards"] = {str(tied): cards for tied, cards in state.choices.items()}
     return data
@@ -167,6 +169,6 @@ def _result(data: Any, players: int) -> Result:
     ranks, reason = data.get("ranks"), data.get("reason")
     if not isinstance(ranks, list) or len(ranks) != players or not all(isinstance(r, int) for r in ranks):
         raise StateError("card state: 'result.ranks' must give a rank to every seat")
-    if reason not in ("win", "turn_cap"):
-        raise StateError("card state: 'result.reason' must be 'win' or 'turn_cap'")
+    if reason not in ("win", "turn_cap", "stalled"):
+        raise StateError("card state: 'result.reason' must be 'win', 'turn_cap' or 'stalled'")
     return Result(tuple(ranks), reason)

@@ -86,6 +86,10 @@ def _start_turn(state: CardState, events: list[Event]) -> None:
         _ask(state, "turn", state.seat)
         if state.hands[state.seat]:
             return
+        if not state.draw_pile and not state.discards and not any(state.hands):
+            # every card is in the live play pile, which is never taken: nobody can ever play again
+            _finish(state, None, events, reason="stalled")
+            return
         events.append({"type": "no_cards", "to": None, "seat": state.seat})
         _next_turn(state, events)
 
@@ -112,8 +116,8 @@ def _end_turn(state: CardState, events: list[Event], round_over: bool) -> None:
     _start_turn(state, events)
 
 
-def _finish(state: CardState, winners: list[int] | None, events: list[Event]) -> None:
-    state.result = scoring.final_result(state, winners)
+def _finish(state: CardState, winners: list[int] | None, events: list[Event], reason: str = "turn_cap") -> None:
+    state.result = scoring.final_result(state, winners, reason)
     state._actions = None
     events.append({"type": "game_over", "to": None, **state.result.to_json()})
 
