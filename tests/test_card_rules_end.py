@@ -85,6 +85,7 @@ def test_tiebreak_choices_stay_secret_until_everyone_has_chosen() -> None:
         view = engine.view(state, seat)
         assert view["tiebreak"] == {"tied": [1, 2], "chosen": [1]}
         assert "10" not in repr(view["tiebreak"])
+    assert engine.view(state, 1)["tiebreak"] == {"tied": [1, 2], "chosen": [1], "mine": ["9", "10"]}
     done = cardkit.after(state, "tiebreak:5,5")
     assert engine.view(done, 3)["tiebreak"]["cards"] == {"1": ["9", "10"], "2": ["5", "5"]}
 
