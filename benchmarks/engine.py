@@ -29,13 +29,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import engine
 
 
-def play_ours(players: int, games: int, seed: int, with_view: bool = False) -> tuple[int, int, float]:
-    """(games, decisions, seconds) for ``games`` standard games of ``players`` random bots."""
+def play_random(game: str, players: int, games: int, seed: int, with_view: bool = False) -> tuple[int, int, float]:
+    """(games, decisions, seconds) for ``games`` default-settings games of ``players`` random bots."""
     rng = random.Random(seed)
     decisions = 0
     started = time.perf_counter()
     for index in range(games):
-        state = engine.new_game("board", {"players": players}, seed * 100_003 + index)
+        state = engine.new_game(game, {"players": players}, seed * 100_003 + index)
         while (seat := engine.current_player(state)) is not None:
             if with_view:
                 engine.view(state, seat)
@@ -44,34 +44,23 @@ def play_ours(players: int, games: int, seed: int, with_view: bool = False) -> t
     return games, decisions, time.perf_counter() - started
 
 
-def play_cards(players: int, games: int, seed: int, with_view: bool = False) -> tuple[int, int, float]:
-    """(games, decisions, seconds) for ``games`` card games (race to 21) of ``players`` random bots."""
-    rng = random.Random(seed)
-    decisions = 0
-    started = time.perf_counter()
-    for index in range(games):
-        state = engine.new_game("card", {"players": players}, seed * 100_003 + index)
-        while (seat := engine.current_player(state)) is not None:
-            if with_view:
-                engine.view(state, seat)
-            engine.apply(state, rng.choice(engine.legal_actions(state, seat)).id, seat)
-            decisions += 1
-    return games, decisions, time.perf_counter() - started
+def play_ours(players: int, games: int, seed: int) -> tuple[int, int, float]:
+    return play_random("board", players, games, seed)
+
+
+def play_ours_with_view(players: int, games: int, seed: int) -> tuple[int, int, float]:
+    return play_random("board", players, games, seed, with_view=True)
 
 
 def measure_cards(runs: int, games: int, seed: int) -> dict[str, float]:
     """The card game has no other engine to compare with: its goal is 20,000 decisions/s on one core."""
-    lean = [play_cards(4, games, seed + run) for run in range(runs)]
-    viewed = [play_cards(4, games, seed + run, with_view=True) for run in range(runs)]
+    lean = [play_random("card", 4, games, seed + run) for run in range(runs)]
+    viewed = [play_random("card", 4, games, seed + run, with_view=True) for run in range(runs)]
     return {
         "games_per_s": statistics.median(g / s for g, _, s in lean),
         "decisions_per_s": statistics.median(d / s for _, d, s in lean),
         "with_view_decisions_per_s": statistics.median(d / s for _, d, s in viewed),
     }
-
-
-def play_ours_with_view(players: int, games: int, seed: int) -> tuple[int, int, float]:
-    return play_ours(players, games, seed, with_view=True)
 
 
 def measure(runs: int, games: int, seed: int) -> dict[str, dict[str, float]]:

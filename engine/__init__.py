@@ -51,6 +51,7 @@ __all__ = [
     "is_over",
     "legal_actions",
     "new_game",
+    "new_game_with_events",
     "normalize_settings",
     "num_seats",
     "replay",
@@ -65,11 +66,16 @@ def new_game(game: str, settings: Json | None = None, seed: int = 0) -> Any:
 
     Raises :class:`SettingsError` for an unknown game or settings that do not describe a playable game.
     """
+    return new_game_with_events(game, settings, seed)[0]
+
+
+def new_game_with_events(game: str, settings: Json | None = None, seed: int = 0) -> tuple[Any, list[Event]]:
+    """:func:`new_game` and the events of its opening: the deal (private hands and public counts), first draws."""
     if game not in GAMES:
         raise SettingsError(f"unknown game {game!r}; expected one of {sorted(GAMES)}")
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
         raise SettingsError(f"seed must be an integer in [0, 2**63), got {seed!r}")
-    return GAMES[game].new_game(settings, seed)
+    return GAMES[game].new_game_with_events(settings, seed)
 
 
 def normalize_settings(game: str, settings: Json | None = None) -> Json:

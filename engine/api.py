@@ -2,7 +2,7 @@
 
 A game is created from its settings and a seed, and is fully determined by them plus the list of action ids
 applied to it. Callers (the service, the tournament runner, the simulator, bots) use only the module-level
-functions of :mod:`engine`, which dispatch on ``state.game`` to a :class:`Game` implementation.
+functions of :mod:`engine`, which dispatch on ``state.game`` to the game's :class:`engine.ruleset.Ruleset`.
 
 Types here are deliberately small and JSON-friendly: an :class:`Action` has a stable readable ``id`` and a
 structured ``description``; a :class:`Decision` says which seat is asked and what kind of decision it is; a
@@ -12,7 +12,7 @@ structured ``description``; a :class:`Decision` says which seat is asked and wha
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 Json = dict[str, Any]
 Event = dict[str, Any]
@@ -117,26 +117,3 @@ def ranks_from_keys(keys: list[tuple[Any, ...]]) -> tuple[int, ...]:
         else:
             ranks[seat] = position + 1
     return tuple(ranks)
-
-
-class GameState(Protocol):
-    game: str
-    seed: int
-    ply: int
-
-
-class Game(Protocol):
-    """What each game module implements; see the functions of :mod:`engine` for the contract of each."""
-
-    name: str
-
-    def new_game(self, settings: Json | None, seed: int) -> Any: ...
-    def normalize_settings(self, settings: Json | None) -> Json: ...
-    def decision(self, state: Any) -> Decision | None: ...
-    def legal_actions(self, state: Any, seat: int) -> list[Action]: ...
-    def apply(self, state: Any, action: Action) -> list[Event]: ...
-    def result(self, state: Any) -> Result | None: ...
-    def view(self, state: Any, seat: int | None) -> Json: ...
-    def to_json(self, state: Any) -> Json: ...
-    def from_json(self, data: Json) -> Any: ...
-    def num_seats(self, state: Any) -> int: ...

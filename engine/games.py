@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import Game, StateError
+from engine.api import StateError
 from engine.board.game import BOARD
 from engine.card.game import CARD
+from engine.ruleset import Ruleset
 
-GAMES: dict[str, Game] = {BOARD.name: BOARD, CARD.name: CARD}
+GAMES: dict[str, Ruleset] = {BOARD.name: BOARD, CARD.name: CARD}
 
 
-def game_of(state: Any) -> Game:
+def game_of(state: Any) -> Ruleset:
     try:
         return GAMES[state.game]
     except (AttributeError, KeyError):

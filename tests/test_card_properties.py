@@ -554,7 +554,7 @@ def assert_events_are_well_formed(events: list[dict[str, Any]], players: int) ->
 @SOME
 @given(card_settings(), seeds, choice_seeds)
 def test_events_keep_private_details_private(game: dict[str, Any], seed: int, choices: int) -> None:
-    state, events = engine.GAMES["card"].new_game_with_events(game, seed)
+    state, events = engine.new_game_with_events("card", game, seed)
     players = game["players"]
     assert_events_are_well_formed(events, players)
     dealt = [event for event in events if event["type"] == "deal" and event["to"] is not None]

@@ -111,7 +111,7 @@ def test_actions_have_readable_ids_and_structured_descriptions() -> None:
 
 
 def test_events_say_what_happened_and_private_ones_have_a_public_twin() -> None:
-    state, events = engine.GAMES["board"].new_game_with_events({"variant": "points", "players": 2}, 9)
+    state, events = engine.new_game_with_events("board", {"variant": "points", "players": 2}, 9)
     private = [event for event in events if event["to"] is not None]
     public = [event for event in events if event["to"] is None]
     assert [event["to"] for event in private] == [0, 1]

@@ -12,7 +12,7 @@ import pytest
 import engine
 from engine import i18n
 from engine.board import cards as board_cards
-from engine.board.codec import DECISION_KINDS as BOARD_DECISIONS
+from engine.board.state import KINDS as BOARD_DECISIONS
 from engine.card import cards as card_cards
 from engine.card.state import KINDS as CARD_DECISIONS
 
@@ -33,7 +33,7 @@ SEEDS = range(4)
 def played(game: str, variant: int, seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
     """Events, action descriptions and decision kinds of one complete random game."""
     settings = VARIANTS[variant][1]
-    state, events = engine.GAMES[game].new_game_with_events(dict(settings), seed)  # type: ignore[attr-defined]
+    state, events = engine.new_game_with_events(game, dict(settings), seed)
     rng = random.Random(seed)
     descriptions: list[dict[str, Any]] = []
     decisions: list[str] = []

@@ -19,21 +19,10 @@ from engine.board.state import BoardState
 FORMAT = 1
 
 
-DECISION_KINDS = ("move", "play")
-"""``move``: play the card drawn; points variant: ``play`` a card of the hand (or discard one when none moves).
-
-The kind never depends on the hand, so that it tells the other seats nothing about it.
-"""
-
-
-def decision_kind(state: BoardState) -> str:
-    return "play" if state.variant == "points" else "move"
-
-
 def _decision(state: BoardState) -> Json | None:
     if state.result is not None:
         return None
-    return {"seat": state.seat, "kind": decision_kind(state)}
+    return {"seat": state.seat, "kind": state.kind}
 
 
 def view(state: BoardState, seat: int | None) -> Json:

@@ -12,6 +12,9 @@ from typing import Any
 from engine.api import Action, Result
 from engine.board.geometry import PARTNER, PAWNS_PER_COLOUR, SEAT_COLOURS
 
+KINDS = ("move", "play")
+"""Decision kinds: ``move`` (play the card drawn), ``play`` (points variant: play a card of the hand)."""
+
 
 class BoardState:
     __slots__ = (
@@ -64,6 +67,17 @@ class BoardState:
         self.result: Result | None = None
         self._actions: list[Action] | None = None
         """The legal actions of the seat asked now, computed once per ply."""
+
+    @property
+    def asked(self) -> int:
+        """The seat that must decide now: always the seat whose turn it is."""
+        return self.seat
+
+    @property
+    def kind(self) -> str:
+        """``move``: play the card drawn; points variant: ``play`` a card of the hand (or discard one when none
+        moves). The kind never depends on the hand, so that it tells the other seats nothing about it."""
+        return "play" if self.variant == "points" else "move"
 
     def movable_colours(self, seat: int) -> tuple[int, ...]:
         """The colours whose pawns ``seat`` moves: its own, and in team play its partner's too (B4)."""
