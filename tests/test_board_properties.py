@@ -12,7 +12,6 @@ import json
 import os
 import random
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -22,6 +21,7 @@ from hypothesis import strategies as st
 import engine
 from engine.board.cards import full_deck
 from engine.board.geometry import ABSENT, HOME, PARTNER, SAFETY, SEAT_COLOURS, START, TRACK
+from tests.propkit import asked, assert_refusals_change_nothing, canonical, play
 
 # Modest example counts keep this file fast (~10 s); BOARD_PROPERTY_SCALE=20 runs twenty times as many examples.
 SCALE = int(os.environ.get("BOARD_PROPERTY_SCALE", "1"))
@@ -41,35 +41,6 @@ def board_settings(draw: st.DrawFn, variants: tuple[str, ...] = ("standard", "te
 seeds = st.integers(0, 2**63 - 1)
 choice_seeds = st.integers(0, 2**32 - 1)
 """The choices of a game: the seed of the ``random.Random`` that picks among the legal actions."""
-
-
-def play(
-    state: Any,
-    chooser: random.Random,
-    on_step: Callable[[Any], None] | None = None,
-    max_plies: int | None = None,
-) -> list[str]:
-    """Play random legal actions until the game ends (or ``max_plies``); the ids applied, in order."""
-    applied: list[str] = []
-    while not engine.is_over(state) and (max_plies is None or len(applied) < max_plies):
-        if on_step is not None:
-            on_step(state)
-        seat = asked(state)
-        action_id = chooser.choice(engine.legal_actions(state, seat)).id
-        engine.apply(state, action_id, seat)
-        applied.append(action_id)
-    return applied
-
-
-def asked(state: Any) -> int:
-    """The seat asked now, in a game that is not over."""
-    seat = engine.current_player(state)
-    assert seat is not None
-    return seat
-
-
-def canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True)
 
 
 # -- games end and rank every seat ----------------------------------------------------------------------------
@@ -357,29 +328,11 @@ def test_illegal_actions_raise_and_change_nothing(
 ) -> None:
     state = engine.new_game("board", game, seed)
     play(state, random.Random(choices), max_plies=plies)
-    before = canonical(engine.to_json(state))
-    if engine.is_over(state):
-        with pytest.raises(engine.IllegalActionError):
-            engine.apply(state, junk)
-        assert canonical(engine.to_json(state)) == before
-        return
-    seat = asked(state)
-    legal = [action.id for action in engine.legal_actions(state, seat)]
-    unknown = [junk, "7:red0+8", "sorry:red:red0", "11:pass", "discard:6", "", legal[0] + " "]
-    for action_id in unknown:
-        if action_id in legal:
-            continue
-        with pytest.raises(engine.IllegalActionError):
-            engine.apply(state, action_id, seat)
-        assert canonical(engine.to_json(state)) == before
-    for other in range(game["players"]):
-        if other != seat:
-            with pytest.raises(engine.IllegalActionError):
-                engine.apply(state, legal[0], other)
-            assert canonical(engine.to_json(state)) == before
-    # The state still plays on: the legal action works after the refusals.
-    engine.apply(state, legal[0], seat)
-    assert canonical(engine.to_json(state)) != before
+    legal = [action.id for action in engine.legal_actions(state, engine.current_player(state) or 0)]
+    near_misses = [action_id + " " for action_id in legal[:1]]
+    assert_refusals_change_nothing(
+        state, junk, ["7:red0+8", "sorry:red:red0", "11:pass", "discard:6", "", *near_misses]
+    )
 
 
 # -- fallback -----------------------------------------------------------------------------------------------------

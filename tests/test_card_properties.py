@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.card.cards import CARDS, DEFAULT_DECK, NUMBER_VALUES, SLIDES, deck_cards
+from tests.propkit import asked, assert_refusals_change_nothing, canonical, play
 
 # Modest example counts keep this file fast; CARD_PROPERTY_SCALE=20 runs twenty times as many examples.
 SCALE = int(os.environ.get("CARD_PROPERTY_SCALE", "1"))
@@ -88,34 +89,6 @@ choice_seeds = st.integers(0, 2**32 - 1)
 """The choices of a game: the seed of the ``random.Random`` that picks among the legal actions."""
 
 
-def asked(state: Any) -> int:
-    """The seat asked now, in a game that is not over."""
-    seat = engine.current_player(state)
-    assert seat is not None
-    return seat
-
-
-def play(
-    state: Any,
-    chooser: random.Random,
-    on_step: Callable[[Any], None] | None = None,
-    max_plies: int | None = None,
-    on_events: Callable[[list[dict[str, Any]]], None] | None = None,
-) -> list[str]:
-    """Play random legal actions until the game ends (or ``max_plies``); the ids applied, in order."""
-    applied: list[str] = []
-    while not engine.is_over(state) and (max_plies is None or len(applied) < max_plies):
-        if on_step is not None:
-            on_step(state)
-        seat = asked(state)
-        action_id = chooser.choice(engine.legal_actions(state, seat)).id
-        events = engine.apply(state, action_id, seat)
-        if on_events is not None:
-            on_events(events)
-        applied.append(action_id)
-    return applied
-
-
 def play_until(state: Any, chooser: random.Random, wanted: Callable[[Any], bool], max_plies: int = 3000) -> bool:
     """Play random actions until ``wanted(state)`` holds (True) or the game ends (False)."""
     for _ in range(max_plies):
@@ -138,10 +111,6 @@ def find_position(
         if play_until(state, chooser, wanted):
             return state
     return None
-
-
-def canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True)
 
 
 def kind_of(state: Any) -> str | None:
@@ -247,27 +216,9 @@ def test_illegal_actions_raise_and_change_nothing(
 ) -> None:
     state = engine.new_game("card", game, seed)
     play(state, random.Random(choices), max_plies=plies)
-    before = canonical(engine.to_json(state))
-    if engine.is_over(state):
-        with pytest.raises(engine.IllegalActionError):
-            engine.apply(state, junk)
-        assert canonical(engine.to_json(state)) == before
-        return
-    seat = asked(state)
-    legal = [action.id for action in engine.legal_actions(state, seat)]
-    for action_id in [junk, "play:11", "steal", "block", "pass", "sorry:red", "discard:0", "tiebreak:none", ""]:
-        if action_id in legal:
-            continue
-        with pytest.raises(engine.IllegalActionError):
-            engine.apply(state, action_id, seat)
-        assert canonical(engine.to_json(state)) == before
-    for other in range(game["players"]):
-        if other != seat:
-            with pytest.raises(engine.IllegalActionError):
-                engine.apply(state, legal[0], other)
-            assert canonical(engine.to_json(state)) == before
-    engine.apply(state, legal[0], seat)
-    assert canonical(engine.to_json(state)) != before
+    assert_refusals_change_nothing(
+        state, junk, ["play:11", "steal", "block", "pass", "sorry:red", "discard:0", "tiebreak:none", ""]
+    )
 
 
 # -- JSON ---------------------------------------------------------------------------------------------------------

@@ -1,0 +1,70 @@
+"""Helpers shared by the property tests of both games: random play, the asked seat, canonical JSON, refusals."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import pytest
+
+import engine
+
+
+def asked(state: Any) -> int:
+    """The seat asked now, in a game that is not over."""
+    seat = engine.current_player(state)
+    assert seat is not None
+    return seat
+
+
+def canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True)
+
+
+def play(
+    state: Any,
+    chooser: random.Random,
+    on_step: Callable[[Any], None] | None = None,
+    max_plies: int | None = None,
+    on_events: Callable[[list[dict[str, Any]]], None] | None = None,
+) -> list[str]:
+    """Play random legal actions until the game ends (or ``max_plies``); the ids applied, in order."""
+    applied: list[str] = []
+    while not engine.is_over(state) and (max_plies is None or len(applied) < max_plies):
+        if on_step is not None:
+            on_step(state)
+        seat = asked(state)
+        action_id = chooser.choice(engine.legal_actions(state, seat)).id
+        events = engine.apply(state, action_id, seat)
+        if on_events is not None:
+            on_events(events)
+        applied.append(action_id)
+    return applied
+
+
+def assert_refusals_change_nothing(state: Any, junk: str, candidates: Iterable[str]) -> None:
+    """Illegal ids, and a legal id sent by a seat not asked, raise and leave the state as it was."""
+    before = canonical(engine.to_json(state))
+    if engine.is_over(state):
+        with pytest.raises(engine.IllegalActionError):
+            engine.apply(state, junk)
+        assert canonical(engine.to_json(state)) == before
+        return
+    seat = asked(state)
+    legal = [action.id for action in engine.legal_actions(state, seat)]
+    for action_id in [junk, *candidates]:
+        if action_id in legal:
+            continue
+        with pytest.raises(engine.IllegalActionError):
+            engine.apply(state, action_id, seat)
+        assert canonical(engine.to_json(state)) == before
+    for other in range(engine.num_seats(state)):
+        if other != seat:
+            with pytest.raises(engine.IllegalActionError):
+                engine.apply(state, legal[0], other)
+            assert canonical(engine.to_json(state)) == before
+    # The state still plays on: the legal action works after the refusals.
+    engine.apply(state, legal[0], seat)
+    assert canonical(engine.to_json(state)) != before
