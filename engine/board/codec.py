@@ -7,9 +7,8 @@ pile; in the points variant its own hand and the other hands' sizes. ``seat=None
 
 from __future__ import annotations
 
-from typing import Any
-
-from engine.api import Json, Result, StateError
+from engine import jsonform
+from engine.api import Json, StateError
 from engine.board import rules
 from engine.board.cards import CARD_COUNTS, CARD_ORDER, full_deck
 from engine.board.geometry import ABSENT, COLOURS, HOME, LOCATION_NAMES, PAWN_NAMES, PAWNS_PER_COLOUR
@@ -66,19 +65,6 @@ def to_json(state: BoardState) -> Json:
     }
 
 
-def _int(data: Json, key: str, low: int, high: int) -> int:
-    value = data.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise StateError(f"board state: {key!r} must be an integer from {low} to {high}")
-    return value
-
-
-def _cards(value: Any, key: str) -> list[str]:
-    if not isinstance(value, list) or any(card not in CARD_COUNTS for card in value):
-        raise StateError(f"board state: {key!r} must be a list of card names")
-    return list(value)
-
-
 def from_json(data: Json) -> BoardState:
     if data.get("format") != FORMAT:
         raise StateError(f"board state: unsupported format {data.get('format')!r}")
@@ -86,11 +72,11 @@ def from_json(data: Json) -> BoardState:
         settings = normalize(data.get("settings"))
     except ValueError as error:
         raise StateError(f"board state: {error}") from None
-    state = BoardState(settings, _int(data, "seed", 0, 2**63 - 1))
-    state.ply = _int(data, "ply", 0, 2**31)
-    state.turn = _int(data, "turn", 1, settings["turn_cap"])
-    state.seat = _int(data, "seat", 0, state.players - 1)
-    state.shuffles = _int(data, "shuffles", 1, 2**31)
+    state = BoardState(settings, jsonform.integer("board", data, "seed", 0, 2**63 - 1))
+    state.ply = jsonform.integer("board", data, "ply", 0, 2**31)
+    state.turn = jsonform.integer("board", data, "turn", 1, settings["turn_cap"])
+    state.seat = jsonform.integer("board", data, "seat", 0, state.players - 1)
+    state.shuffles = jsonform.integer("board", data, "shuffles", 1, 2**31)
     pawns = data.get("pawns")
     expected = [colour in state.colours for colour in range(4) for _ in range(PAWNS_PER_COLOUR)]
     if (
@@ -111,12 +97,12 @@ def from_json(data: Json) -> BoardState:
     if card is not None and card not in CARD_COUNTS:
         raise StateError("board state: 'card' must be a card name or null")
     state.card = card
-    state.draw_pile = _cards(data.get("draw_pile"), "draw_pile")
-    state.discards = _cards(data.get("discards"), "discards")
+    state.draw_pile = jsonform.cards("board", data.get("draw_pile"), "draw_pile", CARD_COUNTS)
+    state.discards = jsonform.cards("board", data.get("discards"), "discards", CARD_COUNTS)
     hands = data.get("hands")
     if not isinstance(hands, list):
         raise StateError("board state: 'hands' must be a list")
-    state.hands = [_cards(hand, "hands") for hand in hands]
+    state.hands = [jsonform.cards("board", hand, "hands", CARD_COUNTS) for hand in hands]
     if len(state.hands) != (state.players if settings["variant"] == "points" else 0):
         raise StateError("board state: 'hands' must hold one hand per seat in the points variant, else none")
     held = state.draw_pile + state.discards + [c for hand in state.hands for c in hand] + ([card] if card else [])
@@ -124,24 +110,7 @@ def from_json(data: Json) -> BoardState:
         raise StateError("board state: the cards are not exactly one 45-card deck")
     result = data.get("result")
     if result is not None:
-        state.result = _result(result, state.players)
+        state.result = jsonform.result("board", result, state.players)
     elif not rules.legal(state):
         raise StateError("board state: the seat asked has no legal action")
     return state
-
-
-def _result(data: Any, players: int) -> Result:
-    if not isinstance(data, dict):
-        raise StateError("board state: 'result' must be an object or null")
-    ranks, reason, scores = data.get("ranks"), data.get("reason"), data.get("scores")
-    if (
-        not isinstance(ranks, list)
-        or len(ranks) != players
-        or not all(isinstance(r, int) and 1 <= r <= players for r in ranks)
-    ):
-        raise StateError("board state: 'result.ranks' must give a rank to every seat")
-    if reason not in ("win", "turn_cap"):
-        raise StateError("board state: 'result.reason' must be 'win' or 'turn_cap'")
-    if scores is not None and (not isinstance(scores, list) or not all(isinstance(s, int) for s in scores)):
-        raise StateError("board state: 'result.scores' must be a list of integers")
-    return Result(tuple(ranks), reason, tuple(scores) if scores is not None else None)

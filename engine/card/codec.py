@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import Json, Result, StateError
+from engine import jsonform
+from engine.api import Json, StateError
 from engine.card import rules
 from engine.card.cards import CARDS, deck_cards
 from engine.card.moves import COLOURS, sort_cards
@@ -85,21 +86,6 @@ def to_json(state: CardState) -> Json:
     }
 
 
-def _int(data: Json, key: str, low: int, high: int, optional: bool = False) -> Any:
-    value = data.get(key)
-    if optional and value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise StateError(f"card state: {key!r} must be an integer from {low} to {high}")
-    return value
-
-
-def _cards(value: Any, key: str) -> list[str]:
-    if not isinstance(value, list) or any(card not in CARDS for card in value):
-        raise StateError(f"card state: {key!r} must be a list of card names")
-    return list(value)
-
-
 def _seats(value: Any, key: str, players: int) -> list[int]:
     if not isinstance(value, list) or any(not isinstance(s, int) or not 0 <= s < players for s in value):
         raise StateError(f"card state: {key!r} must be a list of seats")
@@ -113,18 +99,18 @@ def from_json(data: Json) -> CardState:
         settings = normalize(data.get("settings"))
     except ValueError as error:
         raise StateError(f"card state: {error}") from None
-    state = CardState(settings, _int(data, "seed", 0, 2**63 - 1))
+    state = CardState(settings, jsonform.integer("card", data, "seed", 0, 2**63 - 1))
     last = state.players - 1
-    state.ply = _int(data, "ply", 0, 2**31)
-    state.turn = _int(data, "turn", 1, settings["turn_cap"])
-    state.seat = _int(data, "seat", 0, last)
-    state.asked = _int(data, "asked", 0, last)
-    state.shuffles = _int(data, "shuffles", 1, 2**31)
-    state.total = _int(data, "total", 0, 200)
-    state.play2_left = _int(data, "play2_left", 0, 2)
-    state.scorer = _int(data, "scorer", 0, last, optional=True)
-    state.thief = _int(data, "thief", 0, last, optional=True)
-    state.attacker = _int(data, "attacker", 0, last, optional=True)
+    state.ply = jsonform.integer("card", data, "ply", 0, 2**31)
+    state.turn = jsonform.integer("card", data, "turn", 1, settings["turn_cap"])
+    state.seat = jsonform.integer("card", data, "seat", 0, last)
+    state.asked = jsonform.integer("card", data, "asked", 0, last)
+    state.shuffles = jsonform.integer("card", data, "shuffles", 1, 2**31)
+    state.total = jsonform.integer("card", data, "total", 0, 200)
+    state.play2_left = jsonform.integer("card", data, "play2_left", 0, 2)
+    state.scorer = jsonform.optional_integer("card", data, "scorer", 0, last)
+    state.thief = jsonform.optional_integer("card", data, "thief", 0, last)
+    state.attacker = jsonform.optional_integer("card", data, "attacker", 0, last)
     if data.get("direction") not in (1, -1):
         raise StateError("card state: 'direction' must be 1 or -1")
     state.direction = data["direction"]
@@ -134,10 +120,10 @@ def from_json(data: Json) -> CardState:
     hands = data.get("hands")
     if not isinstance(hands, list) or len(hands) != state.players:
         raise StateError("card state: 'hands' must hold one hand per seat")
-    state.hands = [_cards(hand, "hands") for hand in hands]
-    state.draw_pile = _cards(data.get("draw_pile"), "draw_pile")
-    state.discards = _cards(data.get("discards"), "discards")
-    state.pile = _cards(data.get("pile"), "pile")
+    state.hands = [jsonform.cards("card", hand, "hands", CARDS) for hand in hands]
+    state.draw_pile = jsonform.cards("card", data.get("draw_pile"), "draw_pile", CARDS)
+    state.discards = jsonform.cards("card", data.get("discards"), "discards", CARDS)
+    state.pile = jsonform.cards("card", data.get("pile"), "pile", CARDS)
     progress = data.get("progress")
     if (
         not isinstance(progress, list)
@@ -151,24 +137,13 @@ def from_json(data: Json) -> CardState:
     choices = data.get("choices")
     if not isinstance(choices, dict) or any(not k.isdigit() or int(k) not in state.tied for k in choices):
         raise StateError("card state: 'choices' must map tied seats to cards")
-    state.choices = {int(k): _cards(v, "choices") for k, v in choices.items()}
+    state.choices = {int(k): jsonform.cards("card", v, "choices", CARDS) for k, v in choices.items()}
     held = state.draw_pile + state.discards + state.pile + [c for hand in state.hands for c in hand]
     if sorted(held) != sorted(deck_cards(settings["deck"])):
         raise StateError("card state: the cards are not exactly the game's deck")
     result = data.get("result")
     if result is not None:
-        state.result = _result(result, state.players)
+        state.result = jsonform.result("card", result, state.players)
     elif not rules.legal(state):
         raise StateError("card state: the seat asked has no legal action")
     return state
-
-
-def _result(data: Any, players: int) -> Result:
-    if not isinstance(data, dict):
-        raise StateError("card state: 'result' must be an object or null")
-    ranks, reason = data.get("ranks"), data.get("reason")
-    if not isinstance(ranks, list) or len(ranks) != players or not all(isinstance(r, int) for r in ranks):
-        raise StateError("card state: 'result.ranks' must give a rank to every seat")
-    if reason not in ("win", "turn_cap", "stalled"):
-        raise StateError("card state: 'result.reason' must be 'win', 'turn_cap' or 'stalled'")
-    return Result(tuple(ranks), reason)
