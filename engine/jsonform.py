@@ -5,12 +5,22 @@ Each check raises :class:`engine.api.StateError` with a message that names the g
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
 from engine.api import Json, Result, StateError
 
 REASONS = ("win", "turn_cap", "stalled")
+
+
+def settings(game: str, data: Json, version: int, normalize: Callable[[Any], Json]) -> Json:
+    """The settings of a stored state of format ``version``, validated as new games' settings are."""
+    if data.get("format") != version:
+        raise StateError(f"{game} state: unsupported format {data.get('format')!r}")
+    try:
+        return normalize(data.get("settings"))
+    except ValueError as error:
+        raise StateError(f"{game} state: {error}") from None
 
 
 def integer(game: str, data: Json, key: str, low: int, high: int) -> int:

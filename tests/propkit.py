@@ -68,3 +68,15 @@ def assert_refusals_change_nothing(state: Any, junk: str, candidates: Iterable[s
     # The state still plays on: the legal action works after the refusals.
     engine.apply(state, legal[0], seat)
     assert canonical(engine.to_json(state)) != before
+
+
+def assert_finished_and_ranked(state: Any, players: int) -> Any:
+    """The game is over and its result ranks every seat from 1; returns the result."""
+    assert engine.is_over(state)
+    assert engine.current_player(state) is None and engine.decision(state) is None
+    result = engine.result(state)
+    assert result is not None
+    assert len(result.ranks) == players
+    assert all(1 <= rank <= players for rank in result.ranks)
+    assert 1 in result.ranks
+    return result

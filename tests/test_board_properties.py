@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import engine
 from engine.board.cards import full_deck
 from engine.board.geometry import ABSENT, HOME, PARTNER, SAFETY, SEAT_COLOURS, START, TRACK
-from tests.propkit import asked, assert_refusals_change_nothing, canonical, play
+from tests.propkit import asked, assert_finished_and_ranked, assert_refusals_change_nothing, canonical, play
 
 # Modest example counts keep this file fast (~10 s); BOARD_PROPERTY_SCALE=20 runs twenty times as many examples.
 SCALE = int(os.environ.get("BOARD_PROPERTY_SCALE", "1"))
@@ -51,14 +51,8 @@ choice_seeds = st.integers(0, 2**32 - 1)
 def test_every_random_game_ends_and_ranks_every_seat(game: dict[str, Any], seed: int, choices: int) -> None:
     state = engine.new_game("board", game, seed)
     play(state, random.Random(choices))
-    assert engine.is_over(state)
-    assert engine.current_player(state) is None and engine.decision(state) is None
-    result = engine.result(state)
-    assert result is not None
     players = game["players"]
-    assert len(result.ranks) == players
-    assert all(1 <= rank <= players for rank in result.ranks)
-    assert 1 in result.ranks
+    result = assert_finished_and_ranked(state, players)
     data = engine.to_json(state)
     assert data["turn"] <= engine.normalize_settings("board", game)["turn_cap"]
     if result.reason == "win":

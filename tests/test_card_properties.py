@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.card.cards import CARDS, DEFAULT_DECK, NUMBER_VALUES, SLIDES, deck_cards
-from tests.propkit import asked, assert_refusals_change_nothing, canonical, play
+from tests.propkit import asked, assert_finished_and_ranked, assert_refusals_change_nothing, canonical, play
 
 # Modest example counts keep this file fast; CARD_PROPERTY_SCALE=20 runs twenty times as many examples.
 SCALE = int(os.environ.get("CARD_PROPERTY_SCALE", "1"))
@@ -130,14 +130,8 @@ def public(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_every_random_game_ends_and_ranks_every_seat(game: dict[str, Any], seed: int, choices: int) -> None:
     state = engine.new_game("card", game, seed)
     play(state, random.Random(choices))
-    assert engine.is_over(state)
-    assert engine.current_player(state) is None and engine.decision(state) is None
-    result = engine.result(state)
-    assert result is not None
     players = game["players"]
-    assert len(result.ranks) == players
-    assert all(1 <= rank <= players for rank in result.ranks)
-    assert 1 in result.ranks
+    result = assert_finished_and_ranked(state, players)
     data = engine.to_json(state)
     normal = engine.normalize_settings("card", game)
     assert data["turn"] <= normal["turn_cap"]

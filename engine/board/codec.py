@@ -66,12 +66,7 @@ def to_json(state: BoardState) -> Json:
 
 
 def from_json(data: Json) -> BoardState:
-    if data.get("format") != FORMAT:
-        raise StateError(f"board state: unsupported format {data.get('format')!r}")
-    try:
-        settings = normalize(data.get("settings"))
-    except ValueError as error:
-        raise StateError(f"board state: {error}") from None
+    settings = jsonform.settings("board", data, FORMAT, normalize)
     state = BoardState(settings, jsonform.integer("board", data, "seed", 0, 2**63 - 1))
     state.ply = jsonform.integer("board", data, "ply", 0, 2**31)
     state.turn = jsonform.integer("board", data, "turn", 1, settings["turn_cap"])

@@ -93,12 +93,7 @@ def _seats(value: Any, key: str, players: int) -> list[int]:
 
 
 def from_json(data: Json) -> CardState:
-    if data.get("format") != FORMAT:
-        raise StateError(f"card state: unsupported format {data.get('format')!r}")
-    try:
-        settings = normalize(data.get("settings"))
-    except ValueError as error:
-        raise StateError(f"card state: {error}") from None
+    settings = jsonform.settings("card", data, FORMAT, normalize)
     state = CardState(settings, jsonform.integer("card", data, "seed", 0, 2**63 - 1))
     last = state.players - 1
     state.ply = jsonform.integer("card", data, "ply", 0, 2**31)
