@@ -1,0 +1,1 @@
+"""The API's blueprints, one per resource, mounted under ``/api/v1``."""

@@ -1,0 +1,47 @@
+"""The Flask application factory (STYLE.md "service/": ``create_app(config=None)``, extensions bound here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+from flask_smorest import Api
+
+from service import db, errors
+from service.api import games, health, players
+from service.config import MAX_BODY_BYTES, Settings
+from service.notify import make_notifier
+
+API_TITLE = "sorry-arena"
+API_VERSION = "v1"
+
+
+def create_app(settings: Settings | None = None, **config: Any) -> Flask:
+    settings = settings or Settings.from_env()
+    app = Flask(__name__)
+    app.config.update(
+        API_TITLE=API_TITLE,
+        API_VERSION=API_VERSION,
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="/docs",
+        OPENAPI_SWAGGER_UI_URL="/swagger-ui/",
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        API_SPEC_OPTIONS={
+            "info": {"description": "Play SORRY! games through HTTP: create games, take seats, poll, move."},
+            "components": {
+                "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            },
+            "security": [{"bearer": []}],
+        },
+    )
+    app.config.update(config)
+    app.extensions["settings"] = settings
+    app.extensions["notifier"] = make_notifier(settings.redis_url)
+    db.init_app(app, settings.database_url)
+    api = Api(app)
+    for blueprint in (players.blp, games.blp, health.blp):
+        api.register_blueprint(blueprint)
+    errors.init_app(app)
+    return app

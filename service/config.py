@@ -1,0 +1,33 @@
+"""Settings of the service, read from the environment (documented in the README and compose.yaml).
+
+- ``DATABASE_URL``: SQLAlchemy URL; default a SQLite file ``sorry-arena.db`` in the working directory.
+- ``REDIS_URL``: when set, long-polling waiters wake through Redis, so several API processes on several machines
+  serve one game; unset, they wake through this process's memory (the embedded default).
+- ``SORRY_ARENA_MAX_WAIT``: the longest long poll in seconds (default 30).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_DATABASE_URL = "sqlite:///sorry-arena.db"
+MAX_BODY_BYTES = 64 * 1024
+
+
+@dataclass
+class Settings:
+    database_url: str = DEFAULT_DATABASE_URL
+    redis_url: str | None = None
+    max_wait: float = 30.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        return cls(
+            database_url=env.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
+            redis_url=env.get("REDIS_URL") or None,
+            max_wait=float(env.get("SORRY_ARENA_MAX_WAIT", "30")),
+        )

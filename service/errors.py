@@ -1,0 +1,75 @@
+"""One JSON shape for every error: ``{"code": 409, "status": "Conflict", "message": "..."}``, plus ``errors``
+(each invalid field's messages) on a 422. flask-smorest's ``ErrorSchema`` documents it; this module renders it
+for every HTTP error of the app, writes a 422's message from its field errors, and turns any unexpected
+exception into the same shape (a logged 500, never a traceback)."""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any, NoReturn
+
+from flask import Flask, jsonify
+from flask.typing import ResponseReturnValue
+from flask_smorest import abort
+from flask_smorest.error_handler import ErrorSchema
+from werkzeug.exceptions import HTTPException
+
+__all__ = ["ErrorSchema", "fail", "init_app"]
+
+log = logging.getLogger(__name__)
+
+
+def fail(code: int, message: str) -> NoReturn:
+    abort(code, message=message)
+    raise AssertionError("unreachable")  # abort raises
+
+
+def _flatten(errors: Any, path: str = "") -> list[str]:
+    if isinstance(errors, dict):
+        return [
+            line
+            for key, value in errors.items()
+            for line in _flatten(value, f"{path}.{key}" if path else str(key))
+        ]
+    if isinstance(errors, list) and all(isinstance(item, str) for item in errors):
+        return [f"{path}: {' '.join(errors)}"]
+    if isinstance(errors, list):
+        return [line for i, item in enumerate(errors) for line in _flatten(item, f"{path}[{i}]")]
+    return [f"{path}: {errors}"]
+
+
+def _body(error: HTTPException) -> tuple[dict[str, Any], dict[str, str]]:
+    code = error.code or 500
+    data = getattr(error, "data", None) or {}
+    if code == 400 and data.get("messages"):
+        code = 422  # a body that is not JSON is malformed input like any other: one status for all of it
+    body: dict[str, Any] = {"code": code, "status": HTTPStatus(code).phrase}
+    errors = data.get("errors", data.get("messages"))
+    if errors:
+        body["errors"] = errors
+    message = data.get("message")
+    if not message and errors:
+        message = "invalid request: " + "; ".join(_flatten(errors))
+    body["message"] = message or error.description or HTTPStatus(code).phrase
+    return body, dict(data.get("headers") or {})
+
+
+def init_app(app: Flask) -> None:
+    def _http(error: HTTPException) -> ResponseReturnValue:
+        body, headers = _body(error)
+        response = jsonify(body)
+        response.status_code = body["code"]
+        response.headers.update(headers)
+        if body["code"] == 405 and error.get_response().headers.get("Allow"):
+            response.headers["Allow"] = error.get_response().headers["Allow"]
+        return response
+
+    def _unexpected(error: Exception) -> ResponseReturnValue:
+        log.exception("unexpected error")
+        response = jsonify({"code": 500, "status": "Internal Server Error", "message": "internal error"})
+        response.status_code = 500
+        return response
+
+    app.register_error_handler(HTTPException, _http)
+    app.register_error_handler(Exception, _unexpected)

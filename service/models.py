@@ -1,0 +1,89 @@
+"""The stored data: players, games, seats, the append-only action log and the event log.
+
+A game is stored as its settings, seed and action log, plus a snapshot of the engine state (``state``) that makes
+loading fast; ``ply`` is the number of actions applied, and the unique ``(game_id, ply)`` of the action log is what
+makes exactly one of two concurrent submissions for a ply win.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Player(Base):
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    """SHA-256 of the bearer token (the token itself is shown once, never stored)."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(16), index=True)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    seats: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    """``open`` (seats to take), ``active`` or ``over``."""
+    ply: Mapped[int] = mapped_column(Integer, default=0)
+    state: Mapped[str] = mapped_column(Text)
+    """The engine's JSON form of the current state (hidden parts included: never sent as such)."""
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created_by: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class Seat(Base):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("game_id", "seat"), UniqueConstraint("game_id", "player_id"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    taken_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class ActionRecord(Base):
+    __tablename__ = "actions"
+    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    ply: Mapped[int] = mapped_column(Integer)
+    """The ply this action answered (0 for the first action)."""
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class EventRecord(Base):
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("game_id", "seq"), Index("ix_events_game_seq", "game_id", "seq"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    ply: Mapped[int] = mapped_column(Integer)
+    """The number of actions applied before this event (0: the opening)."""
+    to_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """``None``: public; else the only seat that may see it."""
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)

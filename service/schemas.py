@@ -1,0 +1,164 @@
+"""Request and response bodies of the API (marshmallow), which flask-smorest turns into the OpenAPI document.
+
+Engine views, action descriptions and events are JSON objects whose fields depend on the game (see the README's
+game API section); the schemas name them and describe their common fields.
+"""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+MAX_SEED = 2**63 - 1
+
+
+class PlayerCreateSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
+class PlayerCreatedSchema(Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    token = fields.String(
+        required=True, metadata={"description": "the bearer token: shown this once, stored only as a hash"}
+    )
+
+
+class GameCreateSchema(Schema):
+    game = fields.String(required=True, validate=validate.OneOf(["board", "card"]))
+    settings = fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={
+            "description": "board: variant (standard|team|points), edition (1992|1972), turn_cap; "
+            "card: deck, longer_game, pawns, turn_cap. Defaults fill what is missing."
+        },
+    )
+    seats = fields.Integer(required=True, validate=validate.Range(min=2, max=4))
+    seed = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=0, max=MAX_SEED),
+        metadata={"description": "default: a random seed, stored and shown once the game is over"},
+    )
+
+
+class SeatHolderSchema(Schema):
+    seat = fields.Integer(required=True)
+    player_id = fields.Integer(required=True)
+    name = fields.String(required=True)
+
+
+class DecisionSchema(Schema):
+    seat = fields.Integer(required=True)
+    kind = fields.String(
+        required=True, metadata={"description": "move, play, turn, play2, steal, block, tiebreak"}
+    )
+
+
+class GameSchema(Schema):
+    id = fields.Integer(required=True)
+    game = fields.String(required=True)
+    settings = fields.Dict(required=True)
+    seats = fields.Integer(required=True)
+    status = fields.String(required=True, metadata={"description": "open, active or over"})
+    ply = fields.Integer(required=True, metadata={"description": "actions applied so far"})
+    players = fields.List(fields.Nested(SeatHolderSchema), required=True)
+    your_seat = fields.Integer(allow_none=True, required=True)
+    view = fields.Dict(
+        required=True,
+        metadata={"description": "the engine's view: the caller's seat view if it holds a seat, else public"},
+    )
+    result = fields.Dict(allow_none=True, required=True)
+    seed = fields.Integer(allow_none=True, required=True, metadata={"description": "null until the game is over"})
+    created_at = fields.DateTime(required=True)
+
+
+class GameListQuerySchema(Schema):
+    game = fields.String(validate=validate.OneOf(["board", "card"]))
+    status = fields.String(validate=validate.OneOf(["open", "active", "over"]))
+    player = fields.Integer(validate=validate.Range(min=1), metadata={"description": "games with this player"})
+
+
+class SeatTakeSchema(Schema):
+    seat = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0, max=3))
+
+
+class SeatTakenSchema(Schema):
+    game_id = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    status = fields.String(required=True)
+
+
+class HandSchema(Schema):
+    game_id = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    cards = fields.List(fields.String(), required=True, metadata={"description": "empty in games without hands"})
+
+
+class ActionsQuerySchema(Schema):
+    wait = fields.Float(
+        load_default=0.0,
+        validate=validate.Range(min=0, max=30),
+        metadata={"description": "long poll: wait up to this many seconds until you must decide"},
+    )
+
+
+class ActionSchema(Schema):
+    id = fields.String(required=True)
+    text = fields.String(required=True, metadata={"description": "the action in words (Accept-Language)"})
+
+    class Meta:
+        unknown = "include"
+
+
+class ActionsSchema(Schema):
+    game_id = fields.Integer(required=True)
+    ply = fields.Integer(required=True)
+    status = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    decision = fields.Nested(DecisionSchema, allow_none=True, required=True)
+    your_decision = fields.Boolean(required=True)
+    deadline = fields.DateTime(allow_none=True, required=True, metadata={"description": "null: no time limit"})
+    actions = fields.List(
+        fields.Dict(), required=True, metadata={"description": "id, text and the structured description"}
+    )
+
+
+class ActionSubmitSchema(Schema):
+    action = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    expected_ply = fields.Integer(
+        required=True, validate=validate.Range(min=0), metadata={"description": "the ply this action answers"}
+    )
+
+
+class SubmittedSchema(Schema):
+    game_id = fields.Integer(required=True)
+    ply = fields.Integer(required=True)
+    status = fields.String(required=True)
+    view = fields.Dict(required=True)
+
+
+class EventsQuerySchema(Schema):
+    since = fields.Integer(load_default=-1, validate=validate.Range(min=-1), metadata={"description": "after seq"})
+    limit = fields.Integer(load_default=500, validate=validate.Range(min=1, max=1000))
+
+
+class EventSchema(Schema):
+    seq = fields.Integer(required=True)
+    ply = fields.Integer(required=True)
+    private = fields.Boolean(required=True, metadata={"description": "seen by the caller's seat only"})
+    event = fields.Dict(required=True)
+    text = fields.String(required=True)
+
+
+class ReplaySchema(Schema):
+    game = fields.String(required=True)
+    settings = fields.Dict(required=True)
+    seed = fields.Integer(required=True)
+    actions = fields.List(fields.String(), required=True)
+
+
+class EventsSchema(Schema):
+    game_id = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+    replay = fields.Nested(ReplaySchema, allow_none=True, required=True, metadata={"description": "once over"})
