@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: venv test bench demo clean
+.PHONY: venv test bench demo openapi clean
 
 venv: $(VENV)/.installed
 
@@ -25,6 +25,10 @@ test: venv
 bench: venv
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python benchmarks/engine.py
+
+# Rewrite openapi/openapi.json from the code (tests/test_openapi_file.py fails while it is stale).
+openapi: venv
+	$(BIN)/sorry-arena openapi --output openapi/openapi.json
 
 # Placeholder main job until the tournament runner lands.
 demo: venv

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cli import simulate
+from cli import db, openapi, serve, simulate
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -15,6 +15,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     simulate.add_parser(commands)
+    serve.add_parser(commands)
+    db.add_parser(commands)
+    openapi.add_parser(commands)
     return parser
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
-from service import db, errors
+from service import db, errors, swagger_ui
 from service.api import games, health, players
 from service.config import MAX_BODY_BYTES, Settings
 from service.notify import make_notifier
@@ -26,7 +26,8 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="/docs",
-        OPENAPI_SWAGGER_UI_URL="/swagger-ui/",
+        OPENAPI_SWAGGER_UI_URL=swagger_ui.URL,  # served by the app itself (service/swagger_ui.py): no CDN
+        OPENAPI_SWAGGER_UI_CONFIG={"validatorUrl": None},  # no call to swagger.io's online validator either
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         API_SPEC_OPTIONS={
             "info": {"description": "Play SORRY! games through HTTP: create games, take seats, poll, move."},
@@ -40,7 +41,9 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     app.extensions["settings"] = settings
     app.extensions["notifier"] = make_notifier(settings.redis_url)
     db.init_app(app, settings.database_url)
+    swagger_ui.init_app(app)
     api = Api(app)
+    app.extensions["api"] = api  # `sorry-arena openapi` writes api.spec
     for blueprint in (players.blp, games.blp, health.blp):
         api.register_blueprint(blueprint)
     errors.init_app(app)

@@ -1,6 +1,7 @@
 """Settings of the service, read from the environment (documented in the README and compose.yaml).
 
 - ``DATABASE_URL``: SQLAlchemy URL; default a SQLite file ``sorry-arena.db`` in the working directory.
+  ``postgres://`` and ``postgresql://`` URLs (as hosting platforms write them) use psycopg 3, the installed driver.
 - ``REDIS_URL``: when set, long-polling waiters wake through Redis, so several API processes on several machines
   serve one game; unset, they wake through this process's memory (the embedded default).
 - ``SORRY_ARENA_MAX_WAIT``: the longest long poll in seconds (default 30).
@@ -16,6 +17,14 @@ DEFAULT_DATABASE_URL = "sqlite:///sorry-arena.db"
 MAX_BODY_BYTES = 64 * 1024
 
 
+def normalize_database_url(url: str) -> str:
+    """Point a driverless PostgreSQL URL at psycopg 3 (SQLAlchemy's own default would be psycopg2)."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url.removeprefix(prefix)
+    return url
+
+
 @dataclass
 class Settings:
     database_url: str = DEFAULT_DATABASE_URL
@@ -27,7 +36,7 @@ class Settings:
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
         return cls(
-            database_url=env.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
+            database_url=normalize_database_url(env.get("DATABASE_URL") or DEFAULT_DATABASE_URL),
             redis_url=env.get("REDIS_URL") or None,
             max_wait=float(env.get("SORRY_ARENA_MAX_WAIT", "30")),
         )

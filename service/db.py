@@ -12,8 +12,11 @@ from flask import Flask, g
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from service.config import normalize_database_url
+
 
 def make_engine(url: str) -> Engine:
+    url = normalize_database_url(url)
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +61,12 @@ def create_game(
     return game
 
 
+MAX_ID = 2**31 - 1
+
+
 def get_game(session: Session, game_id: int) -> Game:
+    if not 0 < game_id <= MAX_ID:  # ids are 32-bit: a larger one names no game (and must not reach the database)
+        fail(404, f"no game {game_id}")
     game = session.get(Game, game_id)
     if game is None:
         fail(404, f"no game {game_id}")
@@ -83,6 +90,8 @@ def take_seat(session: Session, game: Game, player: Player, wanted: int | None) 
     if any(seat.player_id == player.id for seat in taken.values()):
         fail(409, f"you already hold a seat in game {game.id}")
     free = [seat for seat in range(game.seats) if seat not in taken]
+    if not free:  # the last seat went between this request's two reads
+        fail(409, f"game {game.id} has no open seat")
     if wanted is not None:
         if not 0 <= wanted < game.seats:
             fail(422, f"seat must be from 0 to {game.seats - 1}")
@@ -91,19 +100,51 @@ def take_seat(session: Session, game: Game, player: Player, wanted: int | None) 
         chosen = wanted
     else:
         chosen = free[0]
-    session.add(Seat(game_id=game.id, seat=chosen, player_id=player.id))
-    if len(free) == 1:
-        # the last seat: the game starts (only if still open, so two last takers cannot both start it)
-        session.execute(update(Game).where(Game.id == game.id, Game.status == "open").values(status="active"))
+    game_id = game.id
     try:
+        session.add(Seat(game_id=game_id, seat=chosen, player_id=player.id))
+        session.flush()  # the unique (game, seat) decides between concurrent takers here
+        if len(free) == 1:
+            # the last seat: the game starts
+            session.execute(update(Game).where(Game.id == game_id, Game.status == "open").values(status="active"))
         session.commit()
     except IntegrityError:
         session.rollback()
-        fail(409, f"seat {chosen} of game {game.id} was just taken; try again")
+        fail(409, f"seat {chosen} of game {game_id} was just taken; try again")
     return chosen
 
 
+class StateCache:
+    """Engine states by (game, ply), least recently used out: a game's state at a ply never changes."""
+
+    def __init__(self, size: int = 512) -> None:
+        self._states: OrderedDict[tuple[int, int], Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self._size = size
+
+    def get(self, game: Game) -> Any:
+        key = (game.id, game.ply)
+        with self._lock:
+            state = self._states.get(key)
+            if state is not None:
+                self._states.move_to_end(key)
+                return state
+        state = engine.from_json(json.loads(game.state))
+        with self._lock:
+            self._states[key] = state
+            while len(self._states) > self._size:
+                self._states.popitem(last=False)
+        return state
+
+
 def load(game: Game) -> Any:
+    """The engine state of ``game``, to read only (views, legal actions), shared by this process's requests."""
+    cache: StateCache = current_app.extensions.setdefault("state_cache", StateCache())
+    return cache.get(game)
+
+
+def load_copy(game: Game) -> Any:
+    """A private copy of the engine state of ``game``, to apply an action to."""
     return engine.from_json(json.loads(game.state))
 
 
@@ -122,7 +163,7 @@ def submit(session: Session, game: Game, seat: int | None, action_id: str, expec
         fail(409, f"game {game.id} is over")
     if expected_ply != game.ply:
         fail(409, f"stale ply: the game is at ply {game.ply}, the action answered ply {expected_ply}")
-    state = load(game)
+    state = load_copy(game)
     asked = engine.current_player(state)
     if asked != seat:
         fail(409, f"not your turn: seat {asked} must decide now, you are seat {seat}")

@@ -9,10 +9,13 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 MAX_SEED = 2**63 - 1
+MAX_INT = 2**31 - 1
+"""Ids, plies and counts are 32-bit in the database: larger numbers are refused before they reach it."""
+PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="must not contain control characters")
 
 
 class PlayerCreateSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), PRINTABLE])
 
 
 class PlayerCreatedSchema(Schema):
@@ -76,7 +79,9 @@ class GameSchema(Schema):
 class GameListQuerySchema(Schema):
     game = fields.String(validate=validate.OneOf(["board", "card"]))
     status = fields.String(validate=validate.OneOf(["open", "active", "over"]))
-    player = fields.Integer(validate=validate.Range(min=1), metadata={"description": "games with this player"})
+    player = fields.Integer(
+        validate=validate.Range(min=1, max=MAX_INT), metadata={"description": "games with this player"}
+    )
 
 
 class SeatTakeSchema(Schema):
@@ -127,7 +132,7 @@ class ActionsSchema(Schema):
 class ActionSubmitSchema(Schema):
     action = fields.String(required=True, validate=validate.Length(min=1, max=200))
     expected_ply = fields.Integer(
-        required=True, validate=validate.Range(min=0), metadata={"description": "the ply this action answers"}
+        required=True, validate=validate.Range(min=0, max=MAX_INT), metadata={"description": "the ply it answers"}
     )
 
 
@@ -139,7 +144,9 @@ class SubmittedSchema(Schema):
 
 
 class EventsQuerySchema(Schema):
-    since = fields.Integer(load_default=-1, validate=validate.Range(min=-1), metadata={"description": "after seq"})
+    since = fields.Integer(
+        load_default=-1, validate=validate.Range(min=-1, max=MAX_INT), metadata={"description": "after seq"}
+    )
     limit = fields.Integer(load_default=500, validate=validate.Range(min=1, max=1000))
 
 

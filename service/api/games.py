@@ -93,6 +93,8 @@ class Games(MethodView):
             statement = statement.where(Game.id.in_(select(Seat.game_id).where(Seat.player_id == query["player"])))
         session = db.session()
         pagination_parameters.item_count = session.scalar(select(func.count()).select_from(statement.subquery()))
+        if pagination_parameters.first_item > gameplay.MAX_ID:
+            return []  # far past the last game (and past what the database's integers hold)
         page = statement.order_by(Game.id.desc()).offset(pagination_parameters.first_item)
         games = session.scalars(page.limit(pagination_parameters.page_size))
         return [render(game, player) for game in games]

@@ -1,0 +1,119 @@
+"""``sorry-arena serve``: run the REST service under gunicorn, migrating the database first.
+
+Workers are gunicorn's ``gthread`` kind: a long poll (``GET .../actions?wait=``) holds a thread, not a process.
+Long polls wake through Redis across processes, so more than one worker needs ``--redis-url`` (or
+``REDIS_URL``); without it the service runs one worker and scales with ``--threads``. gunicorn's control
+socket (``~/.gunicorn/gunicorn.ctl`` by default in gunicorn 27) is disabled: nothing here uses it, and several
+servers on one machine would fight over it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from typing import Any
+
+from flask import Flask
+from gunicorn.app.base import BaseApplication
+from sqlalchemy.exc import SQLAlchemyError
+
+from cli.options import add_database_url, bounded_int, database_error, port, shown
+from service.config import Settings
+
+
+class Server(BaseApplication):  # gunicorn ships no type hints (pyproject: ignore_missing_imports)
+    """gunicorn configured from a dict, loading the app in each worker (after the fork: no shared pools)."""
+
+    def __init__(self, settings: Settings, options: dict[str, Any]) -> None:
+        self.settings = settings
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Flask:
+        from service.app import create_app
+
+        return create_app(self.settings)
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "serve",
+        help="run the REST service under gunicorn",
+        description="Migrate the database, then serve the REST API under gunicorn (gthread workers).",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=port, default=8000, help="default 8000")
+    parser.add_argument(
+        "--workers",
+        type=bounded_int(1, 64, "a number of workers"),
+        default=None,
+        help="worker processes (default: 2 with Redis, else 1; more than 1 needs Redis)",
+    )
+    parser.add_argument(
+        "--threads", type=bounded_int(1, 1000, "a number of threads"), default=8, help="threads per worker"
+    )
+    add_database_url(parser)
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL") or None,
+        metavar="URL",
+        help="Redis for long-poll wake-ups across processes (default: $REDIS_URL, else in-process)",
+    )
+    parser.add_argument("--no-migrate", action="store_true", help="do not migrate the database first")
+    parser.add_argument("--access-log", action="store_true", help="log each request to stderr")
+    parser.set_defaults(run=run, parser=parser)
+
+
+def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
+    """gunicorn's settings from the flags; flags that cannot work together are usage errors."""
+    if not args.host.strip():
+        parser.error("--host must not be empty")
+    if args.redis_url is not None and not args.redis_url.startswith(("redis://", "rediss://", "unix://")):
+        parser.error(f"--redis-url must start with redis://, rediss:// or unix://, got {args.redis_url!r}")
+    workers = args.workers if args.workers is not None else (2 if args.redis_url else 1)
+    if workers > 1 and not args.redis_url:
+        parser.error(
+            "--workers above 1 needs --redis-url (or REDIS_URL): long polls wake through Redis across "
+            "processes; without it run one worker and raise --threads"
+        )
+    host = f"[{args.host}]" if ":" in args.host and not args.host.startswith("[") else args.host
+    options: dict[str, Any] = {
+        "bind": [f"{host}:{args.port}"],
+        "workers": workers,
+        "threads": args.threads,
+        "worker_class": "gthread",
+        "control_socket_disable": True,
+        "proc_name": "sorry-arena",
+    }
+    if args.access_log:
+        options["accesslog"] = "-"
+    return options
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    options = options_from(args, parser)
+    try:
+        settings = Settings.from_env()
+    except ValueError as error:
+        parser.error(f"bad environment: {error} (SORRY_ARENA_MAX_WAIT must be a number of seconds)")
+    settings = dataclasses.replace(settings, database_url=args.database_url, redis_url=args.redis_url)
+    if not args.no_migrate:
+        from service import migrate
+
+        try:
+            revision = migrate.upgrade(settings.database_url)
+        except SQLAlchemyError as error:
+            print(
+                f"sorry-arena serve: cannot migrate {shown(settings.database_url)}: {database_error(error)}",
+                file=sys.stderr,
+            )
+            return 1
+        print(f"{shown(settings.database_url)}: at revision {revision}", file=sys.stderr)
+    Server(settings, options).run()
+    return 0
