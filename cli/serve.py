@@ -56,7 +56,10 @@ def add_parser(commands: Any) -> None:
         help="worker processes (default: 2 with Redis, else 1; more than 1 needs Redis)",
     )
     parser.add_argument(
-        "--threads", type=bounded_int(1, 1000, "a number of threads"), default=8, help="threads per worker"
+        "--threads",
+        type=bounded_int(1, 1000, "a number of threads"),
+        default=32,
+        help="threads per worker (each waiting long poll holds one)",
     )
     add_database_url(parser)
     parser.add_argument(

@@ -14,25 +14,47 @@ from typing import Any
 
 
 class MemoryNotifier:
+    """One condition per game that has waiters: a move wakes only the waiters of its own game."""
+
     def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self._moves = 0
+        self._lock = threading.Lock()
+        self._games: dict[int, tuple[threading.Condition, list[int]]] = {}
+        """game -> (its condition, [number of waiters])."""
+
+    def _enter(self, game_id: int) -> threading.Condition:
+        with self._lock:
+            condition, waiters = self._games.setdefault(game_id, (threading.Condition(), [0]))
+            waiters[0] += 1
+            return condition
+
+    def _leave(self, game_id: int) -> None:
+        with self._lock:
+            _, waiters = self._games[game_id]
+            waiters[0] -= 1
+            if not waiters[0]:
+                del self._games[game_id]
 
     def publish(self, game_id: int, ply: int) -> None:
-        with self._changed:
-            self._moves += 1
-            self._changed.notify_all()
+        with self._lock:
+            entry = self._games.get(game_id)
+        if entry is not None:
+            with entry[0]:
+                entry[0].notify_all()
 
     def wait(self, game_id: int, ready: Callable[[], bool], timeout: float) -> bool:
         deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                if ready():
-                    return True
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._changed.wait(remaining)  # woken by any publish; ready() decides
+        condition = self._enter(game_id)
+        try:
+            with condition:
+                while True:
+                    if ready():
+                        return True
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        return False
+                    condition.wait(remaining)  # woken by a move of this game; ready() decides
+        finally:
+            self._leave(game_id)
 
 
 class RedisNotifier:
