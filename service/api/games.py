@@ -7,6 +7,7 @@ seed and the full replay become public once the game is over.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Response, current_app, request
@@ -39,6 +40,22 @@ blp = Blueprint("games", __name__, url_prefix="/api/v1/games", description="Game
 UNAUTHORIZED = {"schema": ErrorSchema, "description": "a missing or unknown bearer token"}
 NOT_FOUND = {"schema": ErrorSchema, "description": "no such game"}
 CONFLICT = {"schema": ErrorSchema, "description": "not now: stale ply, not your turn, illegal action, seat taken"}
+
+
+@dataclass
+class Caller:
+    """Who is asking about which game: the player (``None``: a spectator), the game and the player's seat."""
+
+    player: Player | None
+    game: Game
+    seat: int | None
+
+
+def caller(game_id: int, *, token_required: bool) -> Caller:
+    player = auth.required_player() if token_required else auth.optional_player()
+    session = db.session()
+    game = gameplay.get_game(session, game_id)
+    return Caller(player, game, gameplay.seat_of(session, game, player))
 
 
 def language() -> str:
@@ -149,12 +166,11 @@ class Hand(MethodView):
     @blp.alt_response(404, **NOT_FOUND)
     def get(self, game_id: int, seat: int) -> dict[str, Any]:
         """Show a seat's hand, to the player holding that seat only"""
-        player = auth.required_player()
-        session = db.session()
-        game = gameplay.get_game(session, game_id)
+        asking = caller(game_id, token_required=True)
+        game = asking.game
         if not 0 <= seat < game.seats:
             fail(404, f"game {game_id} has no seat {seat}")
-        if gameplay.seat_of(session, game, player) != seat:
+        if asking.seat != seat:
             fail(403, f"seat {seat}'s hand is shown to the player holding that seat only")
         view = engine.view(gameplay.load(game), seat)
         return {"game_id": game.id, "seat": seat, "cards": view.get("hand") or []}
@@ -169,10 +185,8 @@ class Actions(MethodView):
     @blp.alt_response(404, **NOT_FOUND)
     def get(self, query: dict[str, Any], game_id: int) -> Any:
         """Your legal actions now (empty unless you must decide), long-polling with ?wait= (ETag)"""
-        player = auth.required_player()
-        session = db.session()
-        game = gameplay.get_game(session, game_id)
-        seat = gameplay.seat_of(session, game, player)
+        asking = caller(game_id, token_required=True)
+        player, game, seat = asking.player, asking.game, asking.seat
         if seat is None:
             fail(403, f"you hold no seat in game {game_id}")
         wait = min(query["wait"], current_app.extensions["settings"].max_wait)
@@ -188,11 +202,9 @@ class Actions(MethodView):
     @blp.alt_response(409, **CONFLICT)
     def post(self, body: dict[str, Any], game_id: int) -> dict[str, Any]:
         """Submit an action for the ply it answers; returns your new view"""
-        player = auth.required_player()
-        session = db.session()
-        game = gameplay.get_game(session, game_id)
-        seat = gameplay.seat_of(session, game, player)
-        done = gameplay.submit(session, game, seat, body["action"], body["expected_ply"])
+        asking = caller(game_id, token_required=True)
+        seat = asking.seat
+        done = gameplay.submit(db.session(), asking.game, seat, body["action"], body["expected_ply"])
         status = "over" if engine.is_over(done.state) else "active"
         return {"game_id": game_id, "ply": done.ply, "status": status, "view": engine.view(done.state, seat)}
 
@@ -258,11 +270,9 @@ class Events(MethodView):
     @blp.alt_response(404, **NOT_FOUND)
     def get(self, query: dict[str, Any], game_id: int) -> dict[str, Any]:
         """The event log: public events and your own private ones; the full replay once the game is over"""
-        player = auth.optional_player()
-        session = db.session()
-        game = gameplay.get_game(session, game_id)
-        seat = gameplay.seat_of(session, game, player)
-        records = gameplay.visible_events(session, game, seat, query["since"], query["limit"])
+        asking = caller(game_id, token_required=False)
+        session, game = db.session(), asking.game
+        records = gameplay.visible_events(session, game, asking.seat, query["since"], query["limit"])
         lang = language()
         return {
             "game_id": game.id,
