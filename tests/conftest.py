@@ -2,76 +2,25 @@
 
 ``database_url`` runs a test on both databases; a test that needs only one narrows it with
 ``pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)`` (``tests.apikit.SQLITE_ONLY``).
-PostgreSQL and Redis are services of the machine: when one is unreachable the test is skipped with a message,
-except in CI (``CI=true``), where it fails, so that CI never passes by skipping.
+PostgreSQL and Redis are services of the machine (``tests/databases.py``): unreachable, a test is skipped
+locally and fails in CI. The schema always comes from the migrations, so a missing migration fails here too.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
-import uuid
 from collections.abc import Iterator
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import create_engine, text
-from sqlalchemy.exc import OperationalError
 
+from service import migrate
 from service.app import create_app
 from service.config import Settings
+from tests.databases import postgres_database, unavailable
 
-ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
 REDIS_URL = "redis://127.0.0.1:6379/0"
-
-
-def unavailable(message: str) -> None:
-    """Skip locally, fail in CI: a missing service must never make CI green."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-def create_tables(url: str) -> None:
-    """The schema through the migrations when they exist (``service.migrate.upgrade``), else from the models."""
-    try:
-        migrate = importlib.import_module("service.migrate")
-    except ImportError:  # the migrations are not there yet
-        migrate = None
-    if migrate is not None and hasattr(migrate, "upgrade"):
-        migrate.upgrade(url)
-        return
-    from service.db import make_engine
-    from service.models import Base
-
-    engine = make_engine(url)
-    try:
-        Base.metadata.create_all(engine)
-    finally:
-        engine.dispose()
-
-
-def _postgres_database() -> Iterator[str]:
-    admin = create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
-    name = f"sorry_arena_test_{uuid.uuid4().hex[:12]}"
-    try:
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-    except OperationalError as error:
-        admin.dispose()
-        unavailable(f"PostgreSQL is unreachable at {ADMIN_URL}: {error.orig}")
-    try:
-        yield POSTGRES_URL.format(name=name)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(
-                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :name"),
-                {"name": name},
-            )
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -79,11 +28,11 @@ def database_url(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> 
     """The URL of a fresh, empty database with the service's tables."""
     if request.param == "sqlite":
         url = f"sqlite:///{os.path.join(tmp_path, 'api.db')}"
-        create_tables(url)
+        migrate.upgrade(url)
         yield url
     elif request.param == "postgresql":
-        for url in _postgres_database():
-            create_tables(url)
+        for url in postgres_database():
+            migrate.upgrade(url)
             yield url
     else:
         raise ValueError(f"unknown database kind {request.param!r}")

@@ -14,8 +14,9 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
+from service import migrate
 from tests.apikit import create_game, new_player, play_to_end, started_game, take_seat
-from tests.conftest import create_tables, dispose, make_app
+from tests.conftest import dispose, make_app
 
 # The OpenAPI document needs no database: an app whose database is never touched serves it at collection time.
 # (schemathesis.pytest.from_fixture, the lazy loader, fails under pytest 9: it sets Node._nodeid, gone in pytest 9.)
@@ -27,7 +28,7 @@ schema = schemathesis.openapi.from_dict(SPEC)
 def seeded_app(tmp_path: os.PathLike[str]) -> Iterator[tuple[Any, list[int], str]]:
     """An app on a fresh SQLite file with an active, a finished and an open game; the ids and a seated token."""
     url = f"sqlite:///{os.path.join(tmp_path, 'schemathesis.db')}"
-    create_tables(url)
+    migrate.upgrade(url)
     app = make_app(url)
     client = app.test_client()
     active, (ada, _bob) = started_game(client, "card", {}, seats=2, seed=1)

@@ -13,15 +13,13 @@ import subprocess
 import sys
 import time
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from alembic import command
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, inspect, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import create_engine, inspect
 
 from cli.main import build_parser, main
 from cli.serve import options_from
@@ -29,33 +27,9 @@ from service import migrate
 from service.app import create_app
 from service.config import Settings
 from service.models import Base
+from tests.databases import postgres_database
 
-ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 MODEL_TABLES = set(Base.metadata.tables)
-
-
-def unavailable(message: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-def postgres_database() -> Iterator[str]:
-    """A uniquely named, empty PostgreSQL database, dropped afterwards."""
-    admin = create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
-    name = f"sorry_arena_migrations_{uuid.uuid4().hex[:12]}"
-    try:
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-    except OperationalError as error:
-        admin.dispose()
-        unavailable(f"PostgreSQL is unreachable at {ADMIN_URL}: {error.orig}")
-    try:
-        yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -64,7 +38,7 @@ def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[s
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'fresh.db'}"
     else:
-        yield from postgres_database()
+        yield from postgres_database("sorry_arena_migrations")
 
 
 def tables(url: str) -> set[str]:
