@@ -18,7 +18,7 @@ test: venv
 	$(BIN)/pytest
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy engine cli service
+	$(BIN)/mypy engine cli service tournament clients
 	$(BIN)/lint-imports
 
 # The bench extra is installed on demand only, so `make test` never needs it.

@@ -1,25 +1,34 @@
 """API speed: move submissions/s of complete games played by pull clients, against a trivial endpoint's requests/s.
 
-    .venv/bin/python benchmarks/api.py [--workers 2] [--threads 4] [--clients 8] [--game board] [--seats 2]
-        [--seconds 6] [--rounds 3] [--wait 5] [--redis-url URL] [--database-url URL] [--json]
+    .venv/bin/python benchmarks/api.py [--workers 1] [--threads 16] [--clients 8] [--client inbox|actions]
+        [--games 8] [--game board] [--seats 2] [--seconds 6] [--rounds 3] [--wait 5] [--redis-url URL]
+        [--database-url URL] [--json]
 
 It starts gunicorn (gthread, ``--workers`` x ``--threads``, no control socket) on 127.0.0.1 with a free port,
 serving ``service.app:create_app()`` against a fresh database: by default a SQLite file in a temporary directory
 (WAL, as ``service/db.py`` sets it); with ``--database-url postgresql+psycopg://postgres@127.0.0.1:5432`` a fresh
 database created on that server and dropped afterwards. ``--redis-url`` sets the service's ``REDIS_URL``, so a
 long poll waiting in one gunicorn worker wakes when a move is made in another (without it, the embedded notifier
-wakes waiters of its own process only). Each waiting long poll holds a gthread thread: with as many waiting
-clients as a worker has threads, the client that must move queues behind them until their ?wait= runs out.
+wakes waiters of its own process only). Both measurements use this one server, so the same gunicorn settings.
 
 Then, ``--rounds`` times, interleaved, with ``--clients`` client processes (multiprocessing, so that the GIL does
 not limit the clients; each with one ``requests.Session(trust_env=False)``), for ``--seconds`` each:
 
 - baseline: every client loops ``GET /api/v1/health``; the figure is 200 responses per second.
-- games: the clients, in groups of ``--seats``, play complete games of ``--game`` between random bots through the
-  API. The first client of a group creates each game and seats its group (one registered player per client); then
-  every client loops ``GET /games/{id}/actions?wait=W`` and, when ``your_decision``, ``POST /games/{id}/actions``
-  with a random legal action and ``expected_ply``. When a game is over, its group moves on to a new one. The
-  figure is accepted (200) move submissions per second; 409s and 5xx responses are counted too (5xx must be 0).
+- games: the clients, in groups of ``--seats`` (one newly registered player per client and round), play complete
+  games of ``--game`` between random bots through the API. The figure is accepted (200) move submissions per
+  second while the clock runs; 409s and 5xx responses are counted too (5xx must be 0). Two kinds of pull client:
+
+  - ``inbox`` (default), a bot that plays several games at once: each group keeps ``--games`` games going (its
+    first client creates them and seats the group before the clock starts). Every client loops
+    ``GET /decisions?wait=W`` (every game where it must decide now, with the ply and its legal actions) and
+    answers each with ``POST /games/{id}/actions`` (a random legal action and ``expected_ply``); when that answer
+    says it must decide again (``your_decision``), it posts again at once. The client that ends a game creates
+    the group's next one and seats the group (inside the clock: those requests count against the moves).
+  - ``actions``, a bot that plays one game at a time: every client loops ``GET /games/{id}/actions?wait=W`` and,
+    when ``your_decision``, posts an action (again at once while the answer says ``your_decision``). The first
+    client of a group creates each game and seats its group. Each waiting long poll holds a gthread thread: with
+    as many waiting clients as a worker has threads, the client that must move queues behind them.
 
 It prints the median of each figure and the ratio "move submissions/s as a fraction of the trivial endpoint's
 requests/s" (the goal is at least 0.5); ``--json`` prints one JSON object instead. The machine is shared and
@@ -183,12 +192,13 @@ def new_session(token: str | None = None) -> requests.Session:
     return session
 
 
-def health_client(base: str, start: Any, seconds: float, results: Any) -> None:
+def health_client(base: str, ready: Any, start: Any, seconds: float, results: Any) -> None:
     """Loop GET /health for ``seconds`` from the common start; report (200s, other statuses, 5xx)."""
     session = new_session()
     url = f"{base}{API}/health"
     session.get(url)  # open the connection before the clock starts
     ok = other = errors = 0
+    ready.put(True)
     start.wait()
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -201,94 +211,157 @@ def health_client(base: str, start: Any, seconds: float, results: Any) -> None:
     results.put({"ok": ok, "other": other, "5xx": errors})
 
 
-def game_client(
+class GamePlayer:
+    """One client's player: its session, its random bot and its counts; it can create and seat its group's games."""
+
+    def __init__(self, base: str, tokens: list[str], seat: int, game: str, seed: int) -> None:
+        self.base = base
+        self.tokens = tokens
+        self.game = game
+        self.rng = random.Random(seed)
+        self.session = new_session(tokens[seat])
+        self.deadline = float("inf")
+        self.counts = {"moves": 0, "409": 0, "5xx": 0, "other": 0, "games_done": 0, "requests": 0}
+
+    def check(self, response: requests.Response, expected: int) -> dict[str, Any]:
+        self.counts["requests"] += 1
+        if response.status_code != expected:
+            raise RuntimeError(f"{response.request.method} {response.url}: {response.status_code} {response.text}")
+        body: dict[str, Any] = response.json()
+        return body
+
+    def create_game(self) -> int:
+        """A new game of the group, every member seated (by its own token)."""
+        body = {"game": self.game, "seats": len(self.tokens), "seed": self.rng.getrandbits(62)}
+        game_id: int = self.check(self.session.post(f"{self.base}{API}/games", json=body), 201)["id"]
+        for number, token in enumerate(self.tokens):
+            self.check(
+                self.session.post(
+                    f"{self.base}{API}/games/{game_id}/seats",
+                    json={"seat": number},
+                    headers={"Authorization": f"Bearer {token}"},
+                ),
+                201,
+            )
+        return game_id
+
+    def play(self, game_id: int, ply: int, actions: list[dict[str, Any]]) -> str | None:
+        """Answer a decision, and the next ones while the answer says it is still this seat's turn; the game's
+        status after the last accepted action (``None`` if refused)."""
+        while True:
+            action = self.rng.choice(actions)["id"]
+            response = self.session.post(
+                f"{self.base}{API}/games/{game_id}/actions", json={"action": action, "expected_ply": ply}
+            )
+            self.counts["requests"] += 1
+            if response.status_code != 200:
+                status = response.status_code
+                key = "409" if status == 409 else "5xx" if status >= 500 else "other"
+                self.counts[key] += 1
+                return None
+            if time.monotonic() <= self.deadline:
+                self.counts["moves"] += 1
+            moved = response.json()
+            if moved["status"] == "over" or not moved["your_decision"]:
+                return str(moved["status"])
+            ply, actions = moved["ply"], moved["actions"]
+
+
+def inbox_client(
     base: str,
     tokens: list[str],
     seat: int,
     game: str,
-    inbox: Any,
-    outboxes: list[Any],
+    games: int,
+    ready: Any,
     start: Any,
     seconds: float,
     wait: float,
     seed: int,
     results: Any,
 ) -> None:
-    """Play seat ``seat`` of a group's games for ``seconds``; seat 0 creates each game and seats the group."""
-    rng = random.Random(seed)
-    session = new_session(tokens[seat])
-    counts = {"moves": 0, "409": 0, "5xx": 0, "other": 0, "games_done": 0, "requests": 0}
+    """Play seat ``seat`` of ``games`` games at once through the decisions inbox; seat 0 creates the first ones,
+    and whoever ends a game creates the group's next."""
+    player = GamePlayer(base, tokens, seat, game, seed)
+    if seat == 0:
+        for _ in range(games):
+            player.create_game()
+    player.session.get(f"{base}{API}/health")  # open the connection before the clock starts
+    player.counts.update(requests=0)
+    ready.put(True)
+    start.wait()
+    player.deadline = time.monotonic() + seconds
+    while (now := time.monotonic()) < player.deadline:
+        response = player.session.get(
+            f"{base}{API}/decisions", params={"wait": round(min(wait, player.deadline - now), 3)}
+        )
+        if response.status_code >= 500:
+            player.counts["requests"] += 1
+            player.counts["5xx"] += 1
+            continue
+        for decision in player.check(response, 200)["decisions"]:
+            status = player.play(decision["game_id"], decision["ply"], decision["actions"])
+            if status == "over":
+                player.counts["games_done"] += 1
+                if time.monotonic() < player.deadline:
+                    player.create_game()
+    results.put(player.counts)
 
-    def check(response: requests.Response, expected: int) -> dict[str, Any]:
-        counts["requests"] += 1
-        if response.status_code != expected:
-            raise RuntimeError(f"{response.request.method} {response.url}: {response.status_code} {response.text}")
-        body: dict[str, Any] = response.json()
-        return body
+
+def actions_client(
+    base: str,
+    tokens: list[str],
+    seat: int,
+    game: str,
+    inbox: Any,
+    outboxes: list[Any],
+    ready: Any,
+    start: Any,
+    seconds: float,
+    wait: float,
+    seed: int,
+    results: Any,
+) -> None:
+    """Play seat ``seat`` of a group's games, one at a time, for ``seconds``; seat 0 creates each game and seats
+    the group."""
+    player = GamePlayer(base, tokens, seat, game, seed)
 
     def next_game() -> int | None:
         """The group's next game (None: the run is over first); seat 0 creates it and seats the group."""
         if seat == 0:
-            created = check(
-                session.post(
-                    f"{base}{API}/games", json={"game": game, "seats": len(tokens), "seed": rng.getrandbits(62)}
-                ),
-                201,
-            )
-            game_id: int = created["id"]
-            for number, token in enumerate(tokens):
-                check(
-                    session.post(
-                        f"{base}{API}/games/{game_id}/seats",
-                        json={"seat": number},
-                        headers={"Authorization": f"Bearer {token}"},
-                    ),
-                    201,
-                )
+            game_id = player.create_game()
             for outbox in outboxes:
                 outbox.put(game_id)
             return game_id
         try:
-            announced: int = inbox.get(timeout=max(0.0, deadline - time.monotonic()) + 1.0)
+            announced: int = inbox.get(timeout=max(0.0, player.deadline - time.monotonic()) + 1.0)
         except queue.Empty:
             return None
         return announced
 
-    session.get(f"{base}{API}/health")  # open the connection before the clock starts
+    player.session.get(f"{base}{API}/health")  # open the connection before the clock starts
+    ready.put(True)
     start.wait()
-    began = time.monotonic()
-    deadline = began + seconds
+    player.deadline = time.monotonic() + seconds
     game_id = next_game()
-    while game_id is not None and (now := time.monotonic()) < deadline:
-        response = session.get(
-            f"{base}{API}/games/{game_id}/actions", params={"wait": round(min(wait, deadline - now), 3)}
+    while game_id is not None and (now := time.monotonic()) < player.deadline:
+        response = player.session.get(
+            f"{base}{API}/games/{game_id}/actions", params={"wait": round(min(wait, player.deadline - now), 3)}
         )
-        counts["requests"] += 1
         if response.status_code >= 500:
-            counts["5xx"] += 1
+            player.counts["requests"] += 1
+            player.counts["5xx"] += 1
             continue
-        asked = check(response, 200)
-        if asked["status"] == "over":
-            counts["games_done"] += 1
-            game_id = next_game()
-            continue
-        if not asked["your_decision"]:
+        asked = player.check(response, 200)
+        if asked["status"] != "over" and asked["your_decision"]:
+            if player.play(game_id, asked["ply"], asked["actions"]) != "over":
+                continue
+        elif asked["status"] != "over":
             continue  # the long poll timed out (or woke for another seat's decision)
-        action = rng.choice(asked["actions"])["id"]
-        response = session.post(
-            f"{base}{API}/games/{game_id}/actions", json={"action": action, "expected_ply": asked["ply"]}
-        )
-        counts["requests"] += 1
-        if response.status_code == 200:
-            if time.monotonic() <= deadline:
-                counts["moves"] += 1
-        elif response.status_code == 409:
-            counts["409"] += 1
-        elif response.status_code >= 500:
-            counts["5xx"] += 1
-        else:
-            counts["other"] += 1
-    results.put(counts)
+        if seat == 0:
+            player.counts["games_done"] += 1
+        game_id = next_game()
+    results.put(player.counts)
 
 
 def reporting(target: Any, args: tuple[Any, ...], results: Any) -> None:
@@ -301,18 +374,20 @@ def reporting(target: Any, args: tuple[Any, ...], results: Any) -> None:
 
 
 def run_clients(
-    targets: list[tuple[Any, tuple[Any, ...]]], context: Any, start: Any, results: Any
+    targets: list[tuple[Any, tuple[Any, ...]]], context: Any, ready: Any, start: Any, results: Any
 ) -> list[dict[str, Any]]:
     processes = [
         context.Process(target=reporting, args=(target, args, results), daemon=True) for target, args in targets
     ]
     for process in processes:
         process.start()
-    time.sleep(0.3)  # let every client connect before the clock starts
-    start.set()
     try:
+        for _ in processes:  # every client connected (and its first games made) before the clock starts
+            ready.get(timeout=120)
+        start.set()
         reports = [results.get(timeout=120) for _ in processes]
     finally:
+        start.set()
         for process in processes:
             process.join(timeout=10)
             if process.is_alive():
@@ -324,20 +399,20 @@ def run_clients(
     return reports
 
 
-def register(base: str, count: int) -> list[str]:
+def register(base: str, count: int, prefix: str) -> list[str]:
     with new_session() as session:
         tokens = []
         for index in range(count):
-            response = session.post(f"{base}{API}/players", json={"name": f"bench-{index}"})
+            response = session.post(f"{base}{API}/players", json={"name": f"{prefix}-{index}"})
             response.raise_for_status()
             tokens.append(response.json()["token"])
         return tokens
 
 
 def baseline_round(base: str, args: argparse.Namespace, context: Any) -> dict[str, float]:
-    start, results = context.Event(), context.Queue()
-    targets = [(health_client, (base, start, args.seconds, results)) for _ in range(args.clients)]
-    reports = run_clients(targets, context, start, results)
+    ready, start, results = context.Queue(), context.Event(), context.Queue()
+    targets = [(health_client, (base, ready, start, args.seconds, results)) for _ in range(args.clients)]
+    reports = run_clients(targets, context, ready, start, results)
     return {
         "requests_per_s": sum(r["ok"] for r in reports) / args.seconds,
         "other": sum(r["other"] for r in reports),
@@ -345,29 +420,27 @@ def baseline_round(base: str, args: argparse.Namespace, context: Any) -> dict[st
     }
 
 
-def games_round(
-    base: str, tokens: list[str], args: argparse.Namespace, context: Any, round_: int
-) -> dict[str, float]:
-    start, results = context.Event(), context.Queue()
-    targets = []
+def games_round(base: str, args: argparse.Namespace, context: Any, round_: int) -> dict[str, float]:
+    ready, start, results = context.Queue(), context.Event(), context.Queue()
+    tokens = register(base, args.clients, f"bench-{round_}")  # fresh players: no game left over from a round
+    targets: list[tuple[Any, tuple[Any, ...]]] = []
     for group in range(args.clients // args.seats):
         members = tokens[group * args.seats : (group + 1) * args.seats]
         inboxes = [context.Queue() for _ in members]
         for seat in range(args.seats):
             seed = args.seed * 1_000_003 + round_ * 1009 + group * 17 + seat
-            targets.append(
-                (
-                    game_client,
-                    (base, members, seat, args.game, inboxes[seat], inboxes[1:] if seat == 0 else [],
-                     start, args.seconds, args.wait, seed, results),
-                )
-            )  # fmt: skip
-    reports = run_clients(targets, context, start, results)
+            common = (ready, start, args.seconds, args.wait, seed, results)
+            if args.client == "inbox":
+                targets.append((inbox_client, (base, members, seat, args.game, args.games, *common)))
+            else:
+                mail = (inboxes[seat], inboxes[1:] if seat == 0 else [])
+                targets.append((actions_client, (base, members, seat, args.game, *mail, *common)))
+    reports = run_clients(targets, context, ready, start, results)
     totals = {key: sum(r[key] for r in reports) for key in reports[0]}
     return {
         "moves_per_s": totals["moves"] / args.seconds,
         "requests_per_s": totals["requests"] / args.seconds,
-        "games_done": totals["games_done"] / args.seats,
+        "games_done": totals["games_done"],
         "409": totals["409"],
         "5xx": totals["5xx"],
         "other": totals["other"],
@@ -393,9 +466,24 @@ def positive(kind: type) -> Any:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=positive(int), default=2, help="gunicorn workers (default 2)")
-    parser.add_argument("--threads", type=positive(int), default=4, help="gthread threads per worker (default 4)")
+    parser.add_argument(
+        "--workers",
+        type=positive(int),
+        help="gunicorn workers (default, as `sorry-arena serve`: 2 with Redis, else 1)",
+    )
+    parser.add_argument(
+        "--threads", type=positive(int), default=32, help="gthread threads per worker (default 32, as serve)"
+    )
     parser.add_argument("--clients", type=positive(int), default=8, help="client processes (default 8)")
+    parser.add_argument(
+        "--client",
+        choices=["inbox", "actions"],
+        default="inbox",
+        help="inbox: many games at once through GET /decisions (default); actions: one game at a time",
+    )
+    parser.add_argument(
+        "--games", type=positive(int), default=8, help="inbox clients: games each group plays at once (default 8)"
+    )
     parser.add_argument(
         "--game", choices=["board", "card"], default="board", help="the game played (default board)"
     )
@@ -411,6 +499,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--redis-url", help="the service's REDIS_URL (long polls wake across workers)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    if args.workers is None:
+        args.workers = 2 if args.redis_url else 1
     if args.clients % args.seats:
         parser.error(f"--clients ({args.clients}) must be a multiple of --seats ({args.seats})")
     if args.wait > 30:
@@ -431,10 +521,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     with fresh_database(args.database_url) as database_url:
         create_schema(database_url)
         with gunicorn(database_url, args.redis_url, args.workers, args.threads) as base:
-            tokens = register(base, args.clients)
             for round_ in range(args.rounds):
                 baselines.append(baseline_round(base, args, context))
-                games.append(games_round(base, tokens, args, context, round_))
+                games.append(games_round(base, args, context, round_))
     health = statistics.median(b["requests_per_s"] for b in baselines)
     moves = statistics.median(g["moves_per_s"] for g in games)
     return {
@@ -442,6 +531,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             "workers": args.workers,
             "threads": args.threads,
             "clients": args.clients,
+            "client": args.client,
+            "games_at_once": args.games if args.client == "inbox" else 1,
             "game": args.game,
             "seats": args.seats,
             "seconds": args.seconds,
@@ -471,7 +562,8 @@ def print_table(figures: dict[str, Any]) -> None:
     s = figures["settings"]
     print(
         f"gunicorn gthread {s['workers']} workers x {s['threads']} threads, {s['database']}"
-        f"{' + redis' if s['redis'] else ''}; {s['clients']} client processes; {s['seats']}-player {s['game']} games; "
+        f"{' + redis' if s['redis'] else ''}; {s['clients']} {s['client']} client processes, "
+        f"{s['games_at_once']} {s['seats']}-player {s['game']} game(s) at once per group; "
         f"{s['rounds']} rounds of {s['seconds']:g} s"
     )
     print(

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cli import db, openapi, serve, simulate
+from cli import db, openapi, serve, simulate, tournament, worker
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,6 +18,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_parser(commands)
     db.add_parser(commands)
     openapi.add_parser(commands)
+    worker.add_parser(commands)
+    tournament.add_parser(commands)
     return parser
 
 

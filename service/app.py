@@ -7,10 +7,11 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
-from service import db, errors, swagger_ui
-from service.api import games, health, players
+from service import db, errors, swagger_ui, webhooks
+from service.api import bots, games, health, players, standings, tournaments
 from service.config import MAX_BODY_BYTES, Settings
 from service.notify import make_notifier
+from service.queueing import LocalQueue, RQQueue, job_function
 
 API_TITLE = "sorry-arena"
 API_VERSION = "v1"
@@ -22,7 +23,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     app.config.update(
         API_TITLE=API_TITLE,
         API_VERSION=API_VERSION,
-        OPENAPI_VERSION="3.0.3",
+        OPENAPI_VERSION="3.1.0",  # 3.1: webhooks describe the push protocol
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="/docs",
@@ -41,10 +42,25 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     app.extensions["settings"] = settings
     app.extensions["notifier"] = make_notifier(settings.redis_url)
     db.init_app(app, settings.database_url)
+    app.extensions["queue"] = make_queue(app, settings)
     swagger_ui.init_app(app)
     api = Api(app)
     app.extensions["api"] = api  # `sorry-arena openapi` writes api.spec
-    for blueprint in (players.blp, games.blp, health.blp):
+    for blueprint in (players.blp, games.blp, bots.blp, tournaments.blp, standings.blp, health.blp):
         api.register_blueprint(blueprint)
+    webhooks.init_api(api)
     errors.init_app(app)
     return app
+
+
+def make_queue(app: Flask, settings: Settings) -> RQQueue | LocalQueue:
+    """RQ with Redis; else this process's threads, whose jobs use this app's database and notifier."""
+    if settings.redis_url:
+        return RQQueue(settings.redis_url)
+
+    def configure() -> None:
+        job_function("tournament.context.configure")(
+            settings, app.extensions["db_engine"], app.extensions["notifier"], app.extensions["queue"]
+        )
+
+    return LocalQueue(configure)

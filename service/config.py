@@ -5,6 +5,10 @@
 - ``REDIS_URL``: when set, long-polling waiters wake through Redis, so several API processes on several machines
   serve one game; unset, they wake through this process's memory (the embedded default).
 - ``SORRY_ARENA_MAX_WAIT``: the longest long poll in seconds (default 30).
+- ``SORRY_ARENA_BOT_ALLOW``: networks a bot URL may resolve to although they are private, loopback or link-local
+  (comma-separated CIDRs, or ``loopback``); default none: such bot URLs are refused.
+- ``SORRY_ARENA_LEASE_SECONDS``: how long a worker's claim on a game lasts without renewal (default 30): a game whose
+  worker died is played again this long after its last save.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ class Settings:
     database_url: str = DEFAULT_DATABASE_URL
     redis_url: str | None = None
     max_wait: float = 30.0
+    bot_allow: str = ""
+    lease_seconds: float = 30.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -39,4 +45,6 @@ class Settings:
             database_url=normalize_database_url(env.get("DATABASE_URL") or DEFAULT_DATABASE_URL),
             redis_url=env.get("REDIS_URL") or None,
             max_wait=float(env.get("SORRY_ARENA_MAX_WAIT", "30")),
+            bot_allow=env.get("SORRY_ARENA_BOT_ALLOW", ""),
+            lease_seconds=float(env.get("SORRY_ARENA_LEASE_SECONDS", "30")),
         )

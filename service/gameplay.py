@@ -1,28 +1,38 @@
 """Load a game, call the engine, save: everything the game views do beyond parsing and rendering.
 
-Submissions are optimistic: the new state is computed from the stored one, then saved by an UPDATE that only
-matches if the game is still at the ply the action answered, in the same transaction as the action's row (unique
-per game and ply). Of two concurrent submissions for one ply exactly one is saved; the other gets a 409.
+Submissions are optimistic: the new state is computed from the game's snapshot at the ply the action answers, then
+saved by an UPDATE that only matches if the game is still at that ply (and active), in the same transaction as the
+action's row (unique per game and ply) and its events. Of two concurrent submissions for one ply exactly one is
+saved; the other gets a 409.
+
+A move's requests (a bot's poll and its submission) take the database's fast lane (``service/db.py``) and this
+process's caches (``service/caches.py``): the token's player, the started game's seats and the snapshot at the ply
+answered come from memory when this process has seen them, so an accepted move costs one conditional UPDATE, two
+INSERTs (the action, its events) and a commit. What is current (the game's ply and status) is always the
+database's: read, or checked by the conditional UPDATE. Everything else (creating games, seats, listings, events)
+uses the ORM session.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from flask import current_app
-from sqlalchemy import select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import engine
 from engine import i18n
+from service import db
+from service.caches import Caches, GameInfo, Snapshot
 from service.errors import fail
-from service.models import ActionRecord, EventRecord, Game, Player, Seat, now
+from service.models import ActionRecord, EventRecord, Game, Seat, now
+
+MAX_ID = 2**31 - 1
 
 
 def _events(game_id: int, ply: int, first_seq: int, events: list[dict[str, Any]]) -> list[EventRecord]:
@@ -33,7 +43,7 @@ def _events(game_id: int, ply: int, first_seq: int, events: list[dict[str, Any]]
 
 
 def create_game(
-    session: Session, player: Player, kind: str, settings: dict[str, Any], seats: int, seed: int | None
+    session: Session, player_id: int, kind: str, settings: dict[str, Any], seats: int, seed: int | None
 ) -> Game:
     settings = dict(settings)
     if settings.setdefault("players", seats) != seats:
@@ -52,7 +62,7 @@ def create_game(
         status="open",
         ply=0,
         state=json.dumps(engine.to_json(state)),
-        created_by=player.id,
+        created_by=player_id,
     )
     session.add(game)
     session.flush()
@@ -61,12 +71,13 @@ def create_game(
     return game
 
 
-MAX_ID = 2**31 - 1
+def check_id(game_id: int) -> None:
+    if not 0 < game_id <= MAX_ID:  # ids are 32-bit: a larger one names no game (and must not reach the database)
+        fail(404, f"no game {game_id}")
 
 
 def get_game(session: Session, game_id: int) -> Game:
-    if not 0 < game_id <= MAX_ID:  # ids are 32-bit: a larger one names no game (and must not reach the database)
-        fail(404, f"no game {game_id}")
+    check_id(game_id)
     game = session.get(Game, game_id)
     if game is None:
         fail(404, f"no game {game_id}")
@@ -77,17 +88,11 @@ def seats_of(session: Session, game: Game) -> dict[int, Seat]:
     return {seat.seat: seat for seat in session.scalars(select(Seat).where(Seat.game_id == game.id))}
 
 
-def seat_of(session: Session, game: Game, player: Player | None) -> int | None:
-    if player is None:
-        return None
-    return session.scalars(select(Seat.seat).where(Seat.game_id == game.id, Seat.player_id == player.id)).first()
-
-
-def take_seat(session: Session, game: Game, player: Player, wanted: int | None) -> int:
+def take_seat(session: Session, game: Game, player_id: int, wanted: int | None) -> int:
     if game.status != "open":
         fail(409, f"game {game.id} has no open seat: it is {game.status}")
     taken = seats_of(session, game)
-    if any(seat.player_id == player.id for seat in taken.values()):
+    if any(seat.player_id == player_id for seat in taken.values()):
         fail(409, f"you already hold a seat in game {game.id}")
     free = [seat for seat in range(game.seats) if seat not in taken]
     if not free:  # the last seat went between this request's two reads
@@ -102,7 +107,7 @@ def take_seat(session: Session, game: Game, player: Player, wanted: int | None) 
         chosen = free[0]
     game_id = game.id
     try:
-        session.add(Seat(game_id=game_id, seat=chosen, player_id=player.id))
+        session.add(Seat(game_id=game_id, seat=chosen, player_id=player_id))
         session.flush()  # the unique (game, seat) decides between concurrent takers here
         if len(free) == 1:
             # the last seat: the game starts
@@ -111,98 +116,282 @@ def take_seat(session: Session, game: Game, player: Player, wanted: int | None) 
     except IntegrityError:
         session.rollback()
         fail(409, f"seat {chosen} of game {game_id} was just taken; try again")
+    if len(free) == 1:  # wake the players' decisions inboxes: they have a new game
+        current_app.extensions["notifier"].publish_players(
+            [seat.player_id for seat in taken.values()] + [player_id], game_id
+        )
     return chosen
 
 
-class StateCache:
-    """Engine states by (game, ply), least recently used out: a game's state at a ply never changes."""
+# --- the fast lane: what every move reads and writes -------------------------------------------------------------
 
-    def __init__(self, size: int = 512) -> None:
-        self._states: OrderedDict[tuple[int, int], Any] = OrderedDict()
-        self._lock = threading.Lock()
-        self._size = size
-
-    def get(self, game: Game) -> Any:
-        key = (game.id, game.ply)
-        with self._lock:
-            state = self._states.get(key)
-            if state is not None:
-                self._states.move_to_end(key)
-                return state
-        state = engine.from_json(json.loads(game.state))
-        with self._lock:
-            self._states[key] = state
-            while len(self._states) > self._size:
-                self._states.popitem(last=False)
-        return state
-
-
-def load(game: Game) -> Any:
-    """The engine state of ``game``, to read only (views, legal actions), shared by this process's requests."""
-    cache: StateCache = current_app.extensions.setdefault("state_cache", StateCache())
-    return cache.get(game)
-
-
-def load_copy(game: Game) -> Any:
-    """A private copy of the engine state of ``game``, to apply an action to."""
-    return engine.from_json(json.loads(game.state))
+_SEATING = (
+    select(Game.game, Game.seats, Game.status, Seat.seat, Seat.player_id)
+    .select_from(Game)
+    .outerjoin(Seat, Seat.game_id == Game.id)
+    .where(Game.id == db.param("game_id"))
+)
+_POSITION = select(Game.ply, Game.status).where(Game.id == db.param("game_id"))
+_SNAPSHOT = select(
+    Game.ply,
+    Game.status,
+    Game.state,
+    select(func.max(EventRecord.seq)).where(EventRecord.game_id == Game.id).scalar_subquery(),
+).where(Game.id == db.param("game_id"))
+"""One statement, so that the state and the last event number are of one moment on every database."""
+_ADVANCE = (
+    update(Game)
+    .where(Game.id == db.param("game_id"), Game.ply == db.param("ply"), Game.status == "active")
+    .values(ply=db.param("new_ply"), state=db.param("state"), updated_at=db.param("now"))
+)
+_FINISH = (
+    update(Game)
+    .where(Game.id == db.param("game_id"), Game.ply == db.param("ply"), Game.status == "active")
+    .values(
+        ply=db.param("new_ply"),
+        state=db.param("state"),
+        status="over",
+        result=db.param("result"),
+        updated_at=db.param("now"),
+    )
+)
+_RECORD_ACTION = insert(ActionRecord).values(
+    game_id=db.param("game_id"),
+    ply=db.param("ply"),
+    seat=db.param("seat"),
+    action=db.param("action"),
+    created_at=db.param("now"),
+)
+_RECORD_EVENT = insert(EventRecord).values(
+    game_id=db.param("game_id"),
+    seq=db.param("seq"),
+    ply=db.param("ply"),
+    to_seat=db.param("to_seat"),
+    payload=db.param("payload"),
+)
+_ACTIVE_SEATS = (
+    select(Game.id, Game.ply, Game.game, Seat.seat)
+    .select_from(Seat)
+    .join(Game, Game.id == Seat.game_id)
+    .where(Seat.player_id == db.param("player_id"), Game.status == "active")
+    .order_by(Game.id)
+)
 
 
 @dataclass
 class Submitted:
-    state: Any
+    """An accepted action, and what the submitting seat sees right after it (rendered before anyone else could
+    see the new state)."""
+
     ply: int
+    status: str
+    view: dict[str, Any]
+    decision: engine.Decision | None
+    actions: list[dict[str, Any]]
+    """The seat's legal actions when it must decide again at once, else empty."""
 
 
-def submit(session: Session, game: Game, seat: int | None, action_id: str, expected_ply: int) -> Submitted:
-    if seat is None:
-        fail(403, f"you hold no seat in game {game.id}")
-    if game.status == "open":
-        fail(409, f"game {game.id} has not started: seats are still open")
-    if game.status == "over":
-        fail(409, f"game {game.id} is over")
-    if expected_ply != game.ply:
-        fail(409, f"stale ply: the game is at ply {game.ply}, the action answered ply {expected_ply}")
-    state = load_copy(game)
-    asked = engine.current_player(state)
-    if asked != seat:
-        fail(409, f"not your turn: seat {asked} must decide now, you are seat {seat}")
-    try:
+@dataclass
+class Pending:
+    """A decision the caller must make now in one of its games."""
+
+    game_id: int
+    game: str
+    seat: int
+    kind: str
+    snapshot: Snapshot
+
+
+class Moves:
+    """What a move's requests do, with the request's fast lane and this process's caches."""
+
+    def __init__(self, lane: db.Lane, caches: Caches, notifier: Any) -> None:
+        self.lane = lane
+        self.caches = caches
+        self.notifier = notifier
+
+    def seating(self, game_id: int) -> tuple[GameInfo, bool]:
+        """The game's kind and seats, and whether it has started (then its seats are final, and cached)."""
+        check_id(game_id)
+        info = self.caches.games.get(game_id)
+        if info is not None:
+            return info, True
+        rows = self.lane.execute(_SEATING, {"game_id": game_id}).fetchall()
+        if not rows:
+            fail(404, f"no game {game_id}")
+        kind, seats, status = rows[0][0], rows[0][1], rows[0][2]
+        info = GameInfo.of(game_id, kind, seats, {row[3]: row[4] for row in rows if row[3] is not None})
+        started = status != "open"
+        if started:
+            self.caches.games.put(game_id, info)
+        return info, started
+
+    def seat_in(self, game_id: int, player_id: int | None) -> tuple[GameInfo, int | None, bool]:
+        """The game, the player's seat in it (``None``: none, or a spectator) and whether it has started."""
+        info, started = self.seating(game_id)
+        return info, None if player_id is None else info.seat_of.get(player_id), started
+
+    def position(self, game_id: int) -> tuple[int, str]:
+        """The game's current ply and status."""
+        row = self.lane.execute(_POSITION, {"game_id": game_id}).fetchone()
+        if row is None:
+            fail(404, f"no game {game_id}")
+        return row[0], row[1]
+
+    def read_snapshot(self, game_id: int) -> tuple[Snapshot, str]:
+        """The game's current snapshot (cached) and status, read from the database."""
+        row = self.lane.execute(_SNAPSHOT, {"game_id": game_id}).fetchone()
+        if row is None:
+            fail(404, f"no game {game_id}")
+        ply, status, text, last_seq = row
+        found = self.caches.snapshots.get((game_id, ply))
+        if found is None or found.next_seq is None:
+            found = Snapshot.parse(ply, text, 0 if last_seq is None else last_seq + 1)
+            self.caches.snapshots.put((game_id, ply), found)
+        return found, status
+
+    def current(self, game_id: int) -> tuple[Snapshot, str]:
+        """The game as it is now (its ply and status read from the database; the state from the cache if there)."""
+        ply, status = self.position(game_id)
+        found = self.caches.snapshots.get((game_id, ply))
+        if found is not None:
+            return found, status
+        return self.read_snapshot(game_id)
+
+    def submit(self, player_id: int, game_id: int, action_id: str, expected_ply: int, language: str) -> Submitted:
+        info, seat, started = self.seat_in(game_id, player_id)
+        if seat is None:
+            fail(403, f"you hold no seat in game {game_id}")
+        if not started:
+            fail(409, f"game {game_id} has not started: seats are still open")
+        for attempt in range(2):
+            done = self._attempt(info, seat, action_id, expected_ply, language, fresh=attempt > 0)
+            if done is not None:
+                return done
+        fail(409, f"stale ply: another action was accepted for ply {expected_ply}")
+
+    def _attempt(
+        self, info: GameInfo, seat: int, action_id: str, expected_ply: int, language: str, fresh: bool
+    ) -> Submitted | None:
+        """One try: the saved move, or ``None`` when a unique key said no (a wrong cached event count: try again
+        from the database; a second ``None`` is a 409)."""
+        game_id, lane = info.id, self.lane
+        snapshot = None if fresh else self.caches.snapshots.get((game_id, expected_ply))
+        checked = snapshot is None or snapshot.next_seq is None  # read now: its ply and status are current
+        if snapshot is None or snapshot.next_seq is None:
+            snapshot, status = self.read_snapshot(game_id)
+            lane.rollback()  # end the read: the write starts with the UPDATE (SQLite never upgrades a stale read)
+            if status == "over":
+                fail(409, f"game {game_id} is over")
+            if snapshot.ply != expected_ply:
+                fail(409, f"stale ply: the game is at ply {snapshot.ply}, the action answered ply {expected_ply}")
+        assert snapshot.next_seq is not None
+        asked = engine.decision(snapshot.state)
+        if asked is None:  # over at that ply: over for good
+            fail(409, f"game {game_id} is over")
+        if asked.seat != seat:
+            self.refuse(
+                game_id,
+                expected_ply,
+                checked,
+                f"not your turn: seat {asked.seat} must decide now, you are seat {seat}",
+            )
+        if not any(action.id == action_id for action in engine.legal_actions(snapshot.state, seat)):
+            self.refuse(
+                game_id,
+                expected_ply,
+                checked,
+                f"illegal action {action_id!r} for seat {seat} at ply {expected_ply}",
+            )
+        state = snapshot.copy()
         events = engine.apply(state, action_id, seat)
-    except engine.IllegalActionError:
-        fail(409, f"illegal action {action_id!r} for seat {seat} at ply {game.ply}")
-    game_id = game.id
-    last_seq = session.scalar(
-        select(EventRecord.seq).where(EventRecord.game_id == game_id).order_by(EventRecord.seq.desc()).limit(1)
-    )
-    # End the read. The write starts with the UPDATE (taking the write lock at once, so SQLite never has to
-    # upgrade a stale read) and only matches if the game is still at the ply read above.
-    session.rollback()
-    over = engine.is_over(state)
-    result = engine.result(state)
-    saved = session.execute(
-        update(Game)
-        .where(Game.id == game_id, Game.ply == expected_ply)
-        .values(
-            ply=expected_ply + 1,
-            state=json.dumps(engine.to_json(state)),
-            status="over" if over else "active",
-            result=result.to_json() if result is not None else None,
-            updated_at=now(),
+        text = json.dumps(engine.to_json(state))
+        result = engine.result(state)
+        moment = now()
+        new_ply = expected_ply + 1
+        changes = {"game_id": game_id, "ply": expected_ply, "new_ply": new_ply, "state": text, "now": moment}
+        if result is not None:
+            changes["result"] = result.to_json()
+        action = {"game_id": game_id, "ply": expected_ply, "seat": seat, "action": action_id, "now": moment}
+        first = snapshot.next_seq
+        records = [
+            {"game_id": game_id, "seq": first + i, "ply": new_ply, "to_seat": event.get("to"), "payload": event}
+            for i, event in enumerate(events)
+        ]
+        with lane.write_lock:
+            saved = lane.execute(_ADVANCE if result is None else _FINISH, changes).rowcount == 1
+            if saved:
+                try:
+                    lane.execute(_RECORD_ACTION, action)
+                    lane.execute_many(_RECORD_EVENT, records)
+                    lane.commit()
+                except lane.integrity_error:
+                    lane.rollback()
+                    self.caches.snapshots.discard((game_id, expected_ply))
+                    return None
+            else:
+                lane.rollback()
+        if not saved:
+            _, status = self.position(game_id)
+            lane.rollback()
+            if status == "over":
+                fail(409, f"game {game_id} is over")
+            fail(409, f"stale ply: another action was accepted for ply {expected_ply}")
+        # render for the caller while the new state is still this request's own, then share it
+        asked = engine.decision(state)
+        mine = asked is not None and asked.seat == seat
+        done = Submitted(
+            new_ply,
+            "over" if asked is None else "active",
+            engine.view(state, seat),
+            asked,
+            localized_actions(state, seat, info.game, language) if mine else [],
         )
-    )
-    if saved.rowcount != 1:  # type: ignore[attr-defined]
-        session.rollback()
-        fail(409, f"stale ply: another action was accepted for ply {expected_ply}")
-    session.add(ActionRecord(game_id=game_id, ply=expected_ply, seat=seat, action=action_id))
-    session.add_all(_events(game_id, expected_ply + 1, (last_seq or 0) + 1, events))
-    try:
-        session.commit()
-    except IntegrityError:
-        session.rollback()
-        fail(409, f"stale ply: another action was accepted for ply {expected_ply}")
-    current_app.extensions["notifier"].publish(game_id, expected_ply + 1)
-    return Submitted(state, expected_ply + 1)
+        self.caches.snapshots.put((game_id, new_ply), Snapshot(new_ply, state, text, first + len(events)))
+        self.notifier.publish(game_id, new_ply)
+        return done
+
+    def refuse(self, game_id: int, expected_ply: int, checked: bool, message: str) -> NoReturn:
+        """Refuse with ``message``, unless the cached snapshot was of a past ply: then the game is over or has
+        moved on, and the answer says so."""
+        if not checked:
+            ply, status = self.position(game_id)
+            self.lane.rollback()
+            if status == "over":
+                fail(409, f"game {game_id} is over")
+            if ply != expected_ply:
+                fail(409, f"stale ply: the game is at ply {ply}, the action answered ply {expected_ply}")
+        fail(409, message)
+
+    def pending(self, player_id: int) -> tuple[list[Pending], list[int]]:
+        """Every active game where ``player_id`` must decide now (by game id), and the ids of all its active
+        games."""
+        rows = self.lane.execute(_ACTIVE_SEATS, {"player_id": player_id}).fetchall()
+        snapshots = self.caches.snapshots
+        found = []
+        for game_id, ply, kind, seat in rows:
+            snapshot = snapshots.get((game_id, ply))
+            if snapshot is None:
+                snapshot, status = self.read_snapshot(game_id)  # it may have moved on since: this is newer still
+                if status != "active":
+                    continue
+            asked = engine.decision(snapshot.state)
+            if asked is not None and asked.seat == seat:
+                found.append(Pending(game_id, kind, seat, asked.kind, snapshot))
+        self.lane.rollback()
+        return found, [row[0] for row in rows]
+
+
+def moves() -> Moves:
+    """The request's :class:`Moves`."""
+    extensions = current_app.extensions
+    return Moves(db.lane(), extensions["caches"], extensions["notifier"])
+
+
+def load(game: Game) -> Any:
+    """The engine state of an ORM ``game``, to read only (views, legal actions), shared by this process."""
+    caches: Caches = current_app.extensions["caches"]
+    return caches.snapshot(game.id, game.ply, game.state, None).state
 
 
 def visible_events(session: Session, game: Game, seat: int | None, since: int, limit: int) -> list[EventRecord]:

@@ -10,7 +10,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Integer, MetaData, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -80,6 +91,11 @@ class ActionRecord(Base):
     """The ply this action answered (0 for the first action)."""
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[str] = mapped_column(String(200))
+    latency_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """How long a push bot took to answer (tournament games)."""
+    fault: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """Why the action is the seeded fallback, not the bot's: timeout, connection, status, unparsable, too_large,
+    redirect, refused, illegal, forfeit."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 

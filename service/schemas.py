@@ -138,9 +138,23 @@ class ActionSubmitSchema(Schema):
 
 class SubmittedSchema(Schema):
     game_id = fields.Integer(required=True)
-    ply = fields.Integer(required=True)
+    ply = fields.Integer(required=True, metadata={"description": "the game's ply after your action"})
     status = fields.String(required=True)
-    view = fields.Dict(required=True)
+    view = fields.Dict(required=True, metadata={"description": "your seat's view after your action"})
+    decision = fields.Nested(
+        DecisionSchema,
+        allow_none=True,
+        required=True,
+        metadata={"description": "who must decide now (null: over)"},
+    )
+    your_decision = fields.Boolean(
+        required=True, metadata={"description": "true when you must decide again at once (no GET needed)"}
+    )
+    actions = fields.List(
+        fields.Dict(),
+        required=True,
+        metadata={"description": "your legal actions now when your_decision, else []"},
+    )
 
 
 class EventsQuerySchema(Schema):
@@ -169,3 +183,37 @@ class EventsSchema(Schema):
     game_id = fields.Integer(required=True)
     events = fields.List(fields.Nested(EventSchema), required=True)
     replay = fields.Nested(ReplaySchema, allow_none=True, required=True, metadata={"description": "once over"})
+
+
+class DecisionsQuerySchema(Schema):
+    wait = fields.Float(
+        load_default=0.0,
+        validate=validate.Range(min=0, max=30),
+        metadata={"description": "long poll: wait up to this many seconds until you must decide in some game"},
+    )
+    limit = fields.Integer(
+        load_default=50, validate=validate.Range(min=1, max=500), metadata={"description": "at most this many"}
+    )
+
+
+class PendingDecisionSchema(Schema):
+    game_id = fields.Integer(required=True)
+    game = fields.String(required=True, metadata={"description": "board or card"})
+    ply = fields.Integer(required=True, metadata={"description": "the ply to answer (expected_ply)"})
+    seat = fields.Integer(required=True, metadata={"description": "your seat in that game"})
+    decision = fields.Nested(DecisionSchema, required=True)
+    deadline = fields.DateTime(allow_none=True, required=True, metadata={"description": "null: no time limit"})
+    view = fields.Dict(required=True, metadata={"description": "your seat's view of the game"})
+    actions = fields.List(
+        fields.Dict(), required=True, metadata={"description": "id, text and the structured description"}
+    )
+
+
+class DecisionsSchema(Schema):
+    decisions = fields.List(
+        fields.Nested(PendingDecisionSchema),
+        required=True,
+        metadata={"description": "every active game where you must decide now, oldest game first"},
+    )
+    more = fields.Boolean(required=True, metadata={"description": "true when limit left some out"})
+    games = fields.Integer(required=True, metadata={"description": "your active games"})

@@ -2,11 +2,16 @@
 
 Every response shows the caller exactly what its seat's engine view shows (spectators: the public view); the
 seed and the full replay become public once the game is over.
+
+A move's two requests (``GET .../actions``, ``POST .../actions``) take the fast lane of ``service/gameplay.py`` and
+render their bodies as plain dicts shaped like their documented schemas (``service/schemas.py``), sent as JSON
+without a marshmallow pass; the other endpoints use the ORM and their schemas.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +23,7 @@ from sqlalchemy import func, select
 import engine
 from engine import i18n
 from service import auth, db, gameplay
+from service.caches import Snapshot
 from service.errors import ErrorSchema, fail
 from service.models import Game, Player, Seat
 from service.schemas import (
@@ -40,29 +46,50 @@ blp = Blueprint("games", __name__, url_prefix="/api/v1/games", description="Game
 UNAUTHORIZED = {"schema": ErrorSchema, "description": "a missing or unknown bearer token"}
 NOT_FOUND = {"schema": ErrorSchema, "description": "no such game"}
 CONFLICT = {"schema": ErrorSchema, "description": "not now: stale ply, not your turn, illegal action, seat taken"}
+GAME = GameSchema()
 
 
 @dataclass
 class Caller:
     """Who is asking about which game: the player (``None``: a spectator), the game and the player's seat."""
 
-    player: Player | None
+    player_id: int | None
     game: Game
     seat: int | None
 
 
 def caller(game_id: int, *, token_required: bool) -> Caller:
-    player = auth.required_player() if token_required else auth.optional_player()
-    session = db.session()
-    game = gameplay.get_game(session, game_id)
-    return Caller(player, game, gameplay.seat_of(session, game, player))
+    player_id = auth.required_player_id() if token_required else auth.optional_player_id()
+    _, seat, _ = gameplay.moves().seat_in(game_id, player_id)
+    return Caller(player_id, gameplay.get_game(db.session(), game_id), seat)
 
 
 def language() -> str:
     return i18n.pick_language(request.headers.get("Accept-Language"))
 
 
-def render(game: Game, player: Player | None, state: Any = None) -> dict[str, Any]:
+def json_response(body: Any, tag: str | None = None) -> Response:
+    """``body`` (already shaped like its documented schema) as a JSON response, with an ETag if given."""
+    response = current_app.response_class(json.dumps(body, separators=(",", ":")), mimetype="application/json")
+    if tag is not None:
+        response.set_etag(tag)
+    return response
+
+
+def etag(*parts: Any) -> str:
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:32]
+
+
+def not_modified(tag: str) -> Response | None:
+    """A 304 when the client's ETag still matches."""
+    if tag in request.if_none_match:
+        response = Response(status=304)
+        response.set_etag(tag)
+        return response
+    return None
+
+
+def render(game: Game, player_id: int | None, state: Any = None) -> dict[str, Any]:
     session = db.session()
     seats = gameplay.seats_of(session, game)
     names = dict(
@@ -71,7 +98,7 @@ def render(game: Game, player: Player | None, state: Any = None) -> dict[str, An
         ).all()
     )
     mine = next(
-        (number for number, seat in seats.items() if player is not None and seat.player_id == player.id), None
+        (number for number, seat in seats.items() if player_id is not None and seat.player_id == player_id), None
     )
     state = state if state is not None else gameplay.load(game)
     return {
@@ -95,12 +122,12 @@ def render(game: Game, player: Player | None, state: Any = None) -> dict[str, An
 
 @blp.route("")
 class Games(MethodView):
-    @blp.arguments(GameListQuerySchema, location="query")
+    @blp.arguments(GameListQuerySchema(), location="query")
     @blp.response(200, GameSchema(many=True))
     @blp.paginate()
     def get(self, query: dict[str, Any], pagination_parameters: Any) -> list[dict[str, Any]]:
         """List games, newest first, filtered by game, status and player (paginated: page, page_size)"""
-        player = auth.optional_player()
+        player_id = auth.optional_player_id()
         statement = select(Game)
         if "game" in query:
             statement = statement.where(Game.game == query["game"])
@@ -114,19 +141,19 @@ class Games(MethodView):
             return []  # far past the last game (and past what the database's integers hold)
         page = statement.order_by(Game.id.desc()).offset(pagination_parameters.first_item)
         games = session.scalars(page.limit(pagination_parameters.page_size))
-        return [render(game, player) for game in games]
+        return [render(game, player_id) for game in games]
 
-    @blp.arguments(GameCreateSchema)
+    @blp.arguments(GameCreateSchema())
     @blp.response(201, GameSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(422, schema=ErrorSchema, description="unknown game or settings that do not make a game")
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Create a game from its kind, settings, number of seats and optional seed"""
-        player = auth.required_player()
+        player_id = auth.required_player_id()
         game = gameplay.create_game(
-            db.session(), player, body["game"], body["settings"], body["seats"], body["seed"]
+            db.session(), player_id, body["game"], body["settings"], body["seats"], body["seed"]
         )
-        return render(game, player)
+        return render(game, player_id)
 
 
 @blp.route("/<int:game_id>")
@@ -136,24 +163,26 @@ class GameResource(MethodView):
     @blp.alt_response(404, **NOT_FOUND)
     def get(self, game_id: int) -> Any:
         """Show a game: the caller's seat view if it holds a seat, else the public view (ETag)"""
-        player = auth.optional_player()
+        player_id = auth.optional_player_id()
         game = gameplay.get_game(db.session(), game_id)
-        return conditional(game, player, lambda: render(game, player), GameSchema())
+        viewer = player_id if player_id is not None else "public"
+        tag = etag(request.path, game.id, game.ply, game.status, viewer, language())
+        return not_modified(tag) or json_response(GAME.dump(render(game, player_id)), tag)
 
 
 @blp.route("/<int:game_id>/seats")
 class Seats(MethodView):
-    @blp.arguments(SeatTakeSchema)
+    @blp.arguments(SeatTakeSchema())
     @blp.response(201, SeatTakenSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **NOT_FOUND)
     @blp.alt_response(409, **CONFLICT)
     def post(self, body: dict[str, Any], game_id: int) -> dict[str, Any]:
         """Take an open seat (any, or the one asked for); the game starts when every seat is taken"""
-        player = auth.required_player()
+        player_id = auth.required_player_id()
         session = db.session()
         game = gameplay.get_game(session, game_id)
-        seat = gameplay.take_seat(session, game, player, body["seat"])
+        seat = gameplay.take_seat(session, game, player_id, body["seat"])
         session.refresh(game)
         return {"game_id": game.id, "seat": seat, "status": game.status}
 
@@ -178,93 +207,93 @@ class Hand(MethodView):
 
 @blp.route("/<int:game_id>/actions")
 class Actions(MethodView):
-    @blp.arguments(ActionsQuerySchema, location="query")
+    @blp.arguments(ActionsQuerySchema(), location="query")
     @blp.response(200, ActionsSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(403, schema=ErrorSchema, description="you hold no seat in this game")
     @blp.alt_response(404, **NOT_FOUND)
     def get(self, query: dict[str, Any], game_id: int) -> Any:
         """Your legal actions now (empty unless you must decide), long-polling with ?wait= (ETag)"""
-        asking = caller(game_id, token_required=True)
-        player, game, seat = asking.player, asking.game, asking.seat
+        player_id = auth.required_player_id()
+        moves = gameplay.moves()
+        info, seat, _ = moves.seat_in(game_id, player_id)
         if seat is None:
             fail(403, f"you hold no seat in game {game_id}")
         wait = min(query["wait"], current_app.extensions["settings"].max_wait)
         if wait > 0:
-            game = wait_for_decision(game_id, seat, wait)
-        return conditional(game, player, lambda: actions_of(game, seat), ActionsSchema(), seat)
+            snapshot, status = wait_for_decision(moves, game_id, seat, wait)
+        else:
+            snapshot, status = moves.current(game_id)
+            moves.lane.rollback()
+        lang = language()
+        tag = etag(request.path, game_id, snapshot.ply, status, seat, lang)
+        return not_modified(tag) or json_response(
+            actions_of(game_id, info.game, snapshot, status, seat, lang), tag
+        )
 
-    @blp.arguments(ActionSubmitSchema)
+    @blp.arguments(ActionSubmitSchema())
     @blp.response(200, SubmittedSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(403, schema=ErrorSchema, description="you hold no seat in this game")
     @blp.alt_response(404, **NOT_FOUND)
     @blp.alt_response(409, **CONFLICT)
-    def post(self, body: dict[str, Any], game_id: int) -> dict[str, Any]:
-        """Submit an action for the ply it answers; returns your new view"""
-        asking = caller(game_id, token_required=True)
-        seat = asking.seat
-        done = gameplay.submit(db.session(), asking.game, seat, body["action"], body["expected_ply"])
-        status = "over" if engine.is_over(done.state) else "active"
-        return {"game_id": game_id, "ply": done.ply, "status": status, "view": engine.view(done.state, seat)}
+    def post(self, body: dict[str, Any], game_id: int) -> Any:
+        """Submit an action for the ply it answers; returns your new view, and your legal actions if you must
+        decide again"""
+        player_id = auth.required_player_id()
+        done = gameplay.moves().submit(player_id, game_id, body["action"], body["expected_ply"], language())
+        asked = done.decision
+        return json_response(
+            {
+                "game_id": game_id,
+                "ply": done.ply,
+                "status": done.status,
+                "view": done.view,
+                "decision": None if asked is None else {"seat": asked.seat, "kind": asked.kind},
+                "your_decision": bool(done.actions),
+                "actions": done.actions,
+            }
+        )
 
 
-def actions_of(game: Game, seat: int) -> dict[str, Any]:
-    state = gameplay.load(game)
-    asked = engine.decision(state) if game.status == "active" else None
+def actions_of(game_id: int, kind: str, snapshot: Snapshot, status: str, seat: int, lang: str) -> dict[str, Any]:
+    state = snapshot.state
+    asked = engine.decision(state) if status == "active" else None
     mine = asked is not None and asked.seat == seat
     return {
-        "game_id": game.id,
-        "ply": game.ply,
-        "status": game.status,
+        "game_id": game_id,
+        "ply": snapshot.ply,
+        "status": status,
         "seat": seat,
         "decision": {"seat": asked.seat, "kind": asked.kind} if asked is not None else None,
         "your_decision": mine,
         "deadline": None,
-        "actions": gameplay.localized_actions(state, seat, game.game, language()) if mine else [],
+        "actions": gameplay.localized_actions(state, seat, kind, lang) if mine else [],
     }
 
 
-def wait_for_decision(game_id: int, seat: int, wait: float) -> Game:
+def wait_for_decision(moves: gameplay.Moves, game_id: int, seat: int, wait: float) -> tuple[Snapshot, str]:
     """Wait until ``seat`` must decide or the game is over (or ``wait`` seconds pass); the game as it is then."""
-    session = db.session()
-    latest: list[Game] = []
+    latest: list[tuple[Snapshot, str]] = []
 
     def ready() -> bool:
-        session.rollback()  # see other processes' commits
-        game = gameplay.get_game(session, game_id)
-        latest[:] = [game]
-        if game.status == "over":
+        found = moves.current(game_id)
+        moves.lane.release()  # hold no pooled connection (nor a transaction) while waiting
+        latest[:] = [found]
+        snapshot, status = found
+        if status == "over":
             return True
-        if game.status != "active":
+        if status != "active":
             return False
-        asked = engine.current_player(gameplay.load(game))
-        return asked == seat
+        return engine.current_player(snapshot.state) == seat
 
-    current_app.extensions["notifier"].wait(game_id, ready, wait)
+    moves.notifier.wait(game_id, ready, wait)
     return latest[-1]
-
-
-def conditional(game: Game, player: Player | None, build: Any, schema: Any, seat: int | None = None) -> Any:
-    """Answer 304 when the client's ETag still matches: a game changes only when its ply or status does."""
-    viewer = seat if seat is not None else (player.id if player is not None else "public")
-    tag = hashlib.sha256(
-        f"{request.path}|{game.id}|{game.ply}|{game.status}|{viewer}|{language()}".encode()
-    ).hexdigest()[:32]
-    if tag in request.if_none_match:
-        response = Response(status=304)
-        response.set_etag(tag)
-        return response
-    response = current_app.response_class(
-        current_app.json.dumps(schema.dump(build())), mimetype="application/json"
-    )
-    response.set_etag(tag)
-    return response
 
 
 @blp.route("/<int:game_id>/events")
 class Events(MethodView):
-    @blp.arguments(EventsQuerySchema, location="query")
+    @blp.arguments(EventsQuerySchema(), location="query")
     @blp.response(200, EventsSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(404, **NOT_FOUND)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine, pool
 
+from service import arena_models  # noqa: F401  (its tables join Base.metadata)
 from service.config import Settings
 from service.models import Base
 

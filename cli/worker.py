@@ -1,0 +1,58 @@
+"""``sorry-arena worker``: run an RQ worker that plays tournament games (any number, on any machine that reaches
+Redis and the database), with RQ's scheduler for scheduled starts and repeats."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from cli.options import add_database_url, bounded_int
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "worker",
+        help="run an RQ worker that plays tournament games",
+        description="Take tournament games from the Redis queue and play them; also run RQ's scheduler.",
+    )
+    add_database_url(parser)
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL") or None,
+        metavar="URL",
+        help="the Redis of the queue (default: $REDIS_URL; required)",
+    )
+    parser.add_argument("--burst", action="store_true", help="stop when the queue is empty")
+    parser.add_argument("--no-scheduler", action="store_true", help="do not run RQ's scheduler in this worker")
+    parser.add_argument(
+        "--maintenance-interval",
+        type=bounded_int(1, 3600, "seconds"),
+        default=15,
+        help="seconds between maintenance runs, which re-enqueue games whose worker died (default 15)",
+    )
+    parser.add_argument("--name", default=None, help="the worker's name (default: host and pid)")
+    parser.set_defaults(run=run, parser=parser)
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if not args.redis_url:
+        parser.error("a worker needs --redis-url or REDIS_URL (the queue lives in Redis)")
+    if not args.redis_url.startswith(("redis://", "rediss://", "unix://")):
+        parser.error(f"--redis-url must start with redis://, rediss:// or unix://, got {args.redis_url!r}")
+    os.environ["DATABASE_URL"] = args.database_url
+    os.environ["REDIS_URL"] = args.redis_url
+    try:
+        from tournament import worker
+
+        worker.run(
+            burst=args.burst,
+            with_scheduler=not args.no_scheduler,
+            maintenance_interval=args.maintenance_interval,
+            name=args.name,
+        )
+    except ValueError as error:  # a bad setting in the environment (SORRY_ARENA_*)
+        print(f"sorry-arena worker: {error}", file=sys.stderr)
+        return 2
+    return 0

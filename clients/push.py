@@ -1,0 +1,171 @@
+"""Push mode: serve your bot's ``choose`` function over HTTP for the sorry-arena service (standard library only).
+
+The service POSTs JSON to ``{your URL}/info``, ``/start``, ``/move`` and ``/end`` (docs/bot-protocol.md); this
+module answers them, so that a bot is one function::
+
+    from clients.push import serve
+
+    def choose(request: dict) -> str:
+        return request["actions"][0]["id"]
+
+    serve(choose, port=8001, secret="the secret the service gave you").serve_forever()
+
+Any base path works (``http://host:8001``, ``http://host:8001/bot``, ...): the route is the last path segment.
+With a secret set, requests without a valid signature get 401. ``info`` echoes the service's nonce with the bot's
+name and games; ``start`` and ``end`` answer ``{}``; ``move`` answers ``{"action": choose(request)}``, and an
+exception in ``choose`` answers 500 with a short message (the service records a fault and plays a fallback move).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import threading
+from collections.abc import Callable, Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from clients import signature
+
+Choose = Callable[[dict[str, Any]], str]
+MAX_REQUEST_BYTES = 1 << 20
+"""Requests are a view and a list of actions: a few KiB. Anything larger is refused unread."""
+
+log = logging.getLogger(__name__)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the service reuses one connection for a whole game
+    disable_nagle_algorithm = True  # without it every reply waits ~40 ms for a delayed ACK
+    timeout = 120  # drop a keep-alive connection idle this long (seconds)
+    server: PushServer
+
+    def do_POST(self) -> None:
+        length = self.headers.get("Content-Length", "")
+        if not length.isdigit():
+            self._answer(411, {"error": "a Content-Length is required"}, close=True)
+            return
+        if int(length) > MAX_REQUEST_BYTES:
+            self._answer(413, {"error": f"requests are limited to {MAX_REQUEST_BYTES} bytes"}, close=True)
+            return
+        body = self.rfile.read(int(length))
+        secret = self.server.secret
+        if secret and not signature.verify(
+            secret,
+            self.headers.get(signature.TIMESTAMP_HEADER),
+            self.headers.get(signature.SIGNATURE_HEADER),
+            body,
+        ):
+            self._answer(401, {"error": "bad or missing signature"})
+            return
+        route = self.path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+        if route not in ("info", "start", "move", "end"):
+            self._answer(404, {"error": f"unknown route {route!r}: expected info, start, move or end"})
+            return
+        try:
+            request = json.loads(body)
+        except ValueError:
+            request = None
+        if not isinstance(request, dict):
+            self._answer(400, {"error": "the body must be a JSON object"})
+            return
+        if route == "info":
+            games = list(self.server.games)
+            self._answer(200, {"nonce": request.get("nonce"), "name": self.server.name, "games": games})
+        elif route == "move":
+            self._move(request)
+        else:
+            self._answer(200, {})
+
+    def _move(self, request: dict[str, Any]) -> None:
+        try:
+            action = self.server.choose(request)
+        except Exception as exc:
+            log.exception("choose() failed on game %s ply %s", request.get("game_id"), request.get("ply"))
+            self._answer(500, {"error": f"choose() raised {type(exc).__name__}: {exc}"[:200]})
+            return
+        if not isinstance(action, str):
+            self._answer(500, {"error": f"choose() returned {type(action).__name__}, not an action id"})
+            return
+        self._answer(200, {"action": action})
+
+    def _answer(self, status: int, payload: dict[str, Any], close: bool = False) -> None:
+        body = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s %s", self.address_string(), format % args)
+
+
+class PushServer(ThreadingHTTPServer):
+    """An HTTP server for one bot. ``secret`` may be set (or changed) while it runs."""
+
+    daemon_threads = True
+
+    def __init__(
+        self, choose: Choose, host: str, port: int, secret: str | None, name: str, games: Iterable[str]
+    ) -> None:
+        if ":" in host:
+            self.address_family = socket.AF_INET6
+        super().__init__((host, port), _Handler)
+        self.choose = choose
+        self.secret = secret
+        self.name = name
+        self.games = tuple(games)
+        self._thread: threading.Thread | None = None
+        self._serving = threading.Event()
+
+    @property
+    def url(self) -> str:
+        """``http://host:port`` as bound (the port is the real one when 0 asked for a free port)."""
+        host, port = self.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        self._serving.set()
+        super().serve_forever(poll_interval)
+
+    def start_background(self) -> PushServer:
+        """Serve from a daemon thread (tests, demos); returns at once."""
+        self._thread = threading.Thread(
+            target=self.serve_forever, args=(0.05,), name=f"push-bot-{self.name}", daemon=True
+        )
+        self._thread.start()
+        self._serving.wait()
+        return self
+
+    def shutdown(self) -> None:
+        """Stop serving (if it was) and close the listening socket."""
+        if self._serving.is_set():
+            super().shutdown()
+            self._serving.clear()
+        self.server_close()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.shutdown()
+
+
+def serve(
+    choose: Choose,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    secret: str | None = None,
+    name: str = "bot",
+    games: Iterable[str] = ("board", "card"),
+) -> PushServer:
+    """A push server for ``choose``, bound (``port=0``: any free port) but not yet serving: call
+    ``.serve_forever()`` or ``.start_background()``."""
+    return PushServer(choose, host, port, secret, name, games)

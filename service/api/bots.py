@@ -1,0 +1,182 @@
+"""``/api/v1/bots``: bots registered by their owners, played by tournaments at their endpoint (push) or through
+the games API with their own token (pull).
+
+Registering a push bot proves the endpoint answers for it: the service POSTs a fresh nonce to ``{url}/info`` (signed
+with the bot's secret) and the nonce must come back. Only the owner changes or deletes a bot; a deleted bot keeps its
+rated games and joins no new tournament.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from flask import current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from sqlalchemy import select
+
+from service import auth, db
+from service.arena_models import Bot
+from service.arena_schemas import (
+    BotCreatedSchema,
+    BotCreateSchema,
+    BotListSchema,
+    BotSchema,
+    BotUpdatedSchema,
+    BotUpdateSchema,
+)
+from service.botcall import BotConnection
+from service.errors import ErrorSchema, fail
+from service.models import Player, now
+from service.netguard import RefusedAddress, UnresolvableHost, check_url, parse_allowlist, resolve
+
+blp = Blueprint(
+    "bots", __name__, url_prefix="/api/v1/bots", description="Bots: registered endpoints and pull bots"
+)
+
+UNAUTHORIZED = {"schema": ErrorSchema, "description": "a missing or unknown bearer token"}
+INVALID = {"schema": ErrorSchema, "description": "bad fields, or the endpoint did not prove it is the bot"}
+
+
+def describe(bot: Bot, **extra: Any) -> dict[str, Any]:
+    return {
+        "id": bot.id,
+        "name": bot.name,
+        "owner_id": bot.owner_id,
+        "player_id": bot.player_id,
+        "mode": "push" if bot.url else "pull",
+        "url": bot.url,
+        "games": bot.games,
+        "active": bot.active,
+        "excluded": bot.excluded,
+        "failed_checks": bot.failed_checks,
+        "passed_checks": bot.passed_checks,
+        "created_at": bot.created_at,
+        **extra,
+    }
+
+
+def prove(url: str, secret: str) -> None:
+    """The endpoint must echo a fresh nonce from its info route; a 422 says what went wrong."""
+    try:
+        check_url(url)
+    except ValueError as error:
+        fail(422, f"url: {error}")
+    allow = parse_allowlist(current_app.extensions["settings"].bot_allow)
+    try:
+        resolve(url, allow)
+    except (RefusedAddress, UnresolvableHost) as error:
+        fail(422, f"url: {error}")
+    connection = BotConnection(url, secret, allow=allow, timeout=2.0)
+    nonce = secrets.token_hex(16)
+    try:
+        reply = connection.call("info", {"type": "info", "nonce": nonce})
+    finally:
+        connection.close()
+    if reply.fault is not None:
+        fail(422, f"url: the bot's info route failed ({reply.fault}: {reply.detail})")
+    if reply.body is None or reply.body.get("nonce") != nonce:
+        fail(422, "url: the bot's info route did not return the nonce it was sent")
+
+
+def owned_bot(bot_id: int) -> Bot:
+    player = auth.required_player()
+    bot = get_bot(bot_id)
+    if bot.owner_id != player.id:
+        fail(403, f"bot {bot_id} is not yours")
+    return bot
+
+
+def get_bot(bot_id: int) -> Bot:
+    bot = db.session().get(Bot, bot_id) if 0 < bot_id <= 2**31 - 1 else None
+    if bot is None or not bot.active:
+        fail(404, f"no bot {bot_id}")
+    return bot
+
+
+@blp.route("")
+class Bots(MethodView):
+    @blp.arguments(BotCreateSchema)
+    @blp.response(201, BotCreatedSchema)
+    @blp.alt_response(401, **UNAUTHORIZED)
+    @blp.alt_response(422, **INVALID)
+    def post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Register a bot (owner's token); a push bot's endpoint must echo the nonce sent to its info route"""
+        owner = auth.required_player()
+        secret = body["secret"] or secrets.token_urlsafe(32)
+        games = sorted(set(body["games"]))
+        if body["url"] is not None:
+            prove(body["url"], secret)
+        token = auth.new_token()
+        session = db.session()
+        account = Player(name=body["name"], token_hash=auth.token_hash(token))
+        session.add(account)
+        session.flush()
+        bot = Bot(
+            owner_id=owner.id,
+            player_id=account.id,
+            name=body["name"],
+            url=body["url"],
+            games=games,
+            secret=secret,
+            active=True,
+            failed_checks=0,
+            passed_checks=0,
+            excluded=False,
+            created_at=now(),
+        )
+        session.add(bot)
+        session.commit()
+        return describe(bot, secret=secret, token=token)
+
+    @blp.response(200, BotListSchema)
+    def get(self) -> dict[str, Any]:
+        """List the active bots"""
+        bots = db.session().scalars(select(Bot).where(Bot.active.is_(True)).order_by(Bot.id))
+        return {"bots": [describe(bot) for bot in bots]}
+
+
+@blp.route("/<int:bot_id>")
+class OneBot(MethodView):
+    @blp.response(200, BotSchema)
+    @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
+    def get(self, bot_id: int) -> dict[str, Any]:
+        """Show a bot"""
+        return describe(get_bot(bot_id))
+
+    @blp.arguments(BotUpdateSchema)
+    @blp.response(200, BotUpdatedSchema)
+    @blp.alt_response(401, **UNAUTHORIZED)
+    @blp.alt_response(403, schema=ErrorSchema, description="not the bot's owner")
+    @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
+    @blp.alt_response(422, **INVALID)
+    def patch(self, body: dict[str, Any], bot_id: int) -> dict[str, Any]:
+        """Change a bot (owner only): a new url is proved again; rotate_secret returns a new secret once"""
+        bot = owned_bot(bot_id)
+        extra: dict[str, Any] = {}
+        secret = bot.secret
+        if body.get("rotate_secret"):
+            secret = secrets.token_urlsafe(32)
+            extra["secret"] = secret
+        url = body.get("url", bot.url)
+        if url is not None and (url != bot.url or secret != bot.secret):
+            prove(url, secret)
+        bot.url = url
+        bot.secret = secret
+        if "name" in body:
+            bot.name = body["name"]
+        if "games" in body:
+            bot.games = sorted(set(body["games"]))
+        db.session().commit()
+        return describe(bot, **extra)
+
+    @blp.response(204)
+    @blp.alt_response(401, **UNAUTHORIZED)
+    @blp.alt_response(403, schema=ErrorSchema, description="not the bot's owner")
+    @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
+    def delete(self, bot_id: int) -> None:
+        """Delete a bot (owner only): it joins no new tournament; its rated games stay"""
+        bot = owned_bot(bot_id)
+        bot.active = False
+        db.session().commit()

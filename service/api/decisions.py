@@ -1,0 +1,91 @@
+"""``/api/v1/decisions``: the caller's decisions inbox, for bots that play many games at once.
+
+One request answers "where must I decide now?" for every active game the caller sits in: each pending decision
+comes with its game, the ply to answer, the seat's view and its legal actions, so a bot moves in all of them with
+one ``POST /games/{id}/actions`` each and no other request. With ``?wait=`` it long-polls until there is at least
+one; it wakes when a game it sits in moves (or starts), through Redis across processes when ``REDIS_URL`` is set.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flask import current_app, request
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+import engine
+from service import auth, gameplay
+from service.api.games import UNAUTHORIZED, etag, json_response, language, not_modified
+from service.notify import game_channel, player_channel
+from service.schemas import DecisionsQuerySchema, DecisionsSchema
+
+blp = Blueprint(
+    "decisions", __name__, url_prefix="/api/v1/decisions", description="Your pending decisions in all your games"
+)
+
+RECHECK_SECONDS = 5.0
+"""A waiting inbox also looks again this often: a writer that publishes only on a game channel (a game it did
+not watch yet, started elsewhere) is noticed within this time."""
+
+
+@blp.route("")
+class Decisions(MethodView):
+    @blp.arguments(DecisionsQuerySchema(), location="query")
+    @blp.response(200, DecisionsSchema)
+    @blp.alt_response(401, **UNAUTHORIZED)
+    def get(self, query: dict[str, Any]) -> Any:
+        """Every active game where you must decide now, with the ply to answer, your view and your legal actions;
+        long-polls with ?wait= until there is at least one (ETag)"""
+        player_id = auth.required_player_id()
+        wait = min(query["wait"], current_app.extensions["settings"].max_wait)
+        pending, games = wait_for_decisions(gameplay.moves(), player_id, wait)
+        lang, limit = language(), query["limit"]
+        shown = pending[:limit]
+        tag = etag(
+            request.path, player_id, lang, limit, len(games), *(f"{p.game_id}:{p.snapshot.ply}" for p in shown)
+        )
+        return not_modified(tag) or json_response(
+            {
+                "decisions": [
+                    {
+                        "game_id": p.game_id,
+                        "game": p.game,
+                        "ply": p.snapshot.ply,
+                        "seat": p.seat,
+                        "decision": {"seat": p.seat, "kind": p.kind},
+                        "deadline": None,
+                        "view": engine.view(p.snapshot.state, p.seat),
+                        "actions": gameplay.localized_actions(p.snapshot.state, p.seat, p.game, lang),
+                    }
+                    for p in shown
+                ],
+                "more": len(pending) > limit,
+                "games": len(games),
+            },
+            tag,
+        )
+
+
+def wait_for_decisions(
+    moves: gameplay.Moves, player_id: int, wait: float
+) -> tuple[list[gameplay.Pending], list[int]]:
+    """The caller's pending decisions, waiting up to ``wait`` seconds for one; and its active games."""
+    pending, games = moves.pending(player_id)
+    if pending or wait <= 0:
+        return pending, games
+    deadline = time.monotonic() + wait
+    with moves.notifier.watch([player_channel(player_id)]) as subscription:
+        while True:
+            subscription.arm()
+            pending, games = moves.pending(player_id)
+            moves.lane.release()  # hold no pooled connection while waiting
+            if pending:
+                return pending, games
+            if subscription.add(game_channel(game_id) for game_id in games):
+                continue  # games seen for the first time: look again, now that their moves wake this request
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return pending, games
+            subscription.wait(min(remaining, RECHECK_SECONDS))

@@ -1,0 +1,191 @@
+"""``/api/v1/tournaments``: round-robin tournaments between bots, played by RQ workers.
+
+Creating one checks the bots and settings and hands the rest to the job ``tournament.jobs.start_tournament`` (by
+its dotted name): at the start time (now by default), it lays out the balanced schedule and enqueues one job per
+game. Progress, results and the fitted standings are read from what the workers wrote.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from typing import Any
+
+from flask import current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from sqlalchemy import func, select
+
+import engine
+from service import auth, db
+from service.arena_models import Bot, Result, Tournament
+from service.arena_schemas import (
+    TournamentCreateSchema,
+    TournamentDetailSchema,
+    TournamentListQuerySchema,
+    TournamentListSchema,
+)
+from service.errors import ErrorSchema, fail
+from service.models import now
+from service.queueing import START_JOB
+
+blp = Blueprint("tournaments", __name__, url_prefix="/api/v1/tournaments", description="Round-robin tournaments")
+
+MAX_GAMES = 100_000
+
+
+def variant_of(game: str, settings: dict[str, Any]) -> str:
+    """The rating pool of a game's settings: games of different rules are rated apart."""
+    if game == "board":
+        variant = str(settings.get("variant", "standard"))
+        return variant if str(settings.get("edition", "1992")) == "1992" else f"{variant}-{settings['edition']}"
+    return "longer" if settings.get("longer_game") else "standard"
+
+
+def progress(session: Any, tournament: Tournament) -> dict[str, int]:
+    done = session.scalar(select(func.count(Result.id)).where(Result.tournament_id == tournament.id)) or 0
+    return {"done": done, "total": tournament.games_total}
+
+
+def describe(session: Any, tournament: Tournament) -> dict[str, Any]:
+    fields = [
+        "id",
+        "name",
+        "game",
+        "settings",
+        "variant",
+        "bot_ids",
+        "table_size",
+        "rounds",
+        "seed",
+        "move_timeout_ms",
+        "rated",
+        "status",
+        "run",
+        "parent_id",
+        "start_at",
+        "repeat_every",
+        "repeat_times",
+        "created_at",
+        "finished_at",
+    ]
+    return {**{name: getattr(tournament, name) for name in fields}, "progress": progress(session, tournament)}
+
+
+def check_bots(session: Any, game: str, bot_ids: list[int], table_size: int) -> None:
+    if len(set(bot_ids)) != len(bot_ids):
+        fail(422, "bot_ids: a bot is listed twice")
+    if table_size > len(bot_ids):
+        fail(422, f"table_size {table_size} needs at least {table_size} bots, got {len(bot_ids)}")
+    bots = {bot.id: bot for bot in session.scalars(select(Bot).where(Bot.id.in_(bot_ids), Bot.active.is_(True)))}
+    missing = [bot_id for bot_id in bot_ids if bot_id not in bots]
+    if missing:
+        fail(422, f"bot_ids: no bot {', '.join(map(str, missing))}")
+    unfit = [bot.name for bot in bots.values() if game not in bot.games]
+    if unfit:
+        fail(422, f"bot_ids: {', '.join(unfit)} do not play the {game} game")
+
+
+@blp.route("")
+class Tournaments(MethodView):
+    @blp.arguments(TournamentCreateSchema)
+    @blp.response(201, TournamentDetailSchema)
+    @blp.alt_response(401, schema=ErrorSchema, description="a missing or unknown bearer token")
+    @blp.alt_response(422, schema=ErrorSchema, description="bad settings, bots or schedule")
+    def post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Create a round-robin tournament between bots; it starts now or at start_at, and repeats if asked"""
+        owner = auth.required_player()
+        session = db.session()
+        game, table_size = body["game"], body["table_size"]
+        settings = dict(body["settings"])
+        if settings.setdefault("players", table_size) != table_size:
+            fail(422, f"settings.players ({settings['players']}) and table_size ({table_size}) disagree")
+        try:
+            settings = engine.normalize_settings(game, settings)
+        except engine.SettingsError as error:
+            fail(422, f"settings: {error}")
+        check_bots(session, game, body["bot_ids"], table_size)
+        total = math.comb(len(body["bot_ids"]), table_size) * table_size * body["rounds"]
+        if total > MAX_GAMES:
+            fail(422, f"{total} games: a tournament has at most {MAX_GAMES}; use fewer bots or rounds")
+        queue = current_app.extensions["queue"]
+        scheduled = body["start_at"] is not None or body["repeat_every"] is not None
+        if scheduled and not queue.scheduling:
+            fail(422, "start_at and repeat_every need RQ's scheduler: run the service with REDIS_URL set")
+        if body["start_at"] is not None and body["start_at"] < now():
+            fail(422, "start_at is in the past")
+        tournament = Tournament(
+            owner_id=owner.id,
+            name=body["name"],
+            game=game,
+            settings=settings,
+            variant=variant_of(game, settings),
+            bot_ids=body["bot_ids"],
+            table_size=table_size,
+            rounds=body["rounds"],
+            seed=body["seed"] if body["seed"] is not None else secrets.randbits(62),
+            move_timeout_ms=body["move_timeout_ms"],
+            rated=body["rated"],
+            start_at=body["start_at"],
+            repeat_every=body["repeat_every"],
+            repeat_times=body["repeat_times"],
+            run=1,
+            status="scheduled",
+            games_total=total,
+            created_at=now(),
+        )
+        session.add(tournament)
+        session.commit()
+        queue.schedule(
+            START_JOB,
+            tournament.id,
+            at=body["start_at"],
+            repeat_every=body["repeat_every"],
+            repeat_times=body["repeat_times"],
+        )
+        return detail(session, tournament)
+
+    @blp.arguments(TournamentListQuerySchema, location="query")
+    @blp.response(200, TournamentListSchema)
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+        """List tournaments, newest first"""
+        session = db.session()
+        statement = select(Tournament).order_by(Tournament.id.desc()).limit(query["limit"]).offset(query["offset"])
+        if "status" in query:
+            statement = statement.where(Tournament.status == query["status"])
+        return {"tournaments": [describe(session, tournament) for tournament in session.scalars(statement)]}
+
+
+def detail(session: Any, tournament: Tournament) -> dict[str, Any]:
+    results = session.scalars(select(Result).where(Result.tournament_id == tournament.id).order_by(Result.id))
+    standings = tournament.standings or {"standings": [], "head_to_head": []}
+    return {
+        **describe(session, tournament),
+        "standings": standings["standings"],
+        "head_to_head": standings["head_to_head"],
+        "results": [
+            {
+                "game_id": result.game_id,
+                "bot_ids": result.bot_ids,
+                "ranks": result.ranks,
+                "reason": result.reason,
+                "forfeited": result.forfeited,
+                "faults": result.faults,
+                "moves": result.moves,
+            }
+            for result in results
+        ],
+    }
+
+
+@blp.route("/<int:tournament_id>")
+class OneTournament(MethodView):
+    @blp.response(200, TournamentDetailSchema)
+    @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
+    def get(self, tournament_id: int) -> dict[str, Any]:
+        """A tournament: status, progress, results, fitted standings with 95% intervals, head-to-head"""
+        session = db.session()
+        tournament = session.get(Tournament, tournament_id) if 0 < tournament_id <= 2**31 - 1 else None
+        if tournament is None:
+            fail(404, f"no tournament {tournament_id}")
+        return detail(session, tournament)

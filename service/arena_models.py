@@ -1,0 +1,138 @@
+"""The stored data of the arena: bots, tournaments, their scheduled games and the results written once.
+
+A bot is registered by its owner (a player) and plays through an account of its own (``player_id``), which holds
+its seats in tournament games: a pull bot polls the games API with that account's token, a push bot is called at
+its URL. A tournament's schedule is fixed at creation (``TournamentGame`` rows, one per game, in play order); an
+RQ job plays one of them, leasing it (``lease_until``) so that a game whose worker died is picked up again. A
+game's result is a ``Result`` row, unique per scheduled game: written once, however many workers tried.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from service.models import Base, now
+
+
+class Bot(Base):
+    __tablename__ = "bots"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), unique=True)
+    """The bot's own account: it holds the bot's seats (and is a pull bot's token)."""
+    name: Mapped[str] = mapped_column(String(64))
+    url: Mapped[str | None] = mapped_column(String(2048), nullable=True)
+    """The push endpoint's base URL; ``None`` for a pull bot."""
+    games: Mapped[list[str]] = mapped_column(JSON)
+    secret: Mapped[str] = mapped_column(String(128))
+    """The HMAC key of the requests sent to the bot (kept: the service signs with it)."""
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    """``False`` once deleted: its past games stay rated, it joins no new tournament."""
+    failed_checks: Mapped[int] = mapped_column(Integer, default=0)
+    """Consecutive failed health checks."""
+    passed_checks: Mapped[int] = mapped_column(Integer, default=0)
+    """Consecutive passed health checks."""
+    excluded: Mapped[bool] = mapped_column(Boolean, default=False)
+    """Set after 3 failed checks in a row, cleared after 2 passed: an excluded bot forfeits new games."""
+    checked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class Tournament(Base):
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    name: Mapped[str] = mapped_column(String(64))
+    game: Mapped[str] = mapped_column(String(16))
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """The game settings, normalized, with ``players`` equal to the table size."""
+    variant: Mapped[str] = mapped_column(String(32))
+    """The rating pool within the game (``standard``, ``team``, ``points-1972``, ``longer``...)."""
+    bot_ids: Mapped[list[int]] = mapped_column(JSON)
+    table_size: Mapped[int] = mapped_column(Integer)
+    rounds: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    move_timeout_ms: Mapped[int] = mapped_column(Integer)
+    rated: Mapped[bool] = mapped_column(Boolean, default=True)
+    start_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    repeat_every: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Seconds between runs; each run after the first is a new tournament (``parent_id``) with a new seed."""
+    repeat_times: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """How many runs in all, the first included."""
+    parent_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id"), nullable=True, index=True)
+    run: Mapped[int] = mapped_column(Integer, default=1)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    """``scheduled`` (waits for its start time), ``running`` or ``done``."""
+    games_total: Mapped[int] = mapped_column(Integer)
+    standings: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The fitted table and head-to-head of the results so far, written by the workers as games finish."""
+    standings_through: Mapped[int] = mapped_column(Integer, default=0)
+    """How many results ``standings`` counts."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class TournamentGame(Base):
+    __tablename__ = "tournament_games"
+    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    """Position in the play order (0 first)."""
+    round: Mapped[int] = mapped_column(Integer)
+    bot_ids: Mapped[list[int]] = mapped_column(JSON)
+    """The bot of each seat."""
+    seed: Mapped[int] = mapped_column(BigInteger)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), nullable=True, unique=True)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    """``pending``, ``running`` (leased by a worker) or ``done``."""
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class Result(Base):
+    __tablename__ = "results"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """Increasing in the order results were written: the order of rated games for Elo."""
+    tournament_game_id: Mapped[int] = mapped_column(ForeignKey("tournament_games.id"), unique=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
+    game: Mapped[str] = mapped_column(String(16))
+    variant: Mapped[str] = mapped_column(String(32))
+    rated: Mapped[bool] = mapped_column(Boolean)
+    bot_ids: Mapped[list[int]] = mapped_column(JSON)
+    ranks: Mapped[list[int]] = mapped_column(JSON)
+    """0 is first; equal numbers tie; a forfeiting seat is ranked after every other."""
+    reason: Mapped[str] = mapped_column(String(16))
+    forfeited: Mapped[list[int]] = mapped_column(JSON)
+    """The seats that forfeited (3 faults in a row, or excluded by failed health checks)."""
+    faults: Mapped[list[int]] = mapped_column(JSON)
+    """Faults per seat."""
+    moves: Mapped[int] = mapped_column(Integer)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class RatingPool(Base):
+    """The incremental Elo table of one game and variant over every rated result, in the order results were
+    written; recomputed by the worker that writes a result, kept only if it covers more results than the stored."""
+
+    __tablename__ = "rating_pools"
+    __table_args__ = (UniqueConstraint("game", "variant"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(16))
+    variant: Mapped[str] = mapped_column(String(32))
+    through: Mapped[int] = mapped_column(Integer)
+    """The id of the last result counted."""
+    games: Mapped[int] = mapped_column(Integer)
+    table: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

@@ -1,0 +1,223 @@
+"""Request and response bodies of the bots, tournaments and standings resources (marshmallow)."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from service.schemas import MAX_INT, MAX_SEED, PRINTABLE
+
+GAMES = ["board", "card"]
+NAME = [validate.Length(min=1, max=64), PRINTABLE]
+
+
+class BotCreateSchema(Schema):
+    name = fields.String(required=True, validate=NAME)
+    url = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(max=2048),
+        metadata={
+            "description": "the push endpoint's base URL (http or https): the service POSTs to {url}/info, /start, "
+            "/move and /end. Leave it out for a pull bot, which plays through the games API with its token."
+        },
+    )
+    games = fields.List(
+        fields.String(validate=validate.OneOf(GAMES)), required=True, validate=validate.Length(min=1, max=2)
+    )
+    secret = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=[validate.Length(min=32, max=128), PRINTABLE],
+        metadata={"description": "the HMAC key for signed requests to the bot; default: a new random one"},
+    )
+
+
+class BotUpdateSchema(Schema):
+    name = fields.String(validate=NAME)
+    url = fields.String(allow_none=True, validate=validate.Length(max=2048))
+    games = fields.List(fields.String(validate=validate.OneOf(GAMES)), validate=validate.Length(min=1, max=2))
+    rotate_secret = fields.Boolean(metadata={"description": "true: a new secret, returned in this response only"})
+
+
+class BotSchema(Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    owner_id = fields.Integer(required=True)
+    player_id = fields.Integer(
+        required=True, metadata={"description": "the bot's own account, which holds its seats in games"}
+    )
+    mode = fields.String(required=True, metadata={"description": "push (called at its url) or pull"})
+    url = fields.String(allow_none=True)
+    games = fields.List(fields.String(), required=True)
+    active = fields.Boolean(required=True)
+    excluded = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "true after 3 failed health checks in a row, until 2 pass: it forfeits new games"
+        },
+    )
+    failed_checks = fields.Integer(required=True)
+    passed_checks = fields.Integer(required=True)
+    created_at = fields.DateTime(required=True)
+
+
+class BotCreatedSchema(BotSchema):
+    secret = fields.String(required=True, metadata={"description": "the HMAC key: shown this once"})
+    token = fields.String(
+        required=True, metadata={"description": "the bot account's bearer token (pull mode): shown this once"}
+    )
+
+
+class BotUpdatedSchema(BotSchema):
+    secret = fields.String(metadata={"description": "the new secret, when rotate_secret was asked"})
+
+
+class BotListSchema(Schema):
+    bots = fields.List(fields.Nested(BotSchema), required=True)
+
+
+class TournamentCreateSchema(Schema):
+    name = fields.String(load_default="tournament", validate=NAME)
+    game = fields.String(required=True, validate=validate.OneOf(GAMES))
+    settings = fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={"description": "the game's settings as for POST /games; players is the table size"},
+    )
+    bot_ids = fields.List(
+        fields.Integer(validate=validate.Range(min=1, max=MAX_INT)),
+        required=True,
+        validate=validate.Length(min=2, max=64),
+    )
+    table_size = fields.Integer(load_default=2, validate=validate.Range(min=2, max=4))
+    rounds = fields.Integer(load_default=1, validate=validate.Range(min=1, max=1000))
+    seed = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0, max=MAX_SEED))
+    move_timeout_ms = fields.Integer(
+        load_default=1000,
+        validate=validate.Range(min=10, max=60_000),
+        metadata={"description": "a bot's time to answer a move; later is a fault"},
+    )
+    rated = fields.Boolean(load_default=True, metadata={"description": "false: left out of the Elo standings"})
+    start_at = fields.AwareDateTime(
+        load_default=None, allow_none=True, metadata={"description": "default: now (needs RQ: REDIS_URL)"}
+    )
+    repeat_every = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=1, max=365 * 86400),
+        metadata={"description": "seconds between runs: each run after the first is a new tournament"},
+    )
+    repeat_times = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=2, max=10_000),
+        metadata={"description": "how many runs in all, the first included"},
+    )
+
+    @validates_schema
+    def _repeat_pair(self, data: dict[str, object], **_: object) -> None:
+        if (data.get("repeat_every") is None) != (data.get("repeat_times") is None):
+            raise ValidationError("repeat_every and repeat_times go together", "repeat_times")
+
+
+class ProgressSchema(Schema):
+    done = fields.Integer(required=True)
+    total = fields.Integer(required=True)
+
+
+class StandingSchema(Schema):
+    bot_id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    elo = fields.Float(required=True, metadata={"description": "maximum-likelihood rating (Elo scale, mean 1500)"})
+    low = fields.Float(required=True, metadata={"description": "95% interval, bootstrap over games"})
+    high = fields.Float(required=True)
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True, metadata={"description": "games finished alone at the best rank"})
+    shared_wins = fields.Integer(required=True, metadata={"description": "games finished first with others"})
+    mean_rank = fields.Float(required=True, metadata={"description": "1 is first; tied seats share places"})
+    forfeits = fields.Integer(required=True)
+
+
+class HeadToHeadSchema(Schema):
+    bot_id = fields.Integer(required=True)
+    opponent_id = fields.Integer(required=True)
+    score = fields.Float(required=True, metadata={"description": "pairwise points (1 win, 0.5 tie) against it"})
+    games = fields.Integer(required=True)
+
+
+class ResultSchema(Schema):
+    game_id = fields.Integer(required=True)
+    bot_ids = fields.List(fields.Integer(), required=True, metadata={"description": "the bot of each seat"})
+    ranks = fields.List(fields.Integer(), required=True, metadata={"description": "per seat, 1 best"})
+    reason = fields.String(required=True)
+    forfeited = fields.List(fields.Integer(), required=True)
+    faults = fields.List(fields.Integer(), required=True)
+    moves = fields.Integer(required=True)
+
+
+class TournamentSchema(Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    game = fields.String(required=True)
+    settings = fields.Dict(required=True)
+    variant = fields.String(required=True)
+    bot_ids = fields.List(fields.Integer(), required=True)
+    table_size = fields.Integer(required=True)
+    rounds = fields.Integer(required=True)
+    seed = fields.Integer(required=True)
+    move_timeout_ms = fields.Integer(required=True)
+    rated = fields.Boolean(required=True)
+    status = fields.String(required=True, metadata={"description": "scheduled, running or done"})
+    run = fields.Integer(required=True)
+    parent_id = fields.Integer(allow_none=True)
+    start_at = fields.DateTime(allow_none=True)
+    repeat_every = fields.Integer(allow_none=True)
+    repeat_times = fields.Integer(allow_none=True)
+    progress = fields.Nested(ProgressSchema, required=True)
+    created_at = fields.DateTime(required=True)
+    finished_at = fields.DateTime(allow_none=True)
+
+
+class TournamentDetailSchema(TournamentSchema):
+    standings = fields.List(fields.Nested(StandingSchema), required=True)
+    head_to_head = fields.List(fields.Nested(HeadToHeadSchema), required=True)
+    results = fields.List(fields.Nested(ResultSchema), required=True)
+
+
+class TournamentListSchema(Schema):
+    tournaments = fields.List(fields.Nested(TournamentSchema), required=True)
+
+
+class TournamentListQuerySchema(Schema):
+    status = fields.String(validate=validate.OneOf(["scheduled", "running", "done"]))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
+
+
+class StandingsQuerySchema(Schema):
+    game = fields.String(required=True, validate=validate.OneOf(GAMES))
+    variant = fields.String(
+        load_default="standard",
+        validate=validate.Length(min=1, max=32),
+        metadata={
+            "description": "board: standard, team, points (with -1972 for that edition); card: standard, longer"
+        },
+    )
+
+
+class EloRowSchema(Schema):
+    bot_id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    rating = fields.Float(required=True)
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True, metadata={"description": "pairwise: opponents finished ahead of"})
+    draws = fields.Integer(required=True, metadata={"description": "pairwise: opponents tied with"})
+    losses = fields.Integer(required=True, metadata={"description": "pairwise: opponents finished behind"})
+
+
+class StandingsSchema(Schema):
+    game = fields.String(required=True)
+    variant = fields.String(required=True)
+    games = fields.Integer(required=True, metadata={"description": "rated games counted"})
+    k = fields.Float(required=True, metadata={"description": "K of a two-seat game; K / (seats - 1) per pair"})
+    standings = fields.List(fields.Nested(EloRowSchema), required=True)

@@ -1,0 +1,242 @@
+"""Bots and tournaments through the API, run by the embedded queue (this process's threads) on SQLite and on
+PostgreSQL, against real push bots on loopback and a pull bot playing through the games API."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import select
+
+from service.arena_models import Result
+from service.models import ActionRecord
+from tests.apikit import API, Player, new_player
+from tests.arenakit import (
+    arena_app,
+    create_tournament,
+    greedy_choice,
+    illegal_choice,
+    push_bots,
+    random_choice,
+    register,
+    wait_done,
+)
+from tests.conftest import dispose
+from tournament.elo import EloTable
+
+
+@pytest.fixture
+def arena(database_url: str) -> Iterator[Flask]:
+    app = arena_app(database_url)
+    yield app
+    app.extensions["queue"].wait(timeout=60)
+    dispose(app)
+
+
+@pytest.fixture
+def client(arena: Flask) -> FlaskClient:
+    return arena.test_client()
+
+
+@pytest.fixture
+def owner(client: FlaskClient) -> Player:
+    return new_player(client, "owner")
+
+
+def test_a_round_robin_is_played_to_the_end_with_standings(client: FlaskClient, owner: Player) -> None:
+    with push_bots(greedy_choice, random_choice, random_choice) as servers:
+        bots = [register(client, owner, name, server.url) for name, server in zip("GRS", servers, strict=True)]
+        created = create_tournament(client, owner, [bot["id"] for bot in bots], rounds=1)
+        assert created["progress"] == {"done": 0, "total": 6}  # 3 pairs x 2 seatings
+        done = wait_done(client, created["id"])
+    assert done["progress"] == {"done": 6, "total": 6}
+    assert len(done["results"]) == 6
+    seatings = sorted(tuple(result["bot_ids"]) for result in done["results"])
+    ids = [bot["id"] for bot in bots]
+    assert seatings == sorted((a, b) for a in ids for b in ids if a != b)  # each pair in both seat orders
+    for result in done["results"]:
+        assert sorted(result["ranks"]) in ([1, 2], [1, 1])
+        game = client.get(f"{API}/games/{result['game_id']}").get_json()
+        assert game["status"] == "over"
+        assert result["faults"] == [0, 0] and result["forfeited"] == []
+    rows = {row["bot_id"]: row for row in done["standings"]}
+    assert set(rows) == set(ids)
+    for row in rows.values():
+        assert row["low"] <= row["elo"] <= row["high"] and row["games"] == 4
+    assert abs(sum(row["elo"] for row in rows.values()) / 3 - 1500) < 1e-6
+    pairs = {(entry["bot_id"], entry["opponent_id"]): entry for entry in done["head_to_head"]}
+    assert len(pairs) == 6 and all(entry["games"] == 2 for entry in pairs.values())
+
+
+def test_the_elo_table_equals_a_recomputation_from_the_stored_results(
+    arena: Flask, client: FlaskClient, owner: Player
+) -> None:
+    with push_bots(greedy_choice, random_choice, random_choice) as servers:
+        bots = [register(client, owner, name, server.url) for name, server in zip("GRS", servers, strict=True)]
+        first = create_tournament(client, owner, [bot["id"] for bot in bots], game="card", rounds=1)
+        wait_done(client, first["id"])
+        unrated = create_tournament(client, owner, [bot["id"] for bot in bots[:2]], game="card", rated=False)
+        wait_done(client, unrated["id"])
+    pool = client.get(f"{API}/standings", query_string={"game": "card"}).get_json()
+    with arena.extensions["db_sessions"]() as session:
+        results = session.scalars(
+            select(Result).where(Result.game == "card", Result.rated.is_(True)).order_by(Result.id)
+        ).all()
+    table: EloTable[int] = EloTable()
+    for result in results:
+        table.record(result.bot_ids, result.ranks)
+    assert pool["games"] == 6
+    assert {row["bot_id"]: row["rating"] for row in pool["standings"]} == pytest.approx(
+        {row.player: row.rating for row in table.table()}
+    )
+    assert client.get(f"{API}/standings", query_string={"game": "board"}).get_json()["standings"] == []
+
+
+def test_a_bot_that_answers_illegal_actions_forfeits_after_three_faults(
+    arena: Flask, client: FlaskClient, owner: Player
+) -> None:
+    with push_bots(illegal_choice, random_choice) as servers:
+        bad, good = (register(client, owner, name, server.url) for name, server in zip("BG", servers, strict=True))
+        created = create_tournament(client, owner, [bad["id"], good["id"]])
+        done = wait_done(client, created["id"])
+    for result in done["results"]:
+        seat = result["bot_ids"].index(bad["id"])
+        assert result["reason"] == "forfeit" and result["forfeited"] == [seat]
+        assert result["ranks"][seat] == 2 and result["ranks"][1 - seat] == 1
+        assert result["faults"][seat] == 3
+        with arena.extensions["db_sessions"]() as session:
+            faults = session.scalars(
+                select(ActionRecord.fault)
+                .where(ActionRecord.game_id == result["game_id"], ActionRecord.seat == seat)
+                .order_by(ActionRecord.ply)
+            ).all()
+        assert faults == ["illegal"] * 3  # the fallback was played for each; the third forfeits
+    standings = {row["bot_id"]: row for row in done["standings"]}
+    assert standings[bad["id"]]["forfeits"] == 2 and standings[good["id"]]["wins"] == 2
+
+
+def pull_loop(client: FlaskClient, bot: dict[str, Any], stop: threading.Event, moves: list[int]) -> None:
+    """A pull bot: finds its active games, plays its decisions through the games API."""
+    headers = {"Authorization": f"Bearer {bot['token']}"}
+    while not stop.is_set():
+        games = client.get(
+            f"{API}/games", query_string={"player": bot["player_id"], "status": "active"}
+        ).get_json()
+        for game in games:
+            actions = client.get(f"{API}/games/{game['id']}/actions", headers=headers).get_json()
+            if actions.get("your_decision") and actions["actions"]:
+                choice = actions["actions"][0]["id"]
+                response = client.post(
+                    f"{API}/games/{game['id']}/actions",
+                    json={"action": choice, "expected_ply": actions["ply"]},
+                    headers=headers,
+                )
+                if response.status_code == 200:
+                    moves.append(game["id"])
+        stop.wait(0.002)
+
+
+def test_a_pull_bot_and_push_bots_play_one_tournament(arena: Flask, owner: Player) -> None:
+    client = arena.test_client()
+    with push_bots(random_choice) as servers:
+        push = register(client, owner, "pusher", servers[0].url)
+        pull = register(client, owner, "puller", None)
+        assert pull["mode"] == "pull" and push["mode"] == "push"
+        stop, moves = threading.Event(), []
+        thread = threading.Thread(target=pull_loop, args=(arena.test_client(), pull, stop, moves), daemon=True)
+        thread.start()
+        try:
+            created = create_tournament(client, owner, [push["id"], pull["id"]], move_timeout_ms=5000)
+            done = wait_done(client, created["id"])
+        finally:
+            stop.set()
+            thread.join(10)
+    assert done["progress"]["done"] == 2
+    assert len(moves) > 10  # the pull bot made its own moves
+    for result in done["results"]:
+        assert result["forfeited"] == []
+        assert sum(result["faults"]) <= 1  # a pull bot may lose one race against its deadline, not three
+
+
+def test_registration_proves_the_endpoint_and_owners_alone_change_bots(client: FlaskClient, owner: Player) -> None:
+    other = new_player(client, "other")
+    with push_bots(random_choice) as servers:
+        bot = register(client, owner, "mine", servers[0].url)
+        assert len(bot["secret"]) >= 32 and bot["token"].startswith("sa_") and bot["owner_id"] == owner.id
+        listed = client.get(f"{API}/bots").get_json()["bots"]
+        assert [entry["id"] for entry in listed] == [bot["id"]] and "secret" not in listed[0]
+        patch = client.patch(f"{API}/bots/{bot['id']}", json={"name": "theirs"}, headers=other.headers)
+        assert patch.status_code == 403
+        rotated = client.patch(f"{API}/bots/{bot['id']}", json={"rotate_secret": True}, headers=owner.headers)
+        assert rotated.status_code == 422  # the bot still verifies with the old secret: the nonce check fails
+        assert "info route" in rotated.get_json()["message"]
+        renamed = client.patch(f"{API}/bots/{bot['id']}", json={"name": "renamed"}, headers=owner.headers)
+        assert renamed.status_code == 200 and renamed.get_json()["name"] == "renamed"
+    assert client.delete(f"{API}/bots/{bot['id']}", headers=other.headers).status_code == 403
+    assert client.delete(f"{API}/bots/{bot['id']}", headers=owner.headers).status_code == 204
+    assert client.get(f"{API}/bots/{bot['id']}").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("ftp://127.0.0.1/bot", "url"),
+        ("http://127.0.0.1:9/bot", "info route failed"),  # nothing listens on port 9
+        ("not a url", "url"),
+    ],
+)
+def test_registration_refuses_bad_endpoints(client: FlaskClient, owner: Player, url: str, message: str) -> None:
+    response = client.post(
+        f"{API}/bots", json={"name": "x", "url": url, "games": ["board"]}, headers=owner.headers
+    )
+    assert response.status_code == 422
+    assert message in response.get_json()["message"]
+
+
+def test_registration_refuses_loopback_unless_allowed(database_url: str) -> None:
+    app = arena_app(database_url)
+    app.extensions["settings"].bot_allow = ""
+    client = app.test_client()
+    owner = new_player(client, "owner")
+    with push_bots(random_choice) as servers:
+        response = client.post(
+            f"{API}/bots", json={"name": "x", "url": servers[0].url, "games": ["board"]}, headers=owner.headers
+        )
+    dispose(app)
+    assert response.status_code == 422
+    assert "loopback" in response.get_json()["message"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"bot_ids": ["A", 999]}, "no bot 999"),
+        ({"bot_ids": ["A", "A"]}, "listed twice"),
+        ({"bot_ids": ["A", "C"]}, "do not play the board game"),
+        ({"table_size": 3}, "at least 3 bots"),
+        ({"settings": {"variant": "nope"}}, "settings"),
+        ({"settings": {"players": 4}}, "disagree"),
+        ({"start_at": "2099-01-01T00:00:00+00:00"}, "REDIS_URL"),
+        ({"repeat_every": 60}, "repeat_times"),
+        ({"rounds": 0}, "rounds"),
+    ],
+)
+def test_bad_tournaments_are_refused_with_the_reason(
+    client: FlaskClient, owner: Player, change: dict[str, Any], message: str
+) -> None:
+    with push_bots(random_choice) as servers:
+        ids = {
+            name: register(client, owner, name, servers[0].url, games=games)["id"]
+            for name, games in (("A", ("board",)), ("B", ("board", "card")), ("C", ("card",)))
+        }
+    body: dict[str, Any] = {"game": "board", "bot_ids": [ids["A"], ids["B"]], "table_size": 2, **change}
+    body["bot_ids"] = [ids.get(bot, bot) for bot in body["bot_ids"]]
+    response = client.post(f"{API}/tournaments", json=body, headers=owner.headers)
+    assert response.status_code == 422
+    assert message in str(response.get_json()), response.get_json()
+    unauthorized = client.post(f"{API}/tournaments", json={"game": "board", "bot_ids": [ids["A"], ids["B"]]})
+    assert unauthorized.status_code == 401

@@ -1,0 +1,70 @@
+"""What a job needs from its process: database sessions, the notifier, the queue and the runner's settings.
+
+An RQ worker builds it once from the environment (``DATABASE_URL``, ``REDIS_URL``, ``SORRY_ARENA_BOT_ALLOW``,
+``SORRY_ARENA_LEASE_SECONDS``); the embedded service, which runs jobs on its own threads, installs its own with
+``configure`` so that jobs share its database and wake its long polls.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from service.config import Settings
+from service.db import make_engine
+from service.netguard import parse_allowlist
+from service.notify import make_notifier
+from service.queueing import LocalQueue, RQQueue
+from tournament.runner import Notifier, RunnerSettings
+
+
+@dataclass
+class Context:
+    sessions: sessionmaker[Session]
+    notifier: Notifier
+    queue: RQQueue | LocalQueue
+    runner: RunnerSettings
+
+
+_context: Context | None = None
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def runner_settings(settings: Settings) -> RunnerSettings:
+    return RunnerSettings(
+        worker=worker_name(),
+        allow=parse_allowlist(settings.bot_allow),
+        lease_seconds=settings.lease_seconds,
+    )
+
+
+def from_env() -> Context:
+    settings = Settings.from_env()
+    if not settings.redis_url:
+        raise RuntimeError("an RQ worker needs REDIS_URL")
+    return Context(
+        sessions=sessionmaker(make_engine(settings.database_url), expire_on_commit=False),
+        notifier=make_notifier(settings.redis_url),
+        queue=RQQueue(settings.redis_url),
+        runner=runner_settings(settings),
+    )
+
+
+def configure(settings: Settings, engine: Any, notifier: Notifier, queue: RQQueue | LocalQueue) -> None:
+    """Jobs of this process use the given database engine, notifier and queue (the embedded service)."""
+    global _context
+    _context = Context(sessionmaker(engine, expire_on_commit=False), notifier, queue, runner_settings(settings))
+
+
+def get() -> Context:
+    global _context
+    if _context is None:
+        _context = from_env()
+    return _context

@@ -1,0 +1,321 @@
+"""Play one scheduled tournament game to its end: ask each seat's bot, record faults, forfeit, save, rank.
+
+A push bot is POSTed the seat's view and legal actions and answers an action id; a pull bot plays through the games
+API with its own token, and the runner waits for its move until the deadline. A fault (timeout, connection error,
+non-2xx, unparsable or oversized body, redirect, refused address, illegal action) is answered by the game's seeded
+fallback action, recorded on the move with the latency; the third consecutive fault of a seat forfeits the game for
+it (ranked last, its later turns played by the fallback without asking). Moves are saved in small batches, and
+always before a pull bot must see the position.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC
+from typing import Any, Protocol
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+import engine
+from service.arena_models import Bot, Tournament, TournamentGame
+from service.botcall import BotConnection
+from service.models import ActionRecord, Game, now
+from tournament import standings, store
+
+FAULTS_TO_FORFEIT = 3
+CHECKS_TO_EXCLUDE = 3
+CHECKS_TO_INCLUDE = 2
+
+
+class Notifier(Protocol):
+    def publish(self, game_id: int, ply: int) -> None: ...
+
+    def wait(self, game_id: int, ready: Callable[[], bool], timeout: float) -> bool: ...
+
+
+@dataclass
+class RunnerSettings:
+    worker: str
+    allow: Sequence[Any] = ()
+    """Networks a bot URL may resolve to despite being private or loopback (``SORRY_ARENA_BOT_ALLOW``)."""
+    lease_seconds: float = 30.0
+    batch_moves: int = 64
+    batch_seconds: float = 0.25
+    health_interval: float = 10.0
+    """A push bot's info route is checked at a game's start when its last check is older than this."""
+
+
+@dataclass
+class SeatState:
+    bot: Bot
+    connection: BotConnection | None
+    faults_in_a_row: int = 0
+    faults: int = 0
+    forfeited: bool = False
+    last_latency_ms: float | None = None
+
+
+@dataclass
+class Play:
+    """One game being played by this worker."""
+
+    session: Session
+    tournament: Tournament
+    scheduled: TournamentGame
+    game: Game
+    state: Any
+    saved: store.Saved
+    seats: list[SeatState]
+    settings: RunnerSettings
+    notifier: Notifier
+    pending: list[store.Move] = field(default_factory=list)
+    last_save: float = field(default_factory=time.monotonic)
+
+    @property
+    def ply(self) -> int:
+        return self.saved.ply + len(self.pending)
+
+    def flush(self) -> None:
+        over = self.finished()
+        store.save(self.session, self.game.id, self.saved, self.pending, self.state, "over" if over else "active")
+        store.renew(self.session, self.scheduled.id, self.settings.worker, self.settings.lease_seconds)
+        self.session.commit()
+        self.pending.clear()
+        self.last_save = time.monotonic()
+        self.notifier.publish(self.game.id, self.saved.ply)
+
+    def finished(self) -> bool:
+        return engine.is_over(self.state) or sum(not seat.forfeited for seat in self.seats) <= 1
+
+    def record(self, seat: int, action: str, latency_ms: float | None, fault: str | None) -> None:
+        ply = self.ply
+        events = engine.apply(self.state, action, seat)
+        self.pending.append(store.Move(ply, seat, action, events, latency_ms, fault))
+        player = self.seats[seat]
+        if fault is None:
+            player.faults_in_a_row = 0
+        elif fault != "forfeit":
+            player.faults += 1
+            player.faults_in_a_row += 1
+            if player.faults_in_a_row >= FAULTS_TO_FORFEIT:
+                player.forfeited = True
+        if len(self.pending) >= self.settings.batch_moves or (
+            time.monotonic() - self.last_save >= self.settings.batch_seconds
+        ):
+            self.flush()
+
+
+def move_request(play: Play, seat: int, kind: str) -> dict[str, Any]:
+    return {
+        "type": "move",
+        "game_id": play.game.id,
+        "tournament_id": play.tournament.id,
+        "seat": seat,
+        "ply": play.ply,
+        "decision": kind,
+        "view": engine.view(play.state, seat),
+        "actions": [action.to_json() for action in engine.legal_actions(play.state, seat)],
+        "deadline_ms": play.tournament.move_timeout_ms,
+        "last_latency_ms": play.seats[seat].last_latency_ms,
+    }
+
+
+def ask_push_bot(play: Play, seat: int, kind: str, connection: BotConnection) -> None:
+    reply = connection.move(move_request(play, seat, kind))
+    play.seats[seat].last_latency_ms = reply.latency_ms
+    action = reply.body.get("action") if reply.body is not None and reply.fault is None else None
+    fault = reply.fault
+    if fault is None:
+        legal = {candidate.id for candidate in engine.legal_actions(play.state, seat)}
+        if action not in legal:
+            fault = "illegal"
+    if fault is not None or not isinstance(action, str):
+        play.record(seat, engine.fallback_action(play.state), reply.latency_ms, fault or "illegal")
+    else:
+        play.record(seat, action, reply.latency_ms, None)
+
+
+def reload(play: Play) -> None:
+    """Take the position the games API saved (a pull bot moved) as this worker's own."""
+    play.session.expire_all()
+    game = play.session.get(Game, play.game.id)
+    assert game is not None
+    play.game = game
+    play.state = engine.from_json(json.loads(game.state))
+    play.saved = store.saved_position(play.session, game)
+    play.session.commit()
+
+
+def ask_pull_bot(play: Play, seat: int) -> None:
+    if play.pending:
+        play.flush()
+    else:
+        play.notifier.publish(play.game.id, play.saved.ply)
+    ply = play.saved.ply
+    game_id = play.game.id
+
+    def moved() -> bool:
+        current = play.session.scalar(select(Game.ply).where(Game.id == game_id))
+        play.session.commit()
+        return current is not None and current > ply
+
+    started = time.monotonic()
+    timeout = play.tournament.move_timeout_ms / 1000
+    if play.notifier.wait(game_id, moved, timeout):
+        latency = (time.monotonic() - started) * 1000
+        play.session.execute(
+            update(ActionRecord)
+            .where(ActionRecord.game_id == game_id, ActionRecord.ply == ply)
+            .values(latency_ms=latency)
+        )
+        play.session.commit()
+        play.seats[seat].last_latency_ms = latency
+        play.seats[seat].faults_in_a_row = 0
+        reload(play)
+        return
+    try:
+        play.record(seat, engine.fallback_action(play.state), timeout * 1000, "timeout")
+        play.flush()
+    except store.LeaseLost:
+        reload(play)  # the bot's move arrived just after the deadline and was accepted: it stands
+
+
+def check_health(session: Session, bot: Bot, connection: BotConnection, interval: float) -> None:
+    """Ask the bot's info route for a nonce when its last check is old; count passes and failures in a row."""
+    checked = bot.checked_at
+    if checked is not None and (now() - checked.replace(tzinfo=checked.tzinfo or UTC)).total_seconds() < interval:
+        return
+    nonce = secrets.token_hex(16)
+    reply = connection.call("info", {"type": "info", "nonce": nonce})
+    passed = reply.fault is None and reply.body is not None and reply.body.get("nonce") == nonce
+    if passed:
+        bot.passed_checks += 1
+        bot.failed_checks = 0
+        if bot.passed_checks >= CHECKS_TO_INCLUDE:
+            bot.excluded = False
+    else:
+        bot.failed_checks += 1
+        bot.passed_checks = 0
+        if bot.failed_checks >= CHECKS_TO_EXCLUDE:
+            bot.excluded = True
+    bot.checked_at = now()
+    session.commit()
+
+
+def outcome(play: Play) -> dict[str, Any]:
+    """Final ranks (1 best): the engine's among the seats still playing, every forfeiting seat tied last."""
+    result = engine.result(play.state)
+    playing = [seat for seat, player in enumerate(play.seats) if not player.forfeited]
+    keys = {seat: (result.ranks[seat] if result is not None else 1) for seat in playing}
+    ranks = [len(playing) + 1] * len(play.seats)
+    for seat in playing:
+        ranks[seat] = 1 + sum(keys[other] < keys[seat] for other in playing)
+    forfeited = [seat for seat, player in enumerate(play.seats) if player.forfeited]
+    reason = result.reason if result is not None and not forfeited else "forfeit" if forfeited else "win"
+    return {
+        "ranks": ranks,
+        "reason": reason,
+        "forfeited": forfeited,
+        "faults": [player.faults for player in play.seats],
+        "moves": play.saved.ply,
+    }
+
+
+def notify_bots(play: Play, route: str, extra: Callable[[int], dict[str, Any]]) -> None:
+    """Tell every push bot the game starts or ended (its answer and any fault do not matter)."""
+    for seat, player in enumerate(play.seats):
+        if player.connection is not None:
+            player.connection.call(route, {"type": route, "game_id": play.game.id, "seat": seat, **extra(seat)})
+
+
+def play_scheduled(session: Session, scheduled_id: int, settings: RunnerSettings, notifier: Notifier) -> str:
+    """Play (or resume, or find done) one scheduled game. Returns what happened: done, busy, finished."""
+    if not store.lease(session, scheduled_id, settings.worker, settings.lease_seconds):
+        scheduled = session.get(TournamentGame, scheduled_id)
+        return "missing" if scheduled is None else "done" if scheduled.status == "done" else "busy"
+    scheduled = session.get(TournamentGame, scheduled_id)
+    assert scheduled is not None
+    tournament = session.get(Tournament, scheduled.tournament_id)
+    assert tournament is not None
+    bots = [session.get(Bot, bot_id) for bot_id in scheduled.bot_ids]
+    seats = []
+    for bot in bots:
+        assert bot is not None
+        connection = None
+        if bot.url is not None:
+            connection = BotConnection(
+                bot.url, bot.secret, allow=settings.allow, timeout=tournament.move_timeout_ms / 1000
+            )
+        seats.append(SeatState(bot, connection))
+    fresh = scheduled.game_id is None
+    game = store.create_game(session, tournament, scheduled, [seat.bot for seat in seats]) if fresh else None
+    game = game or session.get(Game, scheduled.game_id)
+    assert game is not None
+    play = Play(
+        session,
+        tournament,
+        scheduled,
+        game,
+        engine.from_json(json.loads(game.state)),
+        store.saved_position(session, game),
+        seats,
+        settings,
+        notifier,
+    )
+    for seat, fault in store.fault_history(session, game.id):  # a resumed game: recount the faults
+        player = play.seats[seat]
+        if fault is None:
+            player.faults_in_a_row = 0
+        elif fault == "forfeit":
+            player.forfeited = True
+        else:
+            player.faults += 1
+            player.faults_in_a_row += 1
+            player.forfeited = player.forfeited or player.faults_in_a_row >= FAULTS_TO_FORFEIT
+    if fresh:
+        for player in play.seats:
+            if player.connection is not None:
+                check_health(session, player.bot, player.connection, settings.health_interval)
+            player.forfeited = player.bot.excluded
+    names = [seat.bot.name for seat in play.seats]
+    notify_bots(
+        play,
+        "start",
+        lambda seat: {
+            "tournament_id": tournament.id,
+            "game": tournament.game,
+            "settings": tournament.settings,
+            "seats": tournament.table_size,
+            "players": names,
+        },
+    )
+    while not play.finished():
+        decision = engine.decision(play.state)
+        assert decision is not None
+        player = play.seats[decision.seat]
+        if player.forfeited:
+            play.record(decision.seat, engine.fallback_action(play.state), None, "forfeit")
+        elif player.connection is not None:
+            ask_push_bot(play, decision.seat, decision.kind, player.connection)
+        else:
+            ask_pull_bot(play, decision.seat)
+    final = outcome(play)
+    result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
+    store.save(session, game.id, play.saved, play.pending, play.state, "over", result)
+    play.pending.clear()
+    session.execute(update(Game).where(Game.id == game.id).values(status="over", result=result))
+    session.commit()
+    written = store.finish(session, tournament, scheduled, game.id, final)
+    standings.refresh(session, tournament.id, tournament.game, tournament.variant, tournament.rated)
+    store.complete(session, tournament)
+    notifier.publish(game.id, play.saved.ply)
+    notify_bots(play, "end", lambda seat: {"result": result, "forfeited": seat in final["forfeited"]})
+    for player in play.seats:
+        if player.connection is not None:
+            player.connection.close()
+    return "finished" if written else "done"

@@ -1,0 +1,137 @@
+"""The standings table of one tournament, and its head-to-head results, in JSON-friendly shapes.
+
+Games are ``(players, ranks)`` as in ``tournament.rating_fit``: ``players[seat]`` finished ``ranks[seat]``, lower
+is better, equal ranks tie (0- or 1-based alike: only the order counts). A player's line:
+
+- ``games``: games played;
+- ``wins``: games finished alone at the best rank of the game; ``shared_wins``: games finished at the best rank
+  together with another seat (a tie for first, or partners of a team game). They are kept apart, not merged
+  into half-wins: a shared first place is not a win, nor a loss;
+- ``mean_rank``: the mean finishing place, 1-based, tied seats sharing the mean of the places they occupy
+  (ranks ``[0, 2, 1, 2]`` are places 1, 3.5, 2, 3.5), so that it reads the same for any rank numbering;
+- ``forfeits``: games in which the player's seat forfeited, when the caller says which did;
+- ``elo``, ``low``, ``high``: the fitted Bradley-Terry rating, mean 0, and its bootstrap interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Hashable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Generic, TypeVar
+
+from tournament.elo import check_game, pairwise
+from tournament.rating_fit import BOOTSTRAP, CONFIDENCE, fit
+
+P = TypeVar("P", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class Row(Generic[P]):
+    """One player's line of the standings (the fields are described in the module docstring)."""
+
+    player: P
+    games: int
+    wins: int
+    shared_wins: int
+    mean_rank: float
+    forfeits: int
+    elo: float
+    low: float
+    high: float
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class _Tally:
+    games: int = 0
+    wins: int = 0
+    shared_wins: int = 0
+    places: float = 0.0
+    forfeits: int = 0
+
+
+def places(ranks: Sequence[int]) -> list[float]:
+    """1-based finishing places; tied seats share the mean of the places they occupy."""
+    return [
+        1.0 + sum(other < rank for other in ranks) + (sum(other == rank for other in ranks) - 1) / 2.0
+        for rank in ranks
+    ]
+
+
+def summarize(
+    games: Sequence[tuple[Sequence[P], Sequence[int]]],
+    *,
+    forfeited: Sequence[Collection[int]] | None = None,
+    bootstrap: int = BOOTSTRAP,
+    seed: int = 0,
+    confidence: float = CONFIDENCE,
+) -> list[Row[P]]:
+    """The standings, best fitted rating first (equal ratings in order of first appearance).
+
+    ``forfeited[g]``, if given, holds the seats that forfeited game ``g`` (one entry per game, empty for none).
+    """
+    if forfeited is not None and len(forfeited) != len(games):
+        raise ValueError(f"forfeited lists {len(forfeited)} games, but there are {len(games)} games")
+    ratings = fit(games, bootstrap=bootstrap, seed=seed, confidence=confidence)  # validates the games too
+    tallies = {player: _Tally() for player in ratings}
+    for index, (players, ranks) in enumerate(games):
+        best = min(ranks)
+        at_best = sum(rank == best for rank in ranks)
+        forfeits = forfeited[index] if forfeited is not None else ()
+        if any(not 0 <= seat < len(players) for seat in forfeits):
+            raise ValueError(f"game {index} has {len(players)} seats but forfeited lists seats {sorted(forfeits)}")
+        for seat, (player, place) in enumerate(zip(players, places(ranks), strict=True)):
+            tally = tallies[player]
+            tally.games += 1
+            tally.places += place
+            if ranks[seat] == best:
+                if at_best == 1:
+                    tally.wins += 1
+                else:
+                    tally.shared_wins += 1
+            if seat in forfeits:
+                tally.forfeits += 1
+    rows = [
+        Row(
+            player=player,
+            games=tally.games,
+            wins=tally.wins,
+            shared_wins=tally.shared_wins,
+            mean_rank=tally.places / tally.games,
+            forfeits=tally.forfeits,
+            elo=ratings[player].elo,
+            low=ratings[player].low,
+            high=ratings[player].high,
+        )
+        for player, tally in tallies.items()
+    ]
+    return sorted(rows, key=lambda row: -row.elo)
+
+
+def head_to_head(games: Sequence[tuple[Sequence[P], Sequence[int]]]) -> dict[tuple[P, P], tuple[float, int]]:
+    """``{(a, b): (a's score against b, comparisons)}`` for every ordered pair of players who met.
+
+    Every pair of seats of a game is one comparison (1 to the better rank, 0.5 each for a tie). Both ``(a, b)``
+    and ``(b, a)`` are present, and their scores add up to the comparisons. To render a matrix, see
+    :func:`head_to_head_matrix`.
+    """
+    table: dict[tuple[P, P], tuple[float, int]] = {}
+    for players, ranks in games:
+        check_game(players, ranks)
+        for i, j, score in pairwise(ranks):
+            for key, own in (((players[i], players[j]), score), ((players[j], players[i]), 1.0 - score)):
+                total, count = table.get(key, (0.0, 0))
+                table[key] = (total + own, count + 1)
+    return table
+
+
+def head_to_head_matrix(
+    games: Sequence[tuple[Sequence[P], Sequence[int]]], order: Sequence[P]
+) -> list[list[tuple[float, int] | None]]:
+    """The head-to-head results as a matrix (JSON: arrays of ``[score, comparisons]`` or ``null``): row ``r``,
+    column ``c`` holds ``order[r]``'s score against ``order[c]``; ``None`` on the diagonal and for pairs that
+    never met. ``order`` is usually the players of :func:`summarize`'s rows."""
+    table = head_to_head(games)
+    return [[table.get((row, column)) for column in order] for row in order]
