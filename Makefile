@@ -25,14 +25,15 @@ test: venv
 bench: venv
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python benchmarks/engine.py
+	$(BIN)/python benchmarks/tournament.py
 
 # Rewrite openapi/openapi.json from the code (tests/test_openapi_file.py fails while it is stale).
 openapi: venv
 	$(BIN)/sorry-arena openapi --output openapi/openapi.json
 
-# Placeholder main job until the tournament runner lands.
+# The main job: a local round robin between the example bots (SQLite, in-process queue), standings printed.
 demo: venv
-	$(BIN)/sorry-arena simulate --game board --players 4 --games 200 --seed 1 --bots greedy,random,greedy,random
+	$(BIN)/sorry-arena demo
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis test-output

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cli import db, openapi, serve, simulate, tournament, worker
+from cli import db, demo, openapi, serve, simulate, tournament, worker
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     openapi.add_parser(commands)
     worker.add_parser(commands)
     tournament.add_parser(commands)
+    demo.add_parser(commands)
     return parser
 
 

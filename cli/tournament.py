@@ -45,6 +45,8 @@ class Api:
             message = body.get("message") if isinstance(body, dict) else response.text[:200]
             details = body.get("errors") if isinstance(body, dict) else None
             raise ApiError(f"HTTP {response.status_code}: {message}" + (f" {details}" if details else ""))
+        if not isinstance(body, dict):  # another web server at that address, or a proxy's page
+            raise ApiError(f"the service at {self.base} did not answer JSON (is --api the sorry-arena service?)")
         return body
 
 

@@ -8,7 +8,7 @@ from flask import Flask
 from flask_smorest import Api
 
 from service import db, errors, swagger_ui, webhooks
-from service.api import bots, games, health, players, standings, tournaments
+from service.api import bots, decisions, games, health, players, standings, tournaments
 from service.config import MAX_BODY_BYTES, Settings
 from service.notify import make_notifier
 from service.queueing import LocalQueue, RQQueue, job_function
@@ -48,6 +48,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     app.extensions["api"] = api  # `sorry-arena openapi` writes api.spec
     for blueprint in (players.blp, games.blp, bots.blp, tournaments.blp, standings.blp, health.blp):
         api.register_blueprint(blueprint)
+    api.register_blueprint(decisions.blp)
     webhooks.init_api(api)
     errors.init_app(app)
     return app

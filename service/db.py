@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
 from flask import Flask, current_app, g
@@ -113,14 +113,12 @@ class Compiled:
 
 
 class Statements:
-    """The fast-lane statements of one engine, compiled on first use, and what its transactions need."""
+    """The fast-lane statements of one engine, compiled on first use, and its writer."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.integrity_error: type[Exception] = engine.dialect.dbapi.IntegrityError  # type: ignore[union-attr]
-        self.write_lock: Any = threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
-        """SQLite has one writer at a time: this process's writers queue on a lock, which hands over at once,
-        instead of in SQLite's busy handler, which sleeps (1, 2, 5, 10 ms...) between tries."""
+        self.writer = Writer(self.integrity_error)
         self._compiled: dict[int, tuple[ClauseElement, Compiled]] = {}
         self._lock = threading.Lock()
 
@@ -133,16 +131,161 @@ class Statements:
         return found[1]
 
 
+class Write:
+    """One transaction's worth of work for the :class:`Writer`: a conditional statement (an UPDATE checked by
+    ``rowcount``), then statements that run only if it changed a row. ``key`` orders the writes of a batch (the
+    row the condition locks: one order in every process, so no two batches deadlock on PostgreSQL)."""
+
+    __slots__ = ("done", "error", "key", "lead", "saved", "steps")
+
+    def __init__(self, key: int, steps: list[tuple[str, list[Any]]]) -> None:
+        self.key = key
+        self.steps = steps
+        """(SQL, driver parameter rows): the first step has one row, the condition."""
+        self.done: Any = None
+        """A held lock that the leader releases once this write is saved (or this thread is to lead): made only
+        for a write that has to wait (a plain lock: an Event costs ten times as much to make)."""
+        self.lead = False
+        self.saved = False
+        self.error: BaseException | None = None
+
+    def finish(self, error: BaseException | None = None) -> None:
+        if error is not None:
+            self.saved = False
+            self.error = error
+        if self.done is not None:
+            self.done.release()
+
+
+class Writer:
+    """Group commit: the moves that requests of this process want saved at the same time go into one
+    transaction, each still checked by its own condition.
+
+    A transaction per request makes requests queue for the database's write lock (SQLite has one writer at a time)
+    or for a commit each (PostgreSQL's is a disk flush); under load the queue grows long, and a thread holding the
+    lock also waits for its turn at the GIL after each database call. Here the request that finds nobody writing
+    becomes the leader: it writes its own move and whatever others queued meanwhile, batch after batch, on its
+    own connection, then hands over to a waiting request after a few batches (so no request pays for long). The
+    others wait for their batch's commit, so an answer still comes only once its move is saved.
+    """
+
+    MAX_BATCH = 64
+    ROUNDS = 4
+    """Batches a leader writes before it hands the queue over."""
+
+    def __init__(self, integrity_error: type[Exception]) -> None:
+        self._integrity_error = integrity_error
+        self._lock = threading.Lock()
+        self._queue: list[Write] = []
+        self._leading = False
+
+    def save(self, lane: Lane, write: Write) -> bool:
+        """Whether the write's condition held (then all of it is committed); its database error, if any. The
+        caller's ``lane`` gives the connection if the caller leads."""
+        with self._lock:
+            lead = not self._leading
+            if lead:
+                self._leading = True
+            else:
+                write.done = threading.Lock()
+                write.done.acquire()
+            self._queue.append(write)
+        if not lead:
+            write.done.acquire()  # until the leader has saved it, or hands the queue over to this thread
+            lead = write.lead
+        if lead:
+            self._lead(lane.connection())
+        if write.error is not None:
+            raise write.error
+        return write.saved
+
+    def _lead(self, connection: Any) -> None:
+        for _ in range(self.ROUNDS):
+            with self._lock:
+                batch = self._queue[: self.MAX_BATCH]
+                del self._queue[: self.MAX_BATCH]
+                if not batch:
+                    self._leading = False
+                    return
+            self._write(connection, batch)
+        with self._lock:  # enough for this request: the first waiting one takes over (its write still queued)
+            if not self._queue:
+                self._leading = False
+                return
+            heir = self._queue[0]
+            waiting, heir.done = heir.done, None  # the heir saves its own write: nothing to signal then
+            heir.lead = True
+            waiting.release()
+
+    def _write(self, connection: Any, batch: list[Write]) -> None:
+        """Save a batch in one transaction; if a unique key refuses it, each write alone."""
+        batch.sort(key=lambda write: write.key)
+        try:
+            self._transaction(connection, batch)
+        except self._integrity_error as error:
+            connection.rollback()
+            if len(batch) == 1:
+                return batch[0].finish(error)
+            for write in batch:  # find the write that broke a unique key, and save the others
+                try:
+                    self._transaction(connection, [write])
+                except Exception as single:
+                    connection.rollback()
+                    write.finish(single)
+                else:
+                    write.finish()
+            return None
+        except BaseException as error:
+            with contextlib.suppress(Exception):
+                connection.rollback()
+            for write in batch:
+                write.finish(error)
+            return None
+        for write in batch:
+            write.finish()
+        return None
+
+    @staticmethod
+    def _transaction(connection: Any, batch: list[Write]) -> None:
+        cursor = connection.cursor()
+        for write in batch:
+            (condition, (row,)), *rest = write.steps
+            cursor.execute(condition, row)
+            write.saved = cursor.rowcount == 1
+            if write.saved:
+                for sql, rows in rest:
+                    if len(rows) == 1:
+                        cursor.execute(sql, rows[0])
+                    elif rows:
+                        cursor.executemany(sql, rows)
+        connection.commit()
+
+
 class Lane:
     """A request's fast lane: its pooled DB-API connection (taken on first use) and the compiled statements."""
 
     def __init__(self, statements: Statements) -> None:
         self.statements = statements
-        self.write_lock = statements.write_lock
-        """Hold it from a transaction's first write to its commit (a lock on SQLite, nothing elsewhere)."""
         self.integrity_error = statements.integrity_error
         """The driver's IntegrityError (a unique constraint said no)."""
         self._connection: Any = None
+
+    def write(
+        self,
+        key: int,
+        condition: tuple[ClauseElement, Mapping[str, Any]],
+        *then: tuple[ClauseElement, Sequence[Mapping[str, Any]]],
+    ) -> bool:
+        """Through the process's writer: run ``condition`` (a statement and its values), and if it changed a row,
+        each statement of ``then`` with each of its rows, in one transaction; whether the condition held."""
+        get = self.statements.get
+        statement, values = condition
+        compiled = get(statement)
+        steps = [(compiled.sql, [compiled.parameters(values)])]
+        for statement, rows in then:
+            compiled = get(statement)
+            steps.append((compiled.sql, [compiled.parameters(row) for row in rows]))
+        return self.statements.writer.save(self, Write(key, steps))
 
     def connection(self) -> Any:
         if self._connection is None:

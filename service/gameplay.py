@@ -314,23 +314,20 @@ class Moves:
             changes["result"] = result.to_json()
         action = {"game_id": game_id, "ply": expected_ply, "seat": seat, "action": action_id, "now": moment}
         first = snapshot.next_seq
-        records = [
+        records: list[dict[str, Any]] = [
             {"game_id": game_id, "seq": first + i, "ply": new_ply, "to_seat": event.get("to"), "payload": event}
             for i, event in enumerate(events)
         ]
-        with lane.write_lock:
-            saved = lane.execute(_ADVANCE if result is None else _FINISH, changes).rowcount == 1
-            if saved:
-                try:
-                    lane.execute(_RECORD_ACTION, action)
-                    lane.execute_many(_RECORD_EVENT, records)
-                    lane.commit()
-                except lane.integrity_error:
-                    lane.rollback()
-                    self.caches.snapshots.discard((game_id, expected_ply))
-                    return None
-            else:
-                lane.rollback()
+        try:
+            saved = lane.write(
+                game_id,
+                (_ADVANCE if result is None else _FINISH, changes),
+                (_RECORD_ACTION, [action]),
+                (_RECORD_EVENT, records),
+            )
+        except lane.integrity_error:
+            self.caches.snapshots.discard((game_id, expected_ply))
+            return None
         if not saved:
             _, status = self.position(game_id)
             lane.rollback()

@@ -129,8 +129,12 @@ class ActionsSchema(Schema):
     )
 
 
+MAX_ACTION = 200
+"""The longest action id (``ActionRecord.action`` is a String(200))."""
+
+
 class ActionSubmitSchema(Schema):
-    action = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    action = fields.String(required=True, validate=validate.Length(min=1, max=MAX_ACTION))
     expected_ply = fields.Integer(
         required=True, validate=validate.Range(min=0, max=MAX_INT), metadata={"description": "the ply it answers"}
     )

@@ -3,20 +3,26 @@ registration and tournament creation through the API, and a wait for a tournamen
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import select
 
+import engine
 from clients.examples import greedy_bot, random_bot
 from clients.push import PushServer, serve
 from service.app import create_app
 from service.config import Settings
+from service.models import ActionRecord, Game
 from tests.apikit import API, Player
+from tests.botservers import Behaviour, BotServer, Handler, Received, reply
 
 SECRET = "s" * 40
 Choose = Callable[[dict[str, Any]], str]
@@ -93,3 +99,64 @@ def sometimes_illegal(rate: float, seed: int = 0) -> Choose:
         return "no-such-action" if generator.random() < rate else random_choice(request)
 
     return choose
+
+
+def bot_server(move: Behaviour, info: Behaviour | None = None) -> BotServer:
+    """A bot (tests/botservers.py) that answers ``info``, ``start`` and ``end`` as it should (or ``info`` as
+    given: a health check that fails) and every ``move`` with ``move``; it records what it received."""
+    proper = reply()
+
+    def behave(handler: Handler, request: Received) -> None:
+        route = request.path.rstrip("/").rsplit("/", 1)[-1]
+        if route == "move":
+            move(handler, request)
+        elif route == "info" and info is not None:
+            info(handler, request)
+        else:
+            proper(handler, request)
+
+    return BotServer(behave)
+
+
+@dataclass(frozen=True)
+class Played:
+    """One saved action of a tournament game."""
+
+    ply: int
+    seat: int
+    action: str
+    fault: str | None
+    latency_ms: float | None
+
+
+def played(app: Flask, game_id: int) -> list[Played]:
+    """The saved actions of a game, in order."""
+    with app.extensions["db_sessions"]() as session:
+        rows = session.execute(
+            select(
+                ActionRecord.ply,
+                ActionRecord.seat,
+                ActionRecord.action,
+                ActionRecord.fault,
+                ActionRecord.latency_ms,
+            )
+            .where(ActionRecord.game_id == game_id)
+            .order_by(ActionRecord.ply)
+        ).all()
+    return [Played(*row) for row in rows]
+
+
+def saved_game(app: Flask, game_id: int) -> Game:
+    with app.extensions["db_sessions"]() as session:
+        game = session.get(Game, game_id)
+    assert game is not None
+    return game
+
+
+def replays_to_saved_state(app: Flask, game_id: int) -> bool:
+    """Whether the saved actions (fallbacks included) replay, from the seed, to the saved position."""
+    game = saved_game(app, game_id)
+    actions = [move.action for move in played(app, game_id)]
+    assert [move.ply for move in played(app, game_id)] == list(range(game.ply))
+    replayed = engine.replay(game.game, game.settings, game.seed, actions)
+    return bool(engine.to_json(replayed) == json.loads(game.state))

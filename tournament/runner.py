@@ -14,6 +14,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any, Protocol
@@ -110,7 +111,7 @@ class Play:
             self.flush()
 
 
-def move_request(play: Play, seat: int, kind: str) -> dict[str, Any]:
+def move_request(play: Play, seat: int, kind: str, actions: list[Any]) -> dict[str, Any]:
     return {
         "type": "move",
         "game_id": play.game.id,
@@ -119,21 +120,20 @@ def move_request(play: Play, seat: int, kind: str) -> dict[str, Any]:
         "ply": play.ply,
         "decision": kind,
         "view": engine.view(play.state, seat),
-        "actions": [action.to_json() for action in engine.legal_actions(play.state, seat)],
+        "actions": [action.to_json() for action in actions],
         "deadline_ms": play.tournament.move_timeout_ms,
         "last_latency_ms": play.seats[seat].last_latency_ms,
     }
 
 
 def ask_push_bot(play: Play, seat: int, kind: str, connection: BotConnection) -> None:
-    reply = connection.move(move_request(play, seat, kind))
+    actions = engine.legal_actions(play.state, seat)
+    reply = connection.move(move_request(play, seat, kind, actions))
     play.seats[seat].last_latency_ms = reply.latency_ms
     action = reply.body.get("action") if reply.body is not None and reply.fault is None else None
     fault = reply.fault
-    if fault is None:
-        legal = {candidate.id for candidate in engine.legal_actions(play.state, seat)}
-        if action not in legal:
-            fault = "illegal"
+    if fault is None and not any(candidate.id == action for candidate in actions):
+        fault = "illegal"
     if fault is not None or not isinstance(action, str):
         play.record(seat, engine.fallback_action(play.state), reply.latency_ms, fault or "illegal")
     else:
@@ -222,15 +222,24 @@ def outcome(play: Play) -> dict[str, Any]:
         "reason": reason,
         "forfeited": forfeited,
         "faults": [player.faults for player in play.seats],
-        "moves": play.saved.ply,
+        "moves": play.ply,  # saved and pending: the last batch is saved after this
     }
 
 
+NOTIFIER_THREADS = ThreadPoolExecutor(4, thread_name_prefix="sorry-arena-notify")
+
+
 def notify_bots(play: Play, route: str, extra: Callable[[int], dict[str, Any]]) -> None:
-    """Tell every push bot the game starts or ended (its answer and any fault do not matter)."""
-    for seat, player in enumerate(play.seats):
-        if player.connection is not None:
-            player.connection.call(route, {"type": route, "game_id": play.game.id, "seat": seat, **extra(seat)})
+    """Tell every push bot, all at once, that the game starts or ended (answers and faults do not matter)."""
+    calls = [
+        NOTIFIER_THREADS.submit(
+            player.connection.call, route, {"type": route, "game_id": play.game.id, "seat": seat, **extra(seat)}
+        )
+        for seat, player in enumerate(play.seats)
+        if player.connection is not None
+    ]
+    for call in calls:
+        call.result()
 
 
 def play_scheduled(session: Session, scheduled_id: int, settings: RunnerSettings, notifier: Notifier) -> str:

@@ -211,12 +211,19 @@ def finish(
 
 
 def complete(session: Session, tournament: Tournament) -> None:
-    """Mark the tournament done once every scheduled game has its result (after its standings are written)."""
+    """Mark the tournament done once every scheduled game has its result and its standings count them all.
+
+    Two workers may finish its last games at once: the one whose refit counted fewer results must not mark it done
+    before the other's complete standings are stored."""
     done = session.scalar(select(func.count(Result.id)).where(Result.tournament_id == tournament.id))
     if done == tournament.games_total:
         session.execute(
             update(Tournament)
-            .where(Tournament.id == tournament.id, Tournament.status != "done")
+            .where(
+                Tournament.id == tournament.id,
+                Tournament.status != "done",
+                Tournament.standings_through >= tournament.games_total,
+            )
             .values(status="done", finished_at=now())
         )
         session.commit()

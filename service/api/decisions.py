@@ -36,8 +36,7 @@ class Decisions(MethodView):
     @blp.response(200, DecisionsSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
     def get(self, query: dict[str, Any]) -> Any:
-        """Every active game where you must decide now, with the ply to answer, your view and your legal actions;
-        long-polls with ?wait= until there is at least one (ETag)"""
+        """Every game where you must decide now, with its ply, your view and legal actions; long-polls (ETag)"""
         player_id = auth.required_player_id()
         wait = min(query["wait"], current_app.extensions["settings"].max_wait)
         pending, games = wait_for_decisions(gameplay.moves(), player_id, wait)

@@ -4,7 +4,6 @@ PostgreSQL, against real push bots on loopback and a pull bot playing through th
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,24 +26,6 @@ from tests.arenakit import (
 )
 from tests.conftest import dispose
 from tournament.elo import EloTable
-
-
-@pytest.fixture
-def arena(database_url: str) -> Iterator[Flask]:
-    app = arena_app(database_url)
-    yield app
-    app.extensions["queue"].wait(timeout=60)
-    dispose(app)
-
-
-@pytest.fixture
-def client(arena: Flask) -> FlaskClient:
-    return arena.test_client()
-
-
-@pytest.fixture
-def owner(client: FlaskClient) -> Player:
-    return new_player(client, "owner")
 
 
 def test_a_round_robin_is_played_to_the_end_with_standings(client: FlaskClient, owner: Player) -> None:

@@ -1,0 +1,229 @@
+"""``sorry-arena tournament`` against a live service (the app served by werkzeug on loopback, SQLite, embedded
+queue) and ``sorry-arena worker``'s checks of its arguments: bad input is a usage error with a message, an
+unreachable service or a refused request a clear message and exit status 1, never a traceback."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from flask import Flask
+from werkzeug.serving import make_server
+
+from cli.main import main
+from tests.apikit import SQLITE_ONLY, Player, new_player
+from tests.arenakit import arena_app, push_bots, random_choice, register
+from tests.botservers import closed_port
+from tests.conftest import dispose
+
+
+@dataclass
+class Service:
+    app: Flask
+    url: str
+    owner: Player
+    bot_ids: list[int]
+
+
+@pytest.fixture
+def service(database_url: str) -> Iterator[Service]:
+    app = arena_app(database_url)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    client = app.test_client()
+    owner = new_player(client, "owner")
+    try:
+        with push_bots(random_choice, random_choice) as bots:
+            ids = [register(client, owner, name, bot.url)["id"] for name, bot in zip("AB", bots, strict=True)]
+            yield Service(app, f"http://127.0.0.1:{server.server_port}", owner, ids)
+            app.extensions["queue"].wait(timeout=60)
+    finally:
+        server.shutdown()
+        thread.join(10)
+        server.server_close()
+        dispose(app)
+
+
+def tournament(service: Service, *args: str) -> int:
+    return main(["tournament", "--api", service.url, "--token", service.owner.token, *args])
+
+
+def flat(text: str) -> str:
+    """The text with its line breaks and runs of spaces as single spaces (rich wraps a title to its table)."""
+    return " ".join(text.split())
+
+
+def rows(table: str) -> list[list[str]]:
+    """The body rows of a table rich drew, as lists of cells."""
+    return [
+        [cell.strip() for cell in line.strip("│").split("│")] for line in table.splitlines() if line[:1] == "│"
+    ]
+
+
+@SQLITE_ONLY
+def test_create_watch_status_and_standings(
+    service: Service, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "160")
+    bots = ",".join(map(str, service.bot_ids))
+    assert tournament(service, "create", "--game", "card", "--bots", bots, "--seed", "3", "--watch") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("tournament 1 (tournament): scheduled, 0/2 games\n")  # as created; it starts next
+    assert "2/2" in out  # the progress bar's last state
+    assert "tournament (card, standard): standings" in flat(out)
+    table = rows(out)
+    assert sorted(row[1] for row in table) == ["A", "B"]
+    assert [row[0] for row in table] == ["1", "2"]
+    assert all(row[4] == "2" and row[7] == "0" for row in table)  # 2 games each, no forfeit
+
+    assert tournament(service, "status", "1") == 0
+    assert capsys.readouterr().out == "tournament 1 (tournament): done, 2/2 games\n"
+
+    assert tournament(service, "standings", "1") == 0
+    assert rows(capsys.readouterr().out) == table
+
+    assert tournament(service, "standings", "--game", "card") == 0
+    pool = capsys.readouterr().out
+    assert "Elo, card (standard), 2 rated games" in flat(pool)
+    elo = {row[1]: (int(row[2]), row[3]) for row in rows(pool)}
+    assert set(elo) == {"A", "B"} and all(games == "2" for _, games in elo.values())
+    assert sum(rating for rating, _ in elo.values()) in (2999, 3000, 3001)  # Elo moves points, it makes none
+
+    assert tournament(service, "standings", "--game", "board") == 0
+    board = capsys.readouterr().out
+    assert "Elo, board (standard), 0 rated games" in flat(board) and rows(board) == []
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["create", "--game", "card", "--bots", "1"], "a tournament needs at least 2 bots"),
+        (["create", "--game", "card", "--bots", "a,b"], "expected bot ids separated by commas, got 'a,b'"),
+        (["create", "--game", "card", "--bots", "1,2", "--table-size", "9"], "a table size from 2 to 4, got 9"),
+        (["create", "--game", "card", "--bots", "1,2", "--settings", "not json"], "expected a JSON object"),
+        (["create", "--game", "card", "--bots", "1,2", "--settings", "[1]"], "expected a JSON object"),
+        (["create", "--game", "chess", "--bots", "1,2"], "invalid choice: 'chess'"),
+        (["create", "--bots", "1,2"], "the following arguments are required: --game"),
+        (["status", "0"], "a tournament id from 1 to"),
+        (["status", "x"], "expected a whole number, got 'x'"),
+        (["standings"], "standings needs a tournament id or --game"),
+    ],
+)
+def test_bad_flags_are_usage_errors(
+    service: Service, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        tournament(service, *flags)
+    assert exited.value.code == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and "usage:" in captured.err
+    assert "Traceback" not in captured.err + captured.out
+
+
+@SQLITE_ONLY
+def test_service_errors_are_shown_with_the_services_message(
+    service: Service, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert tournament(service, "create", "--game", "card", "--bots", f"{service.bot_ids[0]},999") == 1
+    err = capsys.readouterr().err
+    assert err.strip() == "sorry-arena tournament: HTTP 422: bot_ids: no bot 999"
+
+    assert tournament(service, "status", "42") == 1
+    assert capsys.readouterr().err.strip() == "sorry-arena tournament: HTTP 404: no tournament 42"
+
+    bots = ",".join(map(str, service.bot_ids))
+    assert main(["tournament", "--api", service.url, "create", "--game", "card", "--bots", bots]) == 1  # no token
+    assert "HTTP 401" in capsys.readouterr().err
+
+
+def test_an_unreachable_service_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    assert main(["tournament", "--api", url, "--token", "t", "status", "1"]) == 1
+    captured = capsys.readouterr()
+    assert (
+        captured.err.strip()
+        == f"sorry-arena tournament: cannot reach the service at {url}/api/v1: ConnectionError"
+    )
+    assert captured.out == ""
+    assert main(["tournament", "--api", "not a url", "status", "1"]) == 1
+    assert "cannot reach the service" in capsys.readouterr().err
+
+
+def test_a_worker_needs_a_redis_url(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    with pytest.raises(SystemExit) as exited:
+        main(["worker", "--database-url", "sqlite:///unused.db"])
+    assert exited.value.code == 2
+    assert "a worker needs --redis-url or REDIS_URL" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:6379/0", "127.0.0.1:6379", "postgresql://x"])
+def test_a_worker_refuses_a_redis_url_of_another_scheme(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], url: str
+) -> None:
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    with pytest.raises(SystemExit) as exited:
+        main(["worker", "--database-url", "sqlite:///unused.db", "--redis-url", url])
+    assert exited.value.code == 2
+    assert f"--redis-url must start with redis://, rediss:// or unix://, got {url!r}" in capsys.readouterr().err
+
+
+def test_a_worker_refuses_a_bad_database_url(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["worker", "--database-url", "nosuchdb://x", "--redis-url", "redis://127.0.0.1:6379/9"])
+    assert exited.value.code == 2
+    assert "unknown database kind" in capsys.readouterr().err
+
+
+def test_a_worker_refuses_a_bad_redis_url_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("REDIS_URL", "localhost:6379")
+    with pytest.raises(SystemExit) as exited:
+        main(["worker", "--database-url", "sqlite:///unused.db"])
+    assert exited.value.code == 2
+    assert "--redis-url must start with redis://" in capsys.readouterr().err
+
+
+class NotTheService(BaseHTTPRequestHandler):
+    """Some other web server: 200 and a page of HTML, whatever is asked."""
+
+    def answer(self) -> None:
+        body = b"<html><body>It works!</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = answer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    "flags", [["status", "1"], ["standings", "1"], ["create", "--game", "card", "--bots", "1,2"]]
+)
+def test_a_server_that_is_not_the_service_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], flags: list[str]
+) -> None:
+    with ThreadingHTTPServer(("127.0.0.1", 0), NotTheService) as server:
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}"
+            assert main(["tournament", "--api", url, "--token", "t", *flags]) == 1
+        finally:
+            server.shutdown()
+            thread.join(5)
+    err = capsys.readouterr().err
+    assert err.startswith(f"sorry-arena tournament: the service at {url}/api/v1 did not answer JSON")
