@@ -1,10 +1,11 @@
 """API speed: move submissions/s of complete games played by pull clients, against a trivial endpoint's requests/s.
 
-    .venv/bin/python benchmarks/api.py [--workers 1] [--threads 16] [--clients 8] [--client inbox|actions]
-        [--games 8] [--game board] [--seats 2] [--seconds 6] [--rounds 3] [--wait 5] [--redis-url URL]
+    .venv/bin/python benchmarks/api.py [--workers N] [--threads 32] [--clients 8] [--client inbox|actions]
+        [--games 32] [--game board] [--seats 2] [--seconds 6] [--rounds 3] [--wait 5] [--redis-url URL]
         [--database-url URL] [--json]
 
-It starts gunicorn (gthread, ``--workers`` x ``--threads``, no control socket) on 127.0.0.1 with a free port,
+It starts gunicorn (gthread, ``--workers`` x ``--threads``, no control socket; by default as ``sorry-arena serve``
+runs it: one worker, two with ``--redis-url``, 32 threads each) on 127.0.0.1 with a free port,
 serving ``service.app:create_app()`` against a fresh database: by default a SQLite file in a temporary directory
 (WAL, as ``service/db.py`` sets it); with ``--database-url postgresql+psycopg://postgres@127.0.0.1:5432`` a fresh
 database created on that server and dropped afterwards. ``--redis-url`` sets the service's ``REDIS_URL``, so a
@@ -173,8 +174,8 @@ def wait_until_up(process: subprocess.Popen[bytes], log: Any, base: str) -> str:
             if process.poll() is not None:
                 log.seek(0)
                 raise RuntimeError(f"gunicorn exited with {process.returncode}:\n{log.read().decode()[-3000:]}")
-            with contextlib.suppress(requests.ConnectionError):
-                if session.get(f"{base}{API}/health", timeout=2).status_code == 200:
+            with contextlib.suppress(requests.ConnectionError, requests.Timeout):  # still booting (busy machine)
+                if session.get(f"{base}{API}/health", timeout=5).status_code == 200:
                     return base
             if time.monotonic() > deadline:
                 raise RuntimeError("gunicorn did not answer /api/v1/health within 30 s")
@@ -192,14 +193,23 @@ def new_session(token: str | None = None) -> requests.Session:
     return session
 
 
+def wait_for_start(session: requests.Session, base: str, ready: Any, start: tuple[Any, Any]) -> None:
+    """Report this client set up; then, once every client is, open the connection anew and wait for the clock. (An
+    idle keep-alive connection is closed by gunicorn after 2 s: a client that waited longer for the others' setup
+    would find its connection reset.)"""
+    ready.put("set up")
+    start[0].wait()
+    session.get(f"{base}{API}/health")
+    ready.put("connected")
+    start[1].wait()
+
+
 def health_client(base: str, ready: Any, start: Any, seconds: float, results: Any) -> None:
     """Loop GET /health for ``seconds`` from the common start; report (200s, other statuses, 5xx)."""
     session = new_session()
     url = f"{base}{API}/health"
-    session.get(url)  # open the connection before the clock starts
     ok = other = errors = 0
-    ready.put(True)
-    start.wait()
+    wait_for_start(session, base, ready, start)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         status = session.get(url).status_code
@@ -286,10 +296,8 @@ def inbox_client(
     if seat == 0:
         for _ in range(games):
             player.create_game()
-    player.session.get(f"{base}{API}/health")  # open the connection before the clock starts
     player.counts.update(requests=0)
-    ready.put(True)
-    start.wait()
+    wait_for_start(player.session, base, ready, start)
     player.deadline = time.monotonic() + seconds
     while (now := time.monotonic()) < player.deadline:
         response = player.session.get(
@@ -339,9 +347,7 @@ def actions_client(
             return None
         return announced
 
-    player.session.get(f"{base}{API}/health")  # open the connection before the clock starts
-    ready.put(True)
-    start.wait()
+    wait_for_start(player.session, base, ready, start)
     player.deadline = time.monotonic() + seconds
     game_id = next_game()
     while game_id is not None and (now := time.monotonic()) < player.deadline:
@@ -382,12 +388,14 @@ def run_clients(
     for process in processes:
         process.start()
     try:
-        for _ in processes:  # every client connected (and its first games made) before the clock starts
-            ready.get(timeout=120)
-        start.set()
+        for gate in start:  # every client set up (its first games made), then connected, before the clock starts
+            for _ in processes:
+                ready.get(timeout=120)
+            gate.set()
         reports = [results.get(timeout=120) for _ in processes]
     finally:
-        start.set()
+        for gate in start:
+            gate.set()
         for process in processes:
             process.join(timeout=10)
             if process.is_alive():
@@ -410,7 +418,7 @@ def register(base: str, count: int, prefix: str) -> list[str]:
 
 
 def baseline_round(base: str, args: argparse.Namespace, context: Any) -> dict[str, float]:
-    ready, start, results = context.Queue(), context.Event(), context.Queue()
+    ready, start, results = context.Queue(), (context.Event(), context.Event()), context.Queue()
     targets = [(health_client, (base, ready, start, args.seconds, results)) for _ in range(args.clients)]
     reports = run_clients(targets, context, ready, start, results)
     return {
@@ -421,7 +429,7 @@ def baseline_round(base: str, args: argparse.Namespace, context: Any) -> dict[st
 
 
 def games_round(base: str, args: argparse.Namespace, context: Any, round_: int) -> dict[str, float]:
-    ready, start, results = context.Queue(), context.Event(), context.Queue()
+    ready, start, results = context.Queue(), (context.Event(), context.Event()), context.Queue()
     tokens = register(base, args.clients, f"bench-{round_}")  # fresh players: no game left over from a round
     targets: list[tuple[Any, tuple[Any, ...]]] = []
     for group in range(args.clients // args.seats):
@@ -482,7 +490,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="inbox: many games at once through GET /decisions (default); actions: one game at a time",
     )
     parser.add_argument(
-        "--games", type=positive(int), default=8, help="inbox clients: games each group plays at once (default 8)"
+        "--games",
+        type=positive(int),
+        default=32,
+        help="inbox clients: games each group plays at once (default 32)",
     )
     parser.add_argument(
         "--game", choices=["board", "card"], default="board", help="the game played (default board)"

@@ -47,7 +47,7 @@ class BotSchema(Schema):
         required=True, metadata={"description": "the bot's own account, which holds its seats in games"}
     )
     mode = fields.String(required=True, metadata={"description": "push (called at its url) or pull"})
-    url = fields.String(allow_none=True)
+    url = fields.String(allow_none=True, metadata={"description": "shown to the bot's owner only"})
     games = fields.List(fields.String(), required=True)
     active = fields.Boolean(required=True)
     excluded = fields.Boolean(

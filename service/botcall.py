@@ -1,8 +1,9 @@
 """Calling a push bot over HTTP: signed requests, hard deadlines, capped replies, faults instead of exceptions.
 
-One :class:`BotConnection` per bot per game (STYLE.md: one ``requests.Session`` per match, explicit timeouts,
-capped response size, no redirects). Its :meth:`BotConnection.call` never raises for anything the bot does; it
-returns a :class:`BotReply` whose ``fault`` is one of :data:`FAULTS` (docs/bot-protocol.md, "Faults"):
+One :class:`BotConnection` per bot per game (STYLE.md's bot HTTP rule: one session per match, explicit timeouts,
+capped response size, no redirects; the session is a urllib3 pool, see "Transport" below). Its
+:meth:`BotConnection.call` never raises for anything the bot does; it returns a :class:`BotReply` whose ``fault``
+is one of :data:`FAULTS` (docs/bot-protocol.md, "Faults"):
 
 - ``timeout``: no complete reply within the timeout (default 1 s), measured from the start of the call to the
   last byte of the body -- a bot that trickles its headers or streams an endless body is cut off at the deadline;
@@ -20,7 +21,12 @@ raise for either. Every call goes to the address checked (the URL's host is repl
 header, TLS SNI and the certificate check keep the original name), so a second DNS answer cannot redirect the
 service after the check.
 
-Deadlines: requests' own timeouts bound each socket operation, not a whole reply, so one daemon thread (the
+Transport: urllib3 directly, one pool of one kept-alive connection per :class:`BotConnection`, rather than a
+``requests.Session``, which costs the caller ~1.5x the CPU per round trip (MEASURED.md; benchmarks/botcall.py), and
+a worker's moves/s are bound by that. No retries, no redirects, no decompression, no proxies or settings from the
+environment; https trusts the system's certificate authorities unless given a ``ca_bundle``.
+
+Deadlines: urllib3's timeouts bound each socket operation, not a whole reply, so one daemon thread (the
 :class:`_Watchdog`) shuts down the socket of any call still running at its deadline, which wakes the blocked read.
 """
 
@@ -38,11 +44,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import requests
 import urllib3
-from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import HTTPError, NewConnectionError, ProtocolError, SSLError
+from urllib3.response import BaseHTTPResponse
+from urllib3.util import Retry, Timeout
 
 from service import netguard, signing
 
@@ -54,6 +61,17 @@ DEFAULT_MAX_BODY = 64 * 1024
 _ERROR_SNIPPET = 120
 """How many characters of a non-2xx body to quote in the fault's detail (a bot's own error message helps its
 author)."""
+_HEADERS = {
+    "User-Agent": "sorry-arena",
+    "Accept": "application/json",
+    "Accept-Encoding": "identity",
+    "Connection": "keep-alive",
+    "Content-Type": "application/json",
+}
+"""The headers of every request, besides Host and the signature."""
+_NO_RETRIES = Retry(total=False, redirect=False)
+"""Every error raised as it is, every reply (a 3xx too) returned as it is: what ``retries=False, redirect=False``
+means to urllib3, built once rather than per call."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +114,7 @@ class _Watchdog:
     """A daemon thread that cuts the connection of every call still running at its deadline.
 
     It looks every ``TICK`` seconds rather than being woken per call: a wake-up per call would cost a thread
-    switch, and the GIL, on every move. A deadline is thus enforced within ``TICK`` (requests' own socket
+    switch, and the GIL, on every move. A deadline is thus enforced within ``TICK`` (urllib3's own socket
     timeouts end ordinary slow calls on time; this catches a bot that trickles bytes)."""
 
     TICK = 0.05
@@ -180,29 +198,6 @@ class _WatchedHTTPSPool(HTTPSConnectionPool):
     ConnectionCls = _WatchedHTTPSConnection
 
 
-class _PinnedAdapter(HTTPAdapter):
-    """One connection to one bot, with watched connections and, for https, the certificate and SNI checked
-    against the URL's host name although the URL names the resolved IP address."""
-
-    def __init__(self, hostname: str) -> None:
-        self._hostname = hostname  # before super().__init__, which builds the pool manager
-        super().__init__(pool_connections=1, pool_maxsize=1, max_retries=0)
-
-    def init_poolmanager(self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: Any) -> None:
-        # urllib3 drops these TLS keywords for plain http pools.
-        pool_kwargs.update(server_hostname=self._hostname, assert_hostname=self._hostname)
-        super().init_poolmanager(connections, maxsize, block, **pool_kwargs)
-        self.poolmanager.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
-
-
-class _Session(requests.Session):
-    """A session that sees no redirect: requests would otherwise read a 3xx's whole body, uncapped, to prepare
-    the redirect it does not follow."""
-
-    def get_redirect_target(self, resp: requests.Response) -> None:
-        return None
-
-
 class _Fault(Exception):
     def __init__(self, fault: str, detail: str) -> None:
         super().__init__(detail)
@@ -215,7 +210,7 @@ def _reject_constant(name: str) -> Any:
 
 
 class BotConnection:
-    """Calls to one push bot for one game (or match): one HTTP session, one resolved address, one secret.
+    """Calls to one push bot for one game (or match): one kept-alive connection, one resolved address, one secret.
 
     ``allow`` is the allowlist (:func:`service.netguard.parse_allowlist`). ``ca_bundle`` replaces the system's
     certificate authorities for https (a private CA, or a test's). One call at a time: a connection is not shared
@@ -246,7 +241,8 @@ class BotConnection:
         self.refusal: str | None = None
         """Why the URL is refused (every call is then a ``refused`` fault), or ``None``."""
         self._unresolved = ""
-        self._session: requests.Session | None = None
+        self._pool: HTTPConnectionPool | None = None
+        self._headers: dict[str, str] = {}
         self._resolve()
 
     def _resolve(self) -> None:
@@ -259,37 +255,41 @@ class BotConnection:
         except ValueError as exc:  # a malformed URL or a refused address
             self.refusal = str(exc)
             return
-        session = _Session()
-        session.trust_env = False  # no proxies or .netrc from the environment (and 1.1-1.4x faster)
-        session.proxies = {}
-        session.headers.update(
-            {"User-Agent": "sorry-arena", "Accept": "application/json", "Accept-Encoding": "identity"}
-        )
-        if self._ca_bundle is not None:
-            session.verify = self._ca_bundle
-        adapter = _PinnedAdapter(self.target.host)
-        session.mount("http://", adapter)
-        session.mount("https://", adapter)
-        self._session = session
+        target = self.target
+        ip = str(target.ip)  # an IPv6 address without brackets (and with its %scope, if any), as sockets want it
+        timeout = Timeout(connect=self.timeout, read=self.timeout)
+        if target.scheme == "https":
+            # Connect to the IP address; send the URL's host name as SNI and check the certificate against it.
+            # Without a ca_bundle, urllib3 trusts the system's certificate authorities (its default store).
+            self._pool = _WatchedHTTPSPool(
+                ip,
+                target.port,
+                timeout=timeout,
+                maxsize=1,
+                retries=_NO_RETRIES,
+                server_hostname=target.host,
+                assert_hostname=target.host,
+                cert_reqs="CERT_REQUIRED",
+                ca_certs=self._ca_bundle,
+            )
+        else:
+            self._pool = _WatchedHTTPPool(ip, target.port, timeout=timeout, maxsize=1, retries=_NO_RETRIES)
+        self._headers = {**_HEADERS, "Host": target.host_header}
 
     def call(self, route: str, payload: dict[str, Any]) -> BotReply:
         """POST ``payload`` as JSON to ``{base}/{route}``, signed; the reply's JSON object, or a fault."""
         started = time.perf_counter()
         if self.refusal is not None:
             return BotReply(None, "refused", self.refusal, 0.0)
-        if self.target is None or self._session is None:
+        if self.target is None or self._pool is None:
             return BotReply(None, "connection", self._unresolved, 0.0)
         body = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode("utf-8")
-        headers = {
-            "Content-Type": "application/json",
-            "Host": self.target.host_header,
-            **signing.headers(self._secret, body),
-        }
+        headers = {**self._headers, **signing.headers(self._secret, body)}
         call = _Call(time.monotonic() + self.timeout)
         _watchdog.watch(call)
         _current.call = call
         try:
-            data = self._exchange(self._session, self.target.url_for(route), body, headers, call)
+            data = self._exchange(self._pool, f"{self.target.path}/{route}", body, headers, call)
         except _Fault as fault:
             return BotReply(None, fault.fault, fault.detail, self._since(started))
         except Exception as exc:  # whatever a bot sends must not crash the game: classify what we can
@@ -323,8 +323,8 @@ class BotConnection:
         return reply
 
     def close(self) -> None:
-        if self._session is not None:
-            self._session.close()
+        if self._pool is not None:
+            self._pool.close()
 
     def __enter__(self) -> BotConnection:
         return self
@@ -333,39 +333,50 @@ class BotConnection:
         self.close()
 
     def _exchange(
-        self, session: requests.Session, url: str, body: bytes, headers: dict[str, str], call: _Call
+        self, pool: HTTPConnectionPool, path: str, body: bytes, headers: dict[str, str], call: _Call
     ) -> bytes:
         """Send the request and read the body (at most ``max_body`` bytes); raise :class:`_Fault` for a bad
         status or size."""
-        response = session.post(
-            url,
-            data=body,
+        response = pool.urlopen(
+            "POST",
+            path,
+            body=body,
             headers=headers,
-            timeout=(self.timeout, self.timeout),
-            allow_redirects=False,
-            stream=True,
+            retries=_NO_RETRIES,
+            redirect=False,
+            assert_same_host=False,
+            preload_content=False,
+            decode_content=False,
+            release_conn=False,
         )
         try:
-            status = response.status_code
+            status = response.status
             if 300 <= status < 400:
                 raise _Fault("redirect", f"HTTP {status} redirect (redirects are not followed)")
             if not 200 <= status < 300:
                 raise _Fault("status", f"HTTP {status}" + self._error_text(response, call))
             declared = response.headers.get("Content-Length", "")
-            if declared.isdigit() and int(declared) > self.max_body:
+            length = int(declared) if declared.isdigit() else None
+            if length is not None and length > self.max_body:
                 raise _Fault("too_large", f"the reply is over {self.max_body} bytes")
-            return self._read(response, self.max_body, call, strict=True)
+            data = self._read(response, self.max_body, call, strict=True, length=length)
         except BaseException:
             response.close()  # drop the connection: the rest of its body is unread
             raise
+        finally:
+            response.release_conn()  # back to the pool, to be kept alive (or reconnected, if closed above)
+        return data
 
-    def _read(self, response: requests.Response, limit: int, call: _Call, *, strict: bool) -> bytes:
+    def _read(
+        self, response: BaseHTTPResponse, limit: int, call: _Call, *, strict: bool, length: int | None = None
+    ) -> bytes:
         """At most ``limit`` bytes of the body; over it, a ``too_large`` fault if ``strict``, else the first
-        ``limit``. The raw stream (no decompression) keeps the cap a cap."""
+        ``limit``. The raw stream (no decompression) keeps the cap a cap. ``length``, the declared
+        Content-Length (at most ``limit``), ends the body without one more read to see its end."""
         chunks: list[bytes] = []
         size = 0
         while True:
-            chunk = response.raw.read(min(65536, limit + 1 - size), decode_content=False)
+            chunk = response.read(min(65536, limit + 1 - size), decode_content=False)
             if not chunk:
                 return b"".join(chunks)
             chunks.append(chunk)
@@ -374,10 +385,12 @@ class BotConnection:
                 if strict:
                     raise _Fault("too_large", f"the reply is over {limit} bytes")
                 return b"".join(chunks)[:limit]
+            if size == length:
+                return b"".join(chunks)
             if call.expired:
                 raise _Fault("timeout", self._timeout_detail())
 
-    def _error_text(self, response: requests.Response, call: _Call) -> str:
+    def _error_text(self, response: BaseHTTPResponse, call: _Call) -> str:
         """``": <the start of the body>"`` of an error reply, if it comes in time; else ``""``."""
         try:
             snippet = self._read(response, _ERROR_SNIPPET, call, strict=False)
@@ -387,18 +400,21 @@ class BotConnection:
         return f": {text}" if text else ""
 
     def _classify(self, exc: BaseException, call: _Call) -> _Fault:
-        if call.expired or isinstance(exc, requests.Timeout | urllib3.exceptions.TimeoutError | TimeoutError):
+        # urllib3's NewConnectionError (refused, unreachable) is a ConnectTimeoutError for history's sake: not a
+        # timeout here.
+        timed_out = isinstance(exc, urllib3.exceptions.TimeoutError | TimeoutError)
+        if call.expired or (timed_out and not isinstance(exc, NewConnectionError)):
             return _Fault("timeout", self._timeout_detail())
-        if isinstance(exc, requests.exceptions.SSLError):
+        if isinstance(exc, SSLError):
             return _Fault("connection", "TLS failed (certificate or handshake)")
-        chain: list[BaseException] = [exc]  # the exception and its causes, as requests wraps urllib3 wraps OSError
+        chain: list[BaseException] = [exc]  # the exception and its causes, as urllib3 wraps OSError
         while len(chain) < 10 and (chain[-1].__cause__ or chain[-1].__context__) is not None:
             chain.append(chain[-1].__cause__ or chain[-1].__context__)  # type: ignore[arg-type]
         if any(isinstance(item, ConnectionRefusedError) for item in chain):
             return _Fault("connection", "connection refused")
-        if any(isinstance(item, http.client.HTTPException | urllib3.exceptions.ProtocolError) for item in chain):
+        if any(isinstance(item, http.client.HTTPException | ProtocolError) for item in chain):
             return _Fault("connection", "the connection failed or the reply is not valid HTTP")
-        if isinstance(exc, requests.RequestException | urllib3.exceptions.HTTPError | OSError):
+        if isinstance(exc, HTTPError | OSError):
             return _Fault("connection", "the connection failed")
         return _Fault("connection", f"unexpected error: {type(exc).__name__}")
 

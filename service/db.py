@@ -7,12 +7,15 @@ The fast lane serves the requests every move makes (a bot's poll and its submiss
 with ``select()`` / ``update()`` / ``insert()`` like any other, compiled once per database dialect and run straight
 on the DB-API cursor of the request's pooled connection (:func:`lane`). SQLAlchemy's per-call execution
 machinery costs about 60 us a statement on a 2-core machine, six times the cursor call itself; a move needs four
-or five statements. Values go through each column type's own bind processor, as SQLAlchemy would send them.
+or five statements. Values go through each column type's own bind processor, as SQLAlchemy would send them. A
+move's writes go through the process's :class:`Writer`, which saves the moves that arrive together in one
+transaction (group commit).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
@@ -83,6 +86,10 @@ def param(name: str) -> BindParameter[Any]:
     return BindParameter(name, required=True)
 
 
+_GIVEN = object()
+"""Marks a parameter whose value each call gives (the others are the statement's own literals)."""
+
+
 class Compiled:
     """One statement compiled for one dialect: its SQL, and how to turn named values into the driver's."""
 
@@ -91,25 +98,25 @@ class Compiled:
         compiled = cast(SQLCompiler, statement.compile(dialect=dialect, for_executemany=True))
         self.sql = compiled.string
         self.positional = bool(compiled.positional)
-        self.defaults: dict[str, Any] = {}
-        self.processors: list[tuple[str, Any]] = []
-        for bind, name in compiled.bind_names.items():
-            if not bind.required:
-                self.defaults[name] = bind.value  # a literal of the statement: ``Game.status == "active"``
+        binds = {name: bind for bind, name in compiled.bind_names.items()}
+        self.names = tuple(compiled.positiontup or ()) if self.positional else tuple(binds)
+        self._plan: list[tuple[str, Any, Any]] = []
+        """Per driver parameter: its name, its value if the statement fixes it (else ``_GIVEN``), the column
+        type's bind processor (``None``: the value goes as it is)."""
+        for name in self.names:
+            bind = binds[name]
             processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
-            if processor is not None:
-                self.processors.append((name, processor))
-        self.names = tuple(compiled.positiontup or ()) if self.positional else tuple(compiled.bind_names.values())
+            if bind.required:
+                self._plan.append((name, _GIVEN, processor))
+            else:  # a literal of the statement (``Game.status == "active"``): processed once, here
+                self._plan.append((name, bind.value if processor is None else processor(bind.value), None))
 
     def parameters(self, values: Mapping[str, Any]) -> Any:
-        if self.defaults or self.processors:
-            merged = {**self.defaults, **values}
-            for name, processor in self.processors:
-                merged[name] = processor(merged[name])
-            values = merged
-        if self.positional:
-            return tuple([values[name] for name in self.names])
-        return values
+        row = [
+            (values[name] if processor is None else processor(values[name])) if fixed is _GIVEN else fixed
+            for name, fixed, processor in self._plan
+        ]
+        return tuple(row) if self.positional else dict(zip(self.names, row, strict=True))
 
 
 class Statements:
@@ -118,7 +125,7 @@ class Statements:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.integrity_error: type[Exception] = engine.dialect.dbapi.IntegrityError  # type: ignore[union-attr]
-        self.writer = Writer(self.integrity_error)
+        self.writer = Writer(engine)
         self._compiled: dict[int, tuple[ClauseElement, Compiled]] = {}
         self._lock = threading.Lock()
 
@@ -136,7 +143,7 @@ class Write:
     ``rowcount``), then statements that run only if it changed a row. ``key`` orders the writes of a batch (the
     row the condition locks: one order in every process, so no two batches deadlock on PostgreSQL)."""
 
-    __slots__ = ("done", "error", "key", "lead", "saved", "steps")
+    __slots__ = ("done", "error", "finished", "key", "lead", "saved", "steps")
 
     def __init__(self, key: int, steps: list[tuple[str, list[Any]]]) -> None:
         self.key = key
@@ -147,9 +154,13 @@ class Write:
         for a write that has to wait (a plain lock: an Event costs ten times as much to make)."""
         self.lead = False
         self.saved = False
+        self.finished = False
         self.error: BaseException | None = None
 
     def finish(self, error: BaseException | None = None) -> None:
+        if self.finished:
+            return
+        self.finished = True
         if error is not None:
             self.saved = False
             self.error = error
@@ -164,24 +175,27 @@ class Writer:
     A transaction per request makes requests queue for the database's write lock (SQLite has one writer at a time)
     or for a commit each (PostgreSQL's is a disk flush); under load the queue grows long, and a thread holding the
     lock also waits for its turn at the GIL after each database call. Here the request that finds nobody writing
-    becomes the leader: it writes its own move and whatever others queued meanwhile, batch after batch, on its
-    own connection, then hands over to a waiting request after a few batches (so no request pays for long). The
-    others wait for their batch's commit, so an answer still comes only once its move is saved.
+    becomes the leader: it writes its own move and whatever others queued meanwhile, batch after batch, on the
+    writer's connection, then hands over to a waiting request after a few batches (so no request pays for long).
+    The others wait for their batch's commit, so an answer still comes only once its move is saved.
     """
 
     MAX_BATCH = 64
     ROUNDS = 4
     """Batches a leader writes before it hands the queue over."""
 
-    def __init__(self, integrity_error: type[Exception]) -> None:
-        self._integrity_error = integrity_error
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._integrity_error: type[Exception] = engine.dialect.dbapi.IntegrityError  # type: ignore[union-attr]
         self._lock = threading.Lock()
         self._queue: list[Write] = []
         self._leading = False
+        self._connection: Any = None
+        """The writer's own pooled connection, used by one leader at a time (no checkout per move)."""
+        self._pid = os.getpid()
 
-    def save(self, lane: Lane, write: Write) -> bool:
-        """Whether the write's condition held (then all of it is committed); its database error, if any. The
-        caller's ``lane`` gives the connection if the caller leads."""
+    def save(self, write: Write) -> bool:
+        """Whether the write's condition held (then all of it is committed); its database error, if any."""
         with self._lock:
             lead = not self._leading
             if lead:
@@ -194,12 +208,25 @@ class Writer:
             write.done.acquire()  # until the leader has saved it, or hands the queue over to this thread
             lead = write.lead
         if lead:
-            self._lead(lane.connection())
+            self._lead()
         if write.error is not None:
             raise write.error
         return write.saved
 
-    def _lead(self, connection: Any) -> None:
+    def _lead(self) -> None:
+        try:
+            self._write_queue()
+        except BaseException as error:  # never leave the queue without a leader: fail what waits, and go on
+            with self._lock:
+                stranded, self._queue = self._queue, []
+                self._leading = False
+            for write in stranded:
+                write.finish(error)
+            raise
+
+    def _write_queue(self) -> None:
+        if self._pid != os.getpid():  # a forked child: the parent's connection is not its own
+            self._connection, self._pid = None, os.getpid()
         for _ in range(self.ROUNDS):
             with self._lock:
                 batch = self._queue[: self.MAX_BATCH]
@@ -207,7 +234,17 @@ class Writer:
                 if not batch:
                     self._leading = False
                     return
-            self._write(connection, batch)
+            if self._connection is None:
+                try:
+                    self._connection = self._engine.raw_connection()
+                except BaseException as error:
+                    for write in batch:
+                        write.finish(error)
+                    continue
+            if not self._write(self._connection, batch):
+                connection, self._connection = self._connection, None
+                with contextlib.suppress(Exception):
+                    connection.invalidate()  # broken: the next batch takes a new one
         with self._lock:  # enough for this request: the first waiting one takes over (its write still queued)
             if not self._queue:
                 self._leading = False
@@ -217,33 +254,41 @@ class Writer:
             heir.lead = True
             waiting.release()
 
-    def _write(self, connection: Any, batch: list[Write]) -> None:
-        """Save a batch in one transaction; if a unique key refuses it, each write alone."""
+    def _write(self, connection: Any, batch: list[Write]) -> bool:
+        """Save a batch in one transaction; if a unique key refuses it, each write alone. ``False``: the database
+        failed otherwise (its error goes to every write of the batch), and the connection is not to be trusted."""
         batch.sort(key=lambda write: write.key)
         try:
             self._transaction(connection, batch)
         except self._integrity_error as error:
             connection.rollback()
             if len(batch) == 1:
-                return batch[0].finish(error)
+                batch[0].finish(error)
+                return True
             for write in batch:  # find the write that broke a unique key, and save the others
                 try:
                     self._transaction(connection, [write])
-                except Exception as single:
+                except self._integrity_error as single:
                     connection.rollback()
                     write.finish(single)
+                except BaseException as failure:
+                    with contextlib.suppress(Exception):
+                        connection.rollback()
+                    for unsaved in batch:
+                        unsaved.finish(failure)
+                    return False
                 else:
                     write.finish()
-            return None
+            return True
         except BaseException as error:
             with contextlib.suppress(Exception):
                 connection.rollback()
             for write in batch:
                 write.finish(error)
-            return None
+            return False
         for write in batch:
             write.finish()
-        return None
+        return True
 
     @staticmethod
     def _transaction(connection: Any, batch: list[Write]) -> None:
@@ -285,7 +330,7 @@ class Lane:
         for statement, rows in then:
             compiled = get(statement)
             steps.append((compiled.sql, [compiled.parameters(row) for row in rows]))
-        return self.statements.writer.save(self, Write(key, steps))
+        return self.statements.writer.save(Write(key, steps))
 
     def connection(self) -> Any:
         if self._connection is None:

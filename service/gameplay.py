@@ -8,7 +8,9 @@ saved; the other gets a 409.
 A move's requests (a bot's poll and its submission) take the database's fast lane (``service/db.py``) and this
 process's caches (``service/caches.py``): the token's player, the started game's seats and the snapshot at the ply
 answered come from memory when this process has seen them, so an accepted move costs one conditional UPDATE, two
-INSERTs (the action, its events) and a commit. What is current (the game's ply and status) is always the
+INSERTs (the action, its events) and its share of a commit (the process's writer saves the moves that arrive
+together in one transaction). The action is applied to a private copy of the cached state, and the answer is
+rendered from the new state before it is shared. What is current (the game's ply and status) is always the
 database's: read, or checked by the conditional UPDATE. Everything else (creating games, seats, listings, events)
 uses the ORM session.
 """
@@ -33,6 +35,9 @@ from service.errors import fail
 from service.models import ActionRecord, EventRecord, Game, Seat, now
 
 MAX_ID = 2**31 - 1
+
+_compact = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+"""The stored state's JSON, without the spaces of ``json.dumps`` (read back by ``json.loads`` all the same)."""
 
 
 def _events(game_id: int, ply: int, first_seq: int, events: list[dict[str, Any]]) -> list[EventRecord]:
@@ -244,10 +249,15 @@ class Moves:
         if row is None:
             fail(404, f"no game {game_id}")
         ply, status, text, last_seq = row
+        next_seq = 0 if last_seq is None else last_seq + 1
         found = self.caches.snapshots.get((game_id, ply))
-        if found is None or found.next_seq is None:
-            found = Snapshot.parse(ply, text, 0 if last_seq is None else last_seq + 1)
-            self.caches.snapshots.put((game_id, ply), found)
+        if found is None:
+            found = Snapshot.parse(ply, text, next_seq)
+        elif found.next_seq is None:  # cached by a reader that did not know the event count
+            found = Snapshot(ply, found.state, found.text, next_seq)
+        else:
+            return found, status
+        self.caches.snapshots.put((game_id, ply), found)
         return found, status
 
     def current(self, game_id: int) -> tuple[Snapshot, str]:
@@ -305,7 +315,7 @@ class Moves:
             )
         state = snapshot.copy()
         events = engine.apply(state, action_id, seat)
-        text = json.dumps(engine.to_json(state))
+        text = _compact(engine.to_json(state))
         result = engine.result(state)
         moment = now()
         new_ply = expected_ply + 1

@@ -198,6 +198,10 @@ class DecisionsQuerySchema(Schema):
     limit = fields.Integer(
         load_default=50, validate=validate.Range(min=1, max=500), metadata={"description": "at most this many"}
     )
+    texts = fields.Boolean(
+        load_default=False,
+        metadata={"description": "add each action's text (Accept-Language), as GET actions does"},
+    )
 
 
 class PendingDecisionSchema(Schema):
@@ -209,7 +213,9 @@ class PendingDecisionSchema(Schema):
     deadline = fields.DateTime(allow_none=True, required=True, metadata={"description": "null: no time limit"})
     view = fields.Dict(required=True, metadata={"description": "your seat's view of the game"})
     actions = fields.List(
-        fields.Dict(), required=True, metadata={"description": "id, text and the structured description"}
+        fields.Dict(),
+        required=True,
+        metadata={"description": "id and the structured description (and text with ?texts=true)"},
     )
 
 

@@ -90,6 +90,13 @@ def get_actions(client: FlaskClient, game_id: int, player: Player, **query: Any)
     return response.get_json()  # type: ignore[no-any-return]
 
 
+def get_decisions(client: FlaskClient, player: Player, **query: Any) -> dict[str, Any]:
+    """The player's decisions inbox (``GET /decisions``)."""
+    response = client.get(f"{API}/decisions", query_string=query, headers=player.headers)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response.get_json()  # type: ignore[no-any-return]
+
+
 def get_events(client: FlaskClient, game_id: int, player: Player | None = None) -> dict[str, Any]:
     response = client.get(f"{API}/games/{game_id}/events", headers=player.headers if player else {})
     assert response.status_code == 200, response.get_data(as_text=True)

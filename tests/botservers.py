@@ -145,12 +145,14 @@ def big(size: int) -> Behaviour:
     return raw(b'{"action":"a","pad":"' + b"x" * padding + b'"}')
 
 
-def endless(chunk: int = 4096) -> Behaviour:
-    """A chunked body that never ends (until the client leaves, the server stops, or MAX_STREAM_S)."""
+def endless(chunk: int = 4096, code: int = 200, headers: dict[str, str] | None = None) -> Behaviour:
+    """A chunked body that never ends (until the client leaves, the server stops, or MAX_STREAM_S), after status
+    ``code`` and ``headers``."""
 
     def behave(handler: Handler, request: Received) -> None:
-        handler.send_response(200)
-        handler.send_header("Content-Type", "application/json")
+        handler.send_response(code)
+        for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
+            handler.send_header(name, value)
         handler.send_header("Transfer-Encoding", "chunked")
         handler.end_headers()
         opening = b'{"action": "a", "pad": "'

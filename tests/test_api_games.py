@@ -233,3 +233,26 @@ def test_accept_language_fr_gives_french_texts(client):
 def test_the_health_endpoint_answers(client):
     response = client.get(f"{API}/health")
     assert response.status_code == 200 and response.get_json() == {"ok": True}
+
+
+def test_a_submission_that_leaves_the_seat_asked_returns_its_next_actions(client):
+    # board seed 0: the first action of seat 0 (its first legal one) draws again (a 2), so seat 0 decides again
+    game_id, players = started_game(client, "board", {}, seats=2, seed=0)
+    state = engine.new_game("board", get_game(client, game_id)["settings"], 0)
+    seat = engine.current_player(state)
+    action = engine.legal_actions(state, seat)[0].id
+    engine.apply(state, action, seat)
+    assert engine.current_player(state) == seat
+    body = submit(client, game_id, players[seat], action, 0).get_json()
+    assert body["your_decision"] is True and body["ply"] == 1 and body["status"] == "active"
+    asked = engine.decision(state)
+    assert body["decision"] == {"seat": asked.seat, "kind": asked.kind}
+    assert body["actions"] == get_actions(client, game_id, players[seat])["actions"]  # no GET needed: the same
+    assert [a["id"] for a in body["actions"]] == [a.id for a in engine.legal_actions(state, seat)]
+    assert body["view"] == json.loads(json.dumps(engine.view(state, seat)))
+    # an answer that hands the decision over offers nothing
+    other = submit(client, game_id, players[seat], body["actions"][0]["id"], 1).get_json()
+    engine.apply(state, body["actions"][0]["id"], seat)
+    if engine.current_player(state) != seat:
+        assert other["your_decision"] is False and other["actions"] == []
+        assert other["decision"]["seat"] == engine.current_player(state)

@@ -70,6 +70,15 @@ def test_requests_are_signed_json_with_the_original_host() -> None:
     assert server.received[0].json() == {"type": "info", "nonce": "ab12"}
 
 
+def test_requests_name_the_service_and_ask_for_no_compression() -> None:
+    with BotServer(botservers.reply()) as server, connect(server) as connection:
+        connection.move(MOVE)
+    headers = server.received[0].headers
+    assert headers["User-Agent"] == "sorry-arena"
+    assert headers["Accept-Encoding"] == "identity"
+    assert int(headers["Content-Length"]) == len(server.received[0].body)
+
+
 def test_info_echoes_the_nonce_and_start_or_end_may_answer_nothing() -> None:
     with BotServer(botservers.reply()) as server, connect(server) as connection:
         assert connection.call("info", {"type": "info", "nonce": "ff00"}).body == {
@@ -223,6 +232,15 @@ def test_a_reply_that_is_not_http_is_a_connection_fault() -> None:
     assert reply.fault == "connection"
 
 
+def test_a_redirect_body_is_never_read() -> None:
+    # A 3xx that streams an endless body: the fault comes at once, not at the deadline or the cap.
+    behaviour = botservers.endless(code=302, headers={"Location": "http://127.0.0.1:1/"})
+    with BotServer(behaviour) as server, connect(server, timeout=2.0, max_body=10**12) as connection:
+        reply, elapsed = timed_move(connection)
+    assert (reply.fault, reply.detail) == ("redirect", "HTTP 302 redirect (redirects are not followed)")
+    assert elapsed < 1.0
+
+
 def test_a_connection_recovers_after_faults() -> None:
     answers = iter([botservers.status(500), botservers.slow(2.0), botservers.garbage(), botservers.reply()])
 
@@ -232,6 +250,28 @@ def test_a_connection_recovers_after_faults() -> None:
     with BotServer(next_answer) as server, connect(server, timeout=0.3) as connection:
         faults = [connection.move(MOVE).fault for _ in range(4)]
     assert faults == ["status", "timeout", "unparsable", None]
+
+
+def test_a_connection_recovers_after_faults_that_drop_it() -> None:
+    # Each of these leaves a reply unread: the connection is dropped, and the next call opens a new one.
+    behaviours = [
+        botservers.redirect("http://127.0.0.1:1/"),
+        botservers.big(65537),
+        botservers.endless(),
+        botservers.not_http(),
+        botservers.reply(),
+        botservers.reply(),
+    ]
+    answers = iter(behaviours)
+
+    def next_answer(handler: botservers.Handler, request: botservers.Received) -> None:
+        next(answers)(handler, request)
+
+    with BotServer(next_answer) as server, connect(server) as connection:
+        faults = [connection.move(MOVE).fault for _ in behaviours]
+    assert faults == ["redirect", "too_large", "too_large", "connection", None, None]
+    ports = [request.client_port for request in server.received]
+    assert ports[-1] == ports[-2]  # kept alive again once the bot behaves
 
 
 def test_loopback_is_refused_without_the_allowlist() -> None:

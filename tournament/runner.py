@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -35,6 +35,8 @@ CHECKS_TO_INCLUDE = 2
 
 class Notifier(Protocol):
     def publish(self, game_id: int, ply: int) -> None: ...
+
+    def publish_players(self, player_ids: Iterable[int], game_id: int | None = None) -> None: ...
 
     def wait(self, game_id: int, ready: Callable[[], bool], timeout: float) -> bool: ...
 
@@ -156,6 +158,8 @@ def ask_pull_bot(play: Play, seat: int) -> None:
         play.flush()
     else:
         play.notifier.publish(play.game.id, play.saved.ply)
+    # and wake the bot's inbox (GET /decisions?wait=), which may be waiting since before this game existed
+    play.notifier.publish_players([play.seats[seat].bot.player_id], play.game.id)
     ply = play.saved.ply
     game_id = play.game.id
 

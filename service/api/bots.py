@@ -39,14 +39,16 @@ UNAUTHORIZED = {"schema": ErrorSchema, "description": "a missing or unknown bear
 INVALID = {"schema": ErrorSchema, "description": "bad fields, or the endpoint did not prove it is the bot"}
 
 
-def describe(bot: Bot, **extra: Any) -> dict[str, Any]:
+def describe(bot: Bot, viewer: int | None, **extra: Any) -> dict[str, Any]:
+    """The bot as ``viewer`` (a player id) may see it: its URL only to its owner (an endpoint is no one else's
+    business, and a published one invites load)."""
     return {
         "id": bot.id,
         "name": bot.name,
         "owner_id": bot.owner_id,
         "player_id": bot.player_id,
         "mode": "push" if bot.url else "pull",
-        "url": bot.url,
+        "url": bot.url if viewer == bot.owner_id else None,
         "games": bot.games,
         "active": bot.active,
         "excluded": bot.excluded,
@@ -128,13 +130,14 @@ class Bots(MethodView):
         )
         session.add(bot)
         session.commit()
-        return describe(bot, secret=secret, token=token)
+        return describe(bot, owner.id, secret=secret, token=token)
 
     @blp.response(200, BotListSchema)
     def get(self) -> dict[str, Any]:
         """List the active bots"""
+        viewer = auth.optional_player()
         bots = db.session().scalars(select(Bot).where(Bot.active.is_(True)).order_by(Bot.id))
-        return {"bots": [describe(bot) for bot in bots]}
+        return {"bots": [describe(bot, viewer.id if viewer else None) for bot in bots]}
 
 
 @blp.route("/<int:bot_id>")
@@ -143,7 +146,8 @@ class OneBot(MethodView):
     @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
     def get(self, bot_id: int) -> dict[str, Any]:
         """Show a bot"""
-        return describe(get_bot(bot_id))
+        viewer = auth.optional_player()
+        return describe(get_bot(bot_id), viewer.id if viewer else None)
 
     @blp.arguments(BotUpdateSchema)
     @blp.response(200, BotUpdatedSchema)
@@ -169,7 +173,7 @@ class OneBot(MethodView):
         if "games" in body:
             bot.games = sorted(set(body["games"]))
         db.session().commit()
-        return describe(bot, **extra)
+        return describe(bot, bot.owner_id, **extra)
 
     @blp.response(204)
     @blp.alt_response(401, **UNAUTHORIZED)

@@ -1,9 +1,11 @@
 """``/api/v1/decisions``: the caller's decisions inbox, for bots that play many games at once.
 
 One request answers "where must I decide now?" for every active game the caller sits in: each pending decision
-comes with its game, the ply to answer, the seat's view and its legal actions, so a bot moves in all of them with
-one ``POST /games/{id}/actions`` each and no other request. With ``?wait=`` it long-polls until there is at least
-one; it wakes when a game it sits in moves (or starts), through Redis across processes when ``REDIS_URL`` is set.
+comes with its game, the ply to answer, the seat's view and its legal actions (ids and structured descriptions, as
+the push protocol sends them; ``?texts=true`` adds each action in words, in the Accept-Language), so a bot moves
+in all of them with one ``POST /games/{id}/actions`` each and no other request. With ``?wait=`` it long-polls
+until there is at least one; it wakes when a game it sits in moves (or starts), through Redis across processes
+when ``REDIS_URL`` is set.
 """
 
 from __future__ import annotations
@@ -40,10 +42,15 @@ class Decisions(MethodView):
         player_id = auth.required_player_id()
         wait = min(query["wait"], current_app.extensions["settings"].max_wait)
         pending, games = wait_for_decisions(gameplay.moves(), player_id, wait)
-        lang, limit = language(), query["limit"]
+        lang, limit, texts = language(), query["limit"], query["texts"]
         shown = pending[:limit]
         tag = etag(
-            request.path, player_id, lang, limit, len(games), *(f"{p.game_id}:{p.snapshot.ply}" for p in shown)
+            request.path,
+            player_id,
+            lang if texts else "",
+            limit,
+            len(games),
+            *(f"{p.game_id}:{p.snapshot.ply}" for p in shown),
         )
         return not_modified(tag) or json_response(
             {
@@ -56,7 +63,9 @@ class Decisions(MethodView):
                         "decision": {"seat": p.seat, "kind": p.kind},
                         "deadline": None,
                         "view": engine.view(p.snapshot.state, p.seat),
-                        "actions": gameplay.localized_actions(p.snapshot.state, p.seat, p.game, lang),
+                        "actions": gameplay.localized_actions(p.snapshot.state, p.seat, p.game, lang)
+                        if texts
+                        else [action.to_json() for action in engine.legal_actions(p.snapshot.state, p.seat)],
                     }
                     for p in shown
                 ],

@@ -11,6 +11,7 @@ without a marshmallow pass; the other endpoints use the ORM and their schemas.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ import engine
 from engine import i18n
 from service import auth, db, gameplay
 from service.caches import Snapshot
+from service.config import MAX_BODY_BYTES
 from service.errors import ErrorSchema, fail
 from service.models import Game, Player, Seat
 from service.schemas import (
@@ -85,9 +87,12 @@ def language() -> str:
     return i18n.pick_language(request.headers.get("Accept-Language"))
 
 
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+
+
 def json_response(body: Any, tag: str | None = None) -> Response:
     """``body`` (already shaped like its documented schema) as a JSON response, with an ETag if given."""
-    response = current_app.response_class(json.dumps(body, separators=(",", ":")), mimetype="application/json")
+    response = Response(_encode(body), mimetype="application/json")
     if tag is not None:
         response.set_etag(tag)
     return response
@@ -279,15 +284,28 @@ SUBMISSION = ActionSubmitSchema()
 
 
 def submission() -> tuple[str, int]:
-    """The action and ply of a submission's body. A well-formed body is read directly; any other goes through
-    the documented schema, which accepts it or answers the same 422 as every other endpoint."""
-    data = request.get_json(silent=True)
-    if type(data) is dict and len(data) == 2:
-        action, ply = data.get("action"), data.get("expected_ply")
-        if type(action) is str and 0 < len(action) <= MAX_ACTION and type(ply) is int and 0 <= ply <= MAX_INT:
-            return action, ply
+    """The action and ply of a submission's body. A well-formed JSON body is read and checked directly; any other
+    goes through the documented schema, which accepts it or answers the same 422 as every other endpoint."""
+    environ = request.environ
+    length = environ.get("CONTENT_LENGTH") or ""
+    if length.isdigit() and 0 < int(length) <= MAX_BODY_BYTES and is_json(environ.get("CONTENT_TYPE", "")):
+        raw = environ["wsgi.input"].read(int(length))
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            data = None
+        if type(data) is dict and len(data) == 2:
+            action, ply = data.get("action"), data.get("expected_ply")
+            if type(action) is str and 0 < len(action) <= MAX_ACTION and type(ply) is int and 0 <= ply <= MAX_INT:
+                return action, ply
+        environ["wsgi.input"] = io.BytesIO(raw)  # the schema's parser reads the body again
     body = blp.ARGUMENTS_PARSER.parse(SUBMISSION, request, location="json")
     return body["action"], body["expected_ply"]
+
+
+def is_json(content_type: str) -> bool:
+    mimetype = content_type.partition(";")[0].strip().lower()
+    return mimetype == "application/json" or (mimetype.startswith("application/") and mimetype.endswith("+json"))
 
 
 def actions_of(game_id: int, kind: str, snapshot: Snapshot, status: str, seat: int, lang: str) -> dict[str, Any]:

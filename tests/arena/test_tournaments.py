@@ -101,24 +101,18 @@ def test_a_bot_that_answers_illegal_actions_forfeits_after_three_faults(
 
 
 def pull_loop(client: FlaskClient, bot: dict[str, Any], stop: threading.Event, moves: list[int]) -> None:
-    """A pull bot: finds its active games, plays its decisions through the games API."""
+    """A pull bot: long-polls its inbox (every game where it must decide) and answers through the games API."""
     headers = {"Authorization": f"Bearer {bot['token']}"}
     while not stop.is_set():
-        games = client.get(
-            f"{API}/games", query_string={"player": bot["player_id"], "status": "active"}
-        ).get_json()
-        for game in games:
-            actions = client.get(f"{API}/games/{game['id']}/actions", headers=headers).get_json()
-            if actions.get("your_decision") and actions["actions"]:
-                choice = actions["actions"][0]["id"]
-                response = client.post(
-                    f"{API}/games/{game['id']}/actions",
-                    json={"action": choice, "expected_ply": actions["ply"]},
-                    headers=headers,
-                )
-                if response.status_code == 200:
-                    moves.append(game["id"])
-        stop.wait(0.002)
+        inbox = client.get(f"{API}/decisions", query_string={"wait": 1}, headers=headers).get_json()
+        for pending in inbox["decisions"]:
+            response = client.post(
+                f"{API}/games/{pending['game_id']}/actions",
+                json={"action": pending["actions"][0]["id"], "expected_ply": pending["ply"]},
+                headers=headers,
+            )
+            if response.status_code == 200:
+                moves.append(pending["game_id"])
 
 
 def test_a_pull_bot_and_push_bots_play_one_tournament(arena: Flask, owner: Player) -> None:
@@ -150,6 +144,9 @@ def test_registration_proves_the_endpoint_and_owners_alone_change_bots(client: F
         assert len(bot["secret"]) >= 32 and bot["token"].startswith("sa_") and bot["owner_id"] == owner.id
         listed = client.get(f"{API}/bots").get_json()["bots"]
         assert [entry["id"] for entry in listed] == [bot["id"]] and "secret" not in listed[0]
+        assert listed[0]["url"] is None  # the endpoint is the owner's business
+        assert client.get(f"{API}/bots/{bot['id']}", headers=other.headers).get_json()["url"] is None
+        assert client.get(f"{API}/bots/{bot['id']}", headers=owner.headers).get_json()["url"] == servers[0].url
         patch = client.patch(f"{API}/bots/{bot['id']}", json={"name": "theirs"}, headers=other.headers)
         assert patch.status_code == 403
         rotated = client.patch(f"{API}/bots/{bot['id']}", json={"rotate_secret": True}, headers=owner.headers)

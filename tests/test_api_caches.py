@@ -1,0 +1,301 @@
+"""The fast lane of a move (``service/caches.py``, ``service/db.py``): per-process caches that never serve a stale
+game, even when two apps (two processes' worth of state) share one database; the private copy of a cached state;
+and the group-commit writer, which saves concurrent moves of many games together (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import random
+import threading
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, insert, select, update
+
+import engine
+from service import caches as caches_module
+from service import db
+from service.models import ActionRecord, EventRecord, Game, Player
+from tests.apikit import (
+    API,
+    as_json,
+    create_game,
+    engine_events,
+    get_actions,
+    get_decisions,
+    get_events,
+    get_game,
+    new_player,
+    started_game,
+    submit,
+    take_seat,
+)
+from tests.conftest import dispose, make_app
+
+
+def recorded(database_url: str, game_id: int) -> tuple[list[str], list[tuple[int, int, Any]]]:
+    """The game's action log and its events (seq, ply, payload), in order, straight from the database."""
+    database = create_engine(database_url)
+    try:
+        with database.connect() as connection:
+            actions = connection.execute(
+                select(ActionRecord.action).where(ActionRecord.game_id == game_id).order_by(ActionRecord.ply)
+            ).scalars()
+            events = connection.execute(
+                select(EventRecord.seq, EventRecord.ply, EventRecord.payload)
+                .where(EventRecord.game_id == game_id)
+                .order_by(EventRecord.seq)
+            )
+            return list(actions), [tuple(row) for row in events]
+    finally:
+        database.dispose()
+
+
+def test_two_apps_on_one_database_never_serve_a_stale_game(database_url):
+    """Moves alternate between two apps; each app's caches fill from its own requests, yet every answer is the
+    database's current game, a stale ply is refused by either app, and the logs are whole and in order."""
+    app_a, app_b = make_app(database_url), make_app(database_url)
+    try:
+        a, b = app_a.test_client(), app_b.test_client()
+        game_id, players = started_game(a, "card", {"pawns": 2}, seats=2, seed=41)
+        rng = random.Random(41)
+        played: list[str] = []
+        clients = [a, b]
+        for ply in range(60):
+            here, there = clients[ply % 2], clients[(ply + 1) % 2]
+            decision = get_game(here, game_id)["view"]["decision"]
+            if decision is None:
+                break
+            player = players[decision["seat"]]
+            offered = get_actions(there, game_id, player)  # the other app learns of the game at this ply
+            assert offered["ply"] == ply and offered["your_decision"], offered
+            assert get_decisions(there, player)["decisions"][0]["ply"] == ply
+            action = rng.choice(offered["actions"])["id"]
+            response = submit(here, game_id, player, action, ply)
+            assert response.status_code == 200, response.get_data(as_text=True)
+            played.append(action)
+            # the app that did not take the move knows nothing of it but what the database says
+            stale = submit(there, game_id, player, action, ply)
+            over = response.get_json()["status"] == "over"
+            assert stale.status_code == 409
+            assert ("is over" if over else "stale ply") in stale.get_json()["message"]
+            assert get_actions(there, game_id, player)["ply"] == ply + 1
+            assert get_game(there, game_id, player)["ply"] == ply + 1
+        actions, events = recorded(database_url, game_id)
+        assert actions == played
+        assert [seq for seq, _, _ in events] == list(range(len(events)))  # unique and in order, no gap
+        settings = get_game(a, game_id)["settings"]
+        assert [payload for _, _, payload in events] == engine_events("card", settings, 41, played)
+        assert get_events(b, game_id, players[0])["events"] == get_events(a, game_id, players[0])["events"]
+    finally:
+        dispose(app_a)
+        dispose(app_b)
+
+
+def test_a_wrong_cached_event_count_is_caught_and_read_again(app, client, database_url):
+    """Event numbers are derived from the cached snapshot; if that count were wrong, the unique (game, seq) refuses
+    the write and the submission is tried again from the database: the move is saved, the log stays whole."""
+    game_id, players = started_game(client, "card", {"pawns": 2}, seats=2, seed=43)
+    for ply in range(2):
+        player = players[engine_seat(client, game_id)]
+        offered = get_actions(client, game_id, player)
+        if ply == 1:  # the snapshot saved with the first move: make its event count one too low
+            snapshots = app.extensions["caches"].snapshots
+            cached = snapshots.get((game_id, 1))
+            assert cached is not None and cached.next_seq
+            snapshots.put((game_id, 1), caches_module.Snapshot(1, cached.state, cached.text, cached.next_seq - 1))
+        response = submit(client, game_id, player, offered["actions"][0]["id"], ply)
+        assert response.status_code == 200, response.get_data(as_text=True)
+    _, events = recorded(database_url, game_id)
+    assert [seq for seq, _, _ in events] == list(range(len(events)))
+    assert [ply for _, ply, _ in events][-1] == 2
+
+
+def engine_seat(client: Any, game_id: int) -> int:
+    seat: int = get_game(client, game_id)["view"]["decision"]["seat"]
+    return seat
+
+
+def test_moves_of_many_games_at_once_are_all_saved(app, client, database_url):
+    """Threads move in different games at the same time, so the writer saves several moves per transaction."""
+    games = [started_game(client, "board", {"variant": "points"}, seats=2, seed=50 + n) for n in range(6)]
+    failures: list[Any] = []
+    plays: dict[int, list[str]] = {}
+
+    def play(game_id: int, players: list[Any], seed: int) -> None:
+        own = app.test_client()
+        rng = random.Random(seed)
+        plays[game_id] = []
+        try:
+            for ply in range(25):
+                decision = get_game(own, game_id)["view"]["decision"]
+                if decision is None:
+                    return
+                offered = get_actions(own, game_id, players[decision["seat"]])
+                action = rng.choice(offered["actions"])["id"]
+                response = submit(own, game_id, players[decision["seat"]], action, ply)
+                if response.status_code != 200:
+                    failures.append(response.get_data(as_text=True))
+                    return
+                plays[game_id].append(action)
+        except BaseException as error:
+            failures.append(error)
+
+    threads = [
+        threading.Thread(target=play, args=(game_id, players, n)) for n, (game_id, players) in enumerate(games)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not failures, failures
+    for game_id, _ in games:
+        actions, events = recorded(database_url, game_id)
+        assert actions == plays[game_id] and len(actions) == get_game(client, game_id)["ply"]
+        assert [seq for seq, _, _ in events] == list(range(len(events)))
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_an_open_game_is_not_cached_until_it_starts(app, client):
+    """Seats change while a game is open: a player seated after an earlier look is still found."""
+    ada, bob = new_player(client, "ada"), new_player(client, "bob")
+    game_id = create_game(client, ada, "card", {}, seats=2)["id"]
+    take_seat(client, game_id, ada, 0)
+    assert client.get(f"{API}/games/{game_id}/actions", headers=bob.headers).status_code == 403
+    take_seat(client, game_id, bob, 1)
+    assert get_actions(client, game_id, bob)["seat"] == 1
+
+
+@pytest.mark.parametrize("game", ["board", "card"])
+def test_a_private_copy_is_the_state_and_shares_nothing_with_it(game):
+    rng = random.Random(7)
+    for seed in range(6):
+        state = engine.new_game(game, {"players": 3 if game == "card" else 4}, seed)
+        for _ in range(rng.randrange(0, 120)):
+            seat = engine.current_player(state)
+            if seat is None:
+                break
+            engine.apply(state, rng.choice(engine.legal_actions(state, seat)).id, seat)
+        before = engine.to_json(state)
+        copy = caches_module.private_copy(state)
+        assert engine.to_json(copy) == before
+        assert engine.view(copy, 0) == engine.view(state, 0)
+        seat = engine.current_player(copy)
+        if seat is None:
+            continue
+        reference = engine.from_json(as_json(before))
+        action = rng.choice(engine.legal_actions(copy, seat)).id
+        assert engine.apply(copy, action, seat) == engine.apply(reference, action, seat)
+        assert engine.to_json(state) == before  # the original did not move
+        assert engine.to_json(copy) == engine.to_json(reference)
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_batch_that_breaks_a_unique_key_saves_its_other_writes(database_url):
+    """The writer saves a batch in one transaction; when one write breaks a unique key, the others are saved
+    alone and only that write gets the error."""
+    database = db.make_engine(database_url)
+    try:
+        with database.begin() as connection:
+            connection.execute(insert(Player).values(id=1, name="ada", token_hash="x" * 64))
+            for game_id in (1, 2):
+                connection.execute(
+                    insert(Game).values(
+                        id=game_id, game="card", settings={}, seed=1, seats=2, status="active", ply=0, state="{}",
+                        created_by=1,
+                    )
+                )  # fmt: skip
+            connection.execute(insert(ActionRecord).values(game_id=2, ply=0, seat=0, action="taken"))
+        statements = db.Statements(database)
+        advance = statements.get(update(Game).where(Game.id == db.param("id"), Game.ply == 0).values(ply=1))
+        record = statements.get(
+            insert(ActionRecord).values(
+                game_id=db.param("id"), ply=0, seat=0, action="x", created_at=db.param("at")
+            )
+        )
+
+        def write(game_id: int) -> db.Write:
+            return db.Write(
+                game_id,
+                [
+                    (advance.sql, [advance.parameters({"id": game_id})]),
+                    (record.sql, [record.parameters({"id": game_id, "at": Game.created_at.default.arg(None)})]),  # type: ignore[union-attr]
+                ],
+            )
+
+        good, bad = write(1), write(2)
+        connection = database.raw_connection()
+        try:
+            statements.writer._write(connection, [bad, good])
+        finally:
+            connection.close()
+        assert good.saved and good.error is None
+        assert not bad.saved and isinstance(bad.error, statements.integrity_error)
+        with database.connect() as connection:
+            assert connection.execute(select(Game.id, Game.ply).order_by(Game.id)).all() == [(1, 1), (2, 0)]
+    finally:
+        database.dispose()
+
+
+def test_the_writer_runs_one_leader_at_a_time_and_hands_over():
+    """Many threads save at once through a fake connection: every write is saved exactly once, in batches, and no
+    two threads ever write at the same time."""
+
+    class Connection:
+        def __init__(self) -> None:
+            self.active = 0
+            self.batches: list[int] = []
+            self.rows: list[Any] = []
+            self.lock = threading.Lock()
+            self.pending = 0
+
+        def cursor(self) -> Connection:
+            return self
+
+        def execute(self, sql: str, row: Any) -> None:
+            with self.lock:
+                self.active += 1
+                assert self.active == 1, "two writers at once"
+            self.rowcount = 1
+            self.rows.append(row)
+            self.pending += 1
+            with self.lock:
+                self.active -= 1
+
+        def executemany(self, sql: str, rows: list[Any]) -> None:
+            self.rows.extend(rows)
+
+        def commit(self) -> None:
+            self.batches.append(self.pending)
+            self.pending = 0
+
+        def rollback(self) -> None:
+            pass
+
+    connection = Connection()
+
+    class Engine:  # what the writer asks of an engine
+        class dialect:
+            class dbapi:
+                IntegrityError = RuntimeError
+
+        @staticmethod
+        def raw_connection() -> Connection:
+            return connection
+
+    writer = db.Writer(Engine())  # type: ignore[arg-type]
+    results: list[bool] = []
+    barrier = threading.Barrier(16)
+
+    def save(n: int) -> None:
+        barrier.wait()
+        for i in range(50):
+            results.append(writer.save(db.Write(n, [("UPDATE", [(n, i)])])))
+
+    threads = [threading.Thread(target=save, args=(n,)) for n in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert results == [True] * 800
+    assert sorted(connection.rows) == sorted((n, i) for n in range(16) for i in range(50))
+    assert sum(connection.batches) == 800 and len(connection.batches) <= 800
