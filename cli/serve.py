@@ -104,7 +104,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         settings = Settings.from_env()
     except ValueError as error:
-        parser.error(f"bad environment: {error} (SORRY_ARENA_MAX_WAIT must be a number of seconds)")
+        parser.error(f"bad environment: {error}")
     settings = dataclasses.replace(settings, database_url=args.database_url, redis_url=args.redis_url)
     if not args.no_migrate:
         from service import migrate

@@ -8,7 +8,10 @@ import os
 import sys
 from typing import Any
 
-from cli.options import add_database_url, bounded_int
+from redis.exceptions import RedisError
+from sqlalchemy.exc import SQLAlchemyError
+
+from cli.options import add_database_url, bounded_int, database_error
 
 
 def add_parser(commands: Any) -> None:
@@ -55,4 +58,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except ValueError as error:  # a bad setting in the environment (SORRY_ARENA_*)
         print(f"sorry-arena worker: {error}", file=sys.stderr)
         return 2
+    except RedisError as error:
+        print(f"sorry-arena worker: Redis at {args.redis_url}: {error}", file=sys.stderr)
+        return 1
+    except SQLAlchemyError as error:
+        print(f"sorry-arena worker: the database: {database_error(error)}", file=sys.stderr)
+        return 1
     return 0

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,12 +40,26 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
         return cls(
             database_url=normalize_database_url(env.get("DATABASE_URL") or DEFAULT_DATABASE_URL),
             redis_url=env.get("REDIS_URL") or None,
-            max_wait=float(env.get("SORRY_ARENA_MAX_WAIT", "30")),
+            max_wait=seconds(env, "SORRY_ARENA_MAX_WAIT", 30.0),
             bot_allow=env.get("SORRY_ARENA_BOT_ALLOW", ""),
-            lease_seconds=float(env.get("SORRY_ARENA_LEASE_SECONDS", "30")),
+            lease_seconds=seconds(env, "SORRY_ARENA_LEASE_SECONDS", 30.0),
         )
+
+
+def seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """A positive number of seconds from the environment; a ValueError that names the variable otherwise."""
+    text = env.get(name)
+    if text is None or not text.strip():
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{name} must be a positive number of seconds, not {text!r}")
+    return value

@@ -78,7 +78,8 @@ class LocalQueue:
                 self._configured = True
         future = self._pool.submit(job_function(dotted), *args)
         future.add_done_callback(self._log_failure)
-        self.futures.append(future)
+        with self._lock:  # keep the jobs still running only: a long-lived service enqueues without end
+            self.futures = [*(other for other in self.futures if not other.done()), future]
 
     def schedule(
         self, dotted: str, *args: Any, at: datetime | None, repeat_every: int | None, repeat_times: int | None
@@ -89,7 +90,9 @@ class LocalQueue:
 
     def wait(self, timeout: float | None = None) -> None:
         """Until every job so far has ended (tests, the demo)."""
-        for future in list(self.futures):
+        with self._lock:
+            futures = list(self.futures)
+        for future in futures:
             future.exception(timeout)
 
     @staticmethod

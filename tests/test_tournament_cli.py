@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -227,3 +228,20 @@ def test_a_server_that_is_not_the_service_is_a_clear_error(
             thread.join(5)
     err = capsys.readouterr().err
     assert err.startswith(f"sorry-arena tournament: the service at {url}/api/v1 did not answer JSON")
+
+
+def test_a_worker_says_when_redis_is_unreachable_or_a_setting_is_bad(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tournament import context
+
+    monkeypatch.setattr(context, "_context", None)
+    monkeypatch.setenv("DATABASE_URL", "")  # the worker writes its flags here: restored after the test
+    monkeypatch.setenv("REDIS_URL", "")
+    database = f"sqlite:///{tmp_path / 'w.db'}"
+    assert main(["worker", "--burst", "--database-url", database, "--redis-url", "redis://127.0.0.1:1/0"]) == 1
+    assert "sorry-arena worker: Redis at redis://127.0.0.1:1/0: " in capsys.readouterr().err
+    monkeypatch.setattr(context, "_context", None)
+    monkeypatch.setenv("SORRY_ARENA_LEASE_SECONDS", "soon")
+    assert main(["worker", "--burst", "--database-url", database, "--redis-url", "redis://127.0.0.1:6379/9"]) == 2
+    assert "SORRY_ARENA_LEASE_SECONDS must be a number of seconds, not 'soon'" in capsys.readouterr().err

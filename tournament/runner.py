@@ -62,6 +62,18 @@ class SeatState:
     forfeited: bool = False
     last_latency_ms: float | None = None
 
+    def count(self, fault: str | None) -> None:
+        """Count one move's fault (``None``: a good move); the third in a row forfeits. A ``forfeit`` move is
+        one played for a seat that had already forfeited."""
+        if fault is None:
+            self.faults_in_a_row = 0
+        elif fault == "forfeit":
+            self.forfeited = True
+        else:
+            self.faults += 1
+            self.faults_in_a_row += 1
+            self.forfeited = self.forfeited or self.faults_in_a_row >= FAULTS_TO_FORFEIT
+
 
 @dataclass
 class Play:
@@ -99,14 +111,7 @@ class Play:
         ply = self.ply
         events = engine.apply(self.state, action, seat)
         self.pending.append(store.Move(ply, seat, action, events, latency_ms, fault))
-        player = self.seats[seat]
-        if fault is None:
-            player.faults_in_a_row = 0
-        elif fault != "forfeit":
-            player.faults += 1
-            player.faults_in_a_row += 1
-            if player.faults_in_a_row >= FAULTS_TO_FORFEIT:
-                player.forfeited = True
+        self.seats[seat].count(fault)
         if len(self.pending) >= self.settings.batch_moves or (
             time.monotonic() - self.last_save >= self.settings.batch_seconds
         ):
@@ -179,7 +184,7 @@ def ask_pull_bot(play: Play, seat: int) -> None:
         )
         play.session.commit()
         play.seats[seat].last_latency_ms = latency
-        play.seats[seat].faults_in_a_row = 0
+        play.seats[seat].count(None)
         reload(play)
         return
     try:
@@ -281,15 +286,7 @@ def play_scheduled(session: Session, scheduled_id: int, settings: RunnerSettings
         notifier,
     )
     for seat, fault in store.fault_history(session, game.id):  # a resumed game: recount the faults
-        player = play.seats[seat]
-        if fault is None:
-            player.faults_in_a_row = 0
-        elif fault == "forfeit":
-            player.forfeited = True
-        else:
-            player.faults += 1
-            player.faults_in_a_row += 1
-            player.forfeited = player.forfeited or player.faults_in_a_row >= FAULTS_TO_FORFEIT
+        play.seats[seat].count(fault)
     if fresh:
         for player in play.seats:
             if player.connection is not None:
