@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: venv test bench demo openapi clean
+.PHONY: venv test bench demo openapi clean fuzz browser
 
 venv: $(VENV)/.installed
 
@@ -14,18 +14,30 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-test: venv
+test: venv browser
 	$(BIN)/pytest
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy engine cli service tournament clients
 	$(BIN)/lint-imports
 
+# Debian's chromium for the page tests (tests/web/browser.py: Playwright drives it and downloads no browser).
+# Quick when installed; without root it only says so (the browser tests then skip locally and fail in CI).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else echo "make browser: chromium is missing; install it as root: apt-get install chromium"; fi; }
+
 # The bench extra is installed on demand only, so `make test` never needs it.
 bench: venv
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/tournament.py
+
+# Schemathesis over every operation with a large example budget (the default suite runs 25 per operation).
+FUZZ_EXAMPLES ?= 1000
+fuzz: venv
+	SORRY_ARENA_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest tests/test_api_schemathesis.py --hypothesis-show-statistics
 
 # Rewrite openapi/openapi.json from the code (tests/test_openapi_file.py fails while it is stale).
 openapi: venv

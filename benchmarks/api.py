@@ -11,6 +11,9 @@ serving ``service.app:create_app()`` against a fresh database: by default a SQLi
 database created on that server and dropped afterwards. ``--redis-url`` sets the service's ``REDIS_URL``, so a
 long poll waiting in one gunicorn worker wakes when a move is made in another (without it, the embedded notifier
 wakes waiters of its own process only). Both measurements use this one server, so the same gunicorn settings.
+Rate limits: the move limit is the service's (``SORRY_ARENA_LIMIT_MOVES``, its default unless set in the
+environment), so that what is measured includes its cost; the account limit is off unless set, since every round
+registers ``--clients`` players from one address.
 
 Then, ``--rounds`` times, interleaved, with ``--clients`` client processes (multiprocessing, so that the GIL does
 not limit the clients; each with one ``requests.Session(trust_env=False)``), for ``--seconds`` each:
@@ -138,6 +141,7 @@ def gunicorn(database_url: str, redis_url: str | None, workers: int, threads: in
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)}
     env.pop("REDIS_URL", None)
+    env.setdefault("SORRY_ARENA_LIMIT_ACCOUNTS", "off")  # each round registers --clients players from one address
     if redis_url:
         env["REDIS_URL"] = redis_url
     command = [

@@ -33,7 +33,8 @@ def add_parser(commands: Any) -> None:
         "--maintenance-interval",
         type=bounded_int(1, 3600, "seconds"),
         default=15,
-        help="seconds between maintenance runs, which re-enqueue games whose worker died (default 15)",
+        help="seconds between maintenance runs, which re-enqueue games whose worker died or whose job was lost "
+        "(default 15)",
     )
     parser.add_argument("--name", default=None, help="the worker's name (default: host and pid)")
     parser.set_defaults(run=run, parser=parser)

@@ -16,6 +16,7 @@ This package imports nothing outside the standard library.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 from typing import Any
 
@@ -44,8 +45,10 @@ __all__ = [
     "SettingsError",
     "StateError",
     "apply",
+    "copy",
     "current_player",
     "decision",
+    "determinize",
     "fallback_action",
     "from_json",
     "is_over",
@@ -157,6 +160,27 @@ def replay(game: str, settings: Json | None, seed: int, actions: Iterable[str]) 
     for action_id in actions:
         apply(state, action_id)
     return state
+
+
+def copy(state: Any) -> Any:
+    """An independent copy of a state, much cheaper than a round trip through :func:`to_json` (search bots)."""
+    game_of(state)
+    return state.copy()
+
+
+def determinize(view: Json, seed: int | random.Random = 0) -> Any:
+    """A full state that shows ``view`` to its seat exactly, with every card the seat cannot see (the draw pile's
+    order, the other hands, secret tiebreaker choices) placed at random from ``seed`` (a number or a generator).
+
+    Search bots play such states forward to weigh their options (determinization: sample the hidden information,
+    then search as if it were known). ``view(determinize(v, s), v["seat"]) == v`` for every seat's view ``v``,
+    except that the result is a fresh seed's game: what it deals or shuffles next is not the real game's.
+    Raises :class:`StateError` for a spectator's view or a view that no game could show.
+    """
+    if not isinstance(view, dict) or view.get("game") not in GAMES:
+        raise StateError("a view must be an object whose 'game' is one of " + ", ".join(sorted(GAMES)))
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+    return GAMES[view["game"]].determinize(view, rng)
 
 
 def fallback_action(state: Any) -> str:

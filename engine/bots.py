@@ -77,4 +77,11 @@ def greedy_bot(view: Json, actions: list[Action], rng: random.Random) -> str:
     return rng.choice([action_id for score, action_id in scored if score == best])
 
 
-BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot}
+def search_bot(view: Json, actions: list[Action], rng: random.Random) -> str:
+    """Flat Monte Carlo over determinized hidden cards (:mod:`engine.search`, which plays greedy continuations)."""
+    from engine.search import search_bot as search  # engine.search imports this module: import it late
+
+    return search(view, actions, rng)
+
+
+BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "search": search_bot}

@@ -6,6 +6,7 @@ seat that must decide now), ``kind`` (what for) and ``result`` (``None`` until t
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -31,6 +32,8 @@ class Ruleset:
     encode: Callable[[Any], Json]
     decode: Callable[[Json], Any]
     view_of: Callable[[Any, int | None], Json]
+    sample: Callable[[Json, random.Random], Any]
+    """A state consistent with a seat's view, its hidden cards placed at random (determinization)."""
 
     def normalize_settings(self, settings: Json | None) -> Json:
         return self.normalize(settings)
@@ -70,3 +73,6 @@ class Ruleset:
 
     def from_json(self, data: Json) -> Any:
         return self.decode(data)
+
+    def determinize(self, view: Json, rng: random.Random) -> Any:
+        return self.sample(view, rng)

@@ -7,8 +7,9 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
-from service import db, errors, swagger_ui, webhooks
+from service import db, errors, ratelimits, swagger_ui, web, webhooks
 from service.api import bots, decisions, games, health, players, standings, tournaments
+from service.bodylimit import BodyLimit
 from service.config import MAX_BODY_BYTES, Settings
 from service.notify import make_notifier
 from service.queueing import LocalQueue, RQQueue, job_function
@@ -40,10 +41,12 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     )
     app.config.update(config)
     app.extensions["settings"] = settings
+    ratelimits.init_app(app, settings)  # first: a bad SORRY_ARENA_LIMIT_* fails before anything starts
     app.extensions["notifier"] = make_notifier(settings.redis_url)
     db.init_app(app, settings.database_url)
     app.extensions["queue"] = make_queue(app, settings)
     swagger_ui.init_app(app)
+    web.init_app(app)  # the human-facing pages (`/`, standings, tournaments, games): not in the OpenAPI spec
     api = Api(app)
     app.extensions["api"] = api  # `sorry-arena openapi` writes api.spec
     for blueprint in (players.blp, games.blp, bots.blp, tournaments.blp, standings.blp, health.blp):
@@ -51,6 +54,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     api.register_blueprint(decisions.blp)
     webhooks.init_api(api)
     errors.init_app(app)
+    app.wsgi_app = BodyLimit(app.wsgi_app, MAX_BODY_BYTES)  # type: ignore[method-assign]
     return app
 
 

@@ -45,6 +45,9 @@ class Bot(Base):
 
 class Tournament(Base):
     __tablename__ = "tournaments"
+    __table_args__ = (UniqueConstraint("parent_id", "run"),)
+    """A later run exists once: of two processes creating it at once (its RQ repeat and the maintenance's recovery),
+    one insert fails (``tournament/runs.py``). First runs have no parent: NULLs never collide."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     owner_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)

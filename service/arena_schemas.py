@@ -164,7 +164,11 @@ class TournamentSchema(Schema):
     bot_ids = fields.List(fields.Integer(), required=True)
     table_size = fields.Integer(required=True)
     rounds = fields.Integer(required=True)
-    seed = fields.Integer(required=True)
+    seed = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "null until every game it decides is over (each game's deal derives from it)"},
+    )
     move_timeout_ms = fields.Integer(required=True)
     rated = fields.Boolean(required=True)
     status = fields.String(required=True, metadata={"description": "scheduled, running or done"})

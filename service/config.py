@@ -9,17 +9,38 @@
   (comma-separated CIDRs, or ``loopback``); default none: such bot URLs are refused.
 - ``SORRY_ARENA_LEASE_SECONDS``: how long a worker's claim on a game lasts without renewal (default 30): a game whose
   worker died is played again this long after its last save.
+- Rate limits (``service/ratelimits.py``), each a rate in flask-limiter's notation (``20/minute``,
+  ``100 per second``, ``5/2 minutes``; several separated by ``;``) or ``off``; a bad value is a ValueError naming
+  the variable, at startup. Counted in Redis when ``REDIS_URL`` is set (every API process shares the count), else
+  in this process's memory. A request over a limit is a 429 saying which limit, with ``Retry-After``.
+
+  - ``SORRY_ARENA_LIMIT_ACCOUNTS``: ``POST /api/v1/players`` per client address (default ``20/minute``).
+  - ``SORRY_ARENA_LIMIT_BOTS``: ``POST /api/v1/bots`` per account (default ``30/hour``): each registration of a
+    push bot makes the service call the bot's URL.
+  - ``SORRY_ARENA_LIMIT_MOVES``: ``POST /api/v1/games/{id}/actions`` per account (default ``300/second``), far above
+    what a pull bot playing many games at once submits (each of ``benchmarks/api.py``'s, in 32 games: ~50/s).
+
+- Request bodies above ``MAX_BODY_BYTES`` (64 KiB) are refused with a 413, also when sent without a Content-Length
+  (chunked) (``service/bodylimit.py``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from limits import RateLimitItem
 
 DEFAULT_DATABASE_URL = "sqlite:///sorry-arena.db"
 MAX_BODY_BYTES = 64 * 1024
+DEFAULT_LIMIT_ACCOUNTS = "20/minute"
+DEFAULT_LIMIT_BOTS = "30/hour"
+DEFAULT_LIMIT_MOVES = "300/second"
+RATE_FORMS = "a rate such as '100/second', '20 per minute' or '5/2 minutes' (several separated by ';'), or 'off'"
 
 
 def normalize_database_url(url: str) -> str:
@@ -37,6 +58,9 @@ class Settings:
     max_wait: float = 30.0
     bot_allow: str = ""
     lease_seconds: float = 30.0
+    limit_accounts: str = DEFAULT_LIMIT_ACCOUNTS
+    limit_bots: str = DEFAULT_LIMIT_BOTS
+    limit_moves: str = DEFAULT_LIMIT_MOVES
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -48,6 +72,9 @@ class Settings:
             max_wait=seconds(env, "SORRY_ARENA_MAX_WAIT", 30.0),
             bot_allow=env.get("SORRY_ARENA_BOT_ALLOW", ""),
             lease_seconds=seconds(env, "SORRY_ARENA_LEASE_SECONDS", 30.0),
+            limit_accounts=rate(env, "SORRY_ARENA_LIMIT_ACCOUNTS", DEFAULT_LIMIT_ACCOUNTS),
+            limit_bots=rate(env, "SORRY_ARENA_LIMIT_BOTS", DEFAULT_LIMIT_BOTS),
+            limit_moves=rate(env, "SORRY_ARENA_LIMIT_MOVES", DEFAULT_LIMIT_MOVES),
         )
 
 
@@ -63,3 +90,31 @@ def seconds(env: Mapping[str, str], name: str, default: float) -> float:
     if not 0 < value < float("inf"):
         raise ValueError(f"{name} must be a positive number of seconds, not {text!r}")
     return value
+
+
+def rate(env: Mapping[str, str], name: str, default: str) -> str:
+    """A rate limit from the environment (checked: see :func:`parse_rate`); a ValueError that names the variable."""
+    text = env.get(name)
+    if text is None or not text.strip():
+        return default
+    parse_rate(name, text)
+    return text.strip()
+
+
+_ZERO_PERIOD = re.compile(r"(?:/|\bper)\s*0+\s*[a-z]", re.IGNORECASE)
+
+
+def parse_rate(name: str, text: str) -> tuple[RateLimitItem, ...]:
+    """The limits of a rate in flask-limiter's notation, none for ``off``; a ValueError naming ``name`` for any
+    text that is not a rate, or one that allows nothing (``0/second``, ``1/0 seconds``)."""
+    from limits import parse_many  # imported here: ``limits`` takes ~0.2 s to import, and only the API needs it
+
+    if text.strip().lower() == "off":
+        return ()
+    try:
+        items = tuple(parse_many(text))
+    except ValueError:
+        raise ValueError(f"{name} must be {RATE_FORMS}, not {text!r}") from None
+    if not items or any(item.amount < 1 for item in items) or _ZERO_PERIOD.search(text):
+        raise ValueError(f"{name} must allow at least 1 request per period of at least 1 unit, not {text!r}")
+    return items

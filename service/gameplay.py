@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 from flask import current_app
@@ -30,6 +31,7 @@ from sqlalchemy.orm import Session
 import engine
 from engine import i18n
 from service import db
+from service.arena_models import Tournament, TournamentGame
 from service.caches import Caches, GameInfo, Snapshot
 from service.errors import fail
 from service.models import ActionRecord, EventRecord, Game, Seat, now
@@ -131,19 +133,26 @@ def take_seat(session: Session, game: Game, player_id: int, wanted: int | None) 
 # --- the fast lane: what every move reads and writes -------------------------------------------------------------
 
 _SEATING = (
-    select(Game.game, Game.seats, Game.status, Seat.seat, Seat.player_id)
+    select(Game.game, Game.seats, Game.status, Seat.seat, Seat.player_id, Tournament.move_timeout_ms)
     .select_from(Game)
     .outerjoin(Seat, Seat.game_id == Game.id)
+    .outerjoin(TournamentGame, TournamentGame.game_id == Game.id)
+    .outerjoin(Tournament, Tournament.id == TournamentGame.tournament_id)
     .where(Game.id == db.param("game_id"))
 )
+"""A game's seats and, for a tournament game, its move timeout (read once per game and process: a tournament game
+is created started and linked to its tournament in one transaction, and neither changes afterwards)."""
 _POSITION = select(Game.ply, Game.status).where(Game.id == db.param("game_id"))
 _SNAPSHOT = select(
     Game.ply,
     Game.status,
     Game.state,
     select(func.max(EventRecord.seq)).where(EventRecord.game_id == Game.id).scalar_subquery(),
+    Game.updated_at,
 ).where(Game.id == db.param("game_id"))
-"""One statement, so that the state and the last event number are of one moment on every database."""
+"""One statement, so that the state, the last event number and the time the state was saved are of one moment on
+every database (every UPDATE that advances a game's ply sets ``updated_at`` with it: here and in
+``tournament/store.py``)."""
 _ADVANCE = (
     update(Game)
     .where(Game.id == db.param("game_id"), Game.ply == db.param("ply"), Game.status == "active")
@@ -194,6 +203,8 @@ class Submitted:
     decision: engine.Decision | None
     actions: list[dict[str, Any]]
     """The seat's legal actions when it must decide again at once, else empty."""
+    deadline: str | None
+    """When the decision now must be answered (``GameInfo.deadline``), ``None``: no time limit."""
 
 
 @dataclass
@@ -205,6 +216,8 @@ class Pending:
     seat: int
     kind: str
     snapshot: Snapshot
+    deadline: str | None
+    """When the decision must be answered (``GameInfo.deadline``), ``None``: no time limit."""
 
 
 class Moves:
@@ -224,8 +237,9 @@ class Moves:
         rows = self.lane.execute(_SEATING, {"game_id": game_id}).fetchall()
         if not rows:
             fail(404, f"no game {game_id}")
-        kind, seats, status = rows[0][0], rows[0][1], rows[0][2]
-        info = GameInfo.of(game_id, kind, seats, {row[3]: row[4] for row in rows if row[3] is not None})
+        kind, seats, status, move_timeout_ms = rows[0][0], rows[0][1], rows[0][2], rows[0][5]
+        players = {row[3]: row[4] for row in rows if row[3] is not None}
+        info = GameInfo.of(game_id, kind, seats, players, move_timeout_ms)
         started = status != "open"
         if started:
             self.caches.games.put(game_id, info)
@@ -248,13 +262,13 @@ class Moves:
         row = self.lane.execute(_SNAPSHOT, {"game_id": game_id}).fetchone()
         if row is None:
             fail(404, f"no game {game_id}")
-        ply, status, text, last_seq = row
+        ply, status, text, last_seq, saved_at = row
         next_seq = 0 if last_seq is None else last_seq + 1
         found = self.caches.snapshots.get((game_id, ply))
         if found is None:
-            found = Snapshot.parse(ply, text, next_seq)
-        elif found.next_seq is None:  # cached by a reader that did not know the event count
-            found = Snapshot(ply, found.state, found.text, next_seq)
+            found = Snapshot.parse(ply, text, next_seq, as_utc(saved_at))
+        elif found.next_seq is None or found.saved_at is None:  # cached by a reader that did not know them
+            found = Snapshot(ply, found.state, found.text, next_seq, as_utc(saved_at))
         else:
             return found, status
         self.caches.snapshots.put((game_id, ply), found)
@@ -264,7 +278,7 @@ class Moves:
         """The game as it is now (its ply and status read from the database; the state from the cache if there)."""
         ply, status = self.position(game_id)
         found = self.caches.snapshots.get((game_id, ply))
-        if found is not None:
+        if found is not None and found.saved_at is not None:
             return found, status
         return self.read_snapshot(game_id)
 
@@ -347,14 +361,16 @@ class Moves:
         # render for the caller while the new state is still this request's own, then share it
         asked = engine.decision(state)
         mine = asked is not None and asked.seat == seat
+        after = Snapshot(new_ply, state, text, first + len(events), moment)
         done = Submitted(
             new_ply,
             "over" if asked is None else "active",
             engine.view(state, seat),
             asked,
             localized_actions(state, seat, info.game, language) if mine else [],
+            None if asked is None else info.deadline(after),
         )
-        self.caches.snapshots.put((game_id, new_ply), Snapshot(new_ply, state, text, first + len(events)))
+        self.caches.snapshots.put((game_id, new_ply), after)
         self.notifier.publish(game_id, new_ply)
         return done
 
@@ -378,13 +394,14 @@ class Moves:
         found = []
         for game_id, ply, kind, seat in rows:
             snapshot = snapshots.get((game_id, ply))
-            if snapshot is None:
+            if snapshot is None or snapshot.saved_at is None:
                 snapshot, status = self.read_snapshot(game_id)  # it may have moved on since: this is newer still
                 if status != "active":
                     continue
             asked = engine.decision(snapshot.state)
             if asked is not None and asked.seat == seat:
-                found.append(Pending(game_id, kind, seat, asked.kind, snapshot))
+                info, _ = self.seating(game_id)  # cached: the game has started
+                found.append(Pending(game_id, kind, seat, asked.kind, snapshot, info.deadline(snapshot)))
         self.lane.rollback()
         return found, [row[0] for row in rows]
 
@@ -398,7 +415,14 @@ def moves() -> Moves:
 def load(game: Game) -> Any:
     """The engine state of an ORM ``game``, to read only (views, legal actions), shared by this process."""
     caches: Caches = current_app.extensions["caches"]
-    return caches.snapshot(game.id, game.ply, game.state, None).state
+    return caches.snapshot(game.id, game.ply, game.state, None, as_utc(game.updated_at)).state
+
+
+def as_utc(value: Any) -> datetime:
+    """A stored time as an aware UTC datetime: a DB-API cursor gives SQLite's text (naive UTC, as SQLAlchemy
+    stores it), the ORM a naive datetime on SQLite, PostgreSQL an aware one in the session's time zone."""
+    moment: datetime = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def visible_events(session: Session, game: Game, seat: int | None, since: int, limit: int) -> list[EventRecord]:

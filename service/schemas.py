@@ -100,6 +100,16 @@ class HandSchema(Schema):
     cards = fields.List(fields.String(), required=True, metadata={"description": "empty in games without hands"})
 
 
+DEADLINE = (
+    "when `decision` must be answered (ISO 8601, UTC, to the millisecond). In a tournament game: the time the "
+    "position was saved plus the tournament's move_timeout_ms. Conservative: the tournament's worker starts its "
+    "timer only once the position is saved (or once it sees the move that led here), so the time it gives the seat "
+    "never ends before this deadline (it ends later when a worker resumes a game after a crash, or after the "
+    "opening's start notifications). Compare it with the service's clock (the Date header). null: no time limit "
+    "(a game outside tournaments), or no decision"
+)
+
+
 class ActionsQuerySchema(Schema):
     wait = fields.Float(
         load_default=0.0,
@@ -123,7 +133,7 @@ class ActionsSchema(Schema):
     seat = fields.Integer(required=True)
     decision = fields.Nested(DecisionSchema, allow_none=True, required=True)
     your_decision = fields.Boolean(required=True)
-    deadline = fields.DateTime(allow_none=True, required=True, metadata={"description": "null: no time limit"})
+    deadline = fields.DateTime(allow_none=True, required=True, metadata={"description": DEADLINE})
     actions = fields.List(
         fields.Dict(), required=True, metadata={"description": "id, text and the structured description"}
     )
@@ -154,6 +164,7 @@ class SubmittedSchema(Schema):
     your_decision = fields.Boolean(
         required=True, metadata={"description": "true when you must decide again at once (no GET needed)"}
     )
+    deadline = fields.DateTime(allow_none=True, required=True, metadata={"description": DEADLINE})
     actions = fields.List(
         fields.Dict(),
         required=True,
@@ -210,7 +221,7 @@ class PendingDecisionSchema(Schema):
     ply = fields.Integer(required=True, metadata={"description": "the ply to answer (expected_ply)"})
     seat = fields.Integer(required=True, metadata={"description": "your seat in that game"})
     decision = fields.Nested(DecisionSchema, required=True)
-    deadline = fields.DateTime(allow_none=True, required=True, metadata={"description": "null: no time limit"})
+    deadline = fields.DateTime(allow_none=True, required=True, metadata={"description": DEADLINE})
     view = fields.Dict(required=True, metadata={"description": "your seat's view of the game"})
     actions = fields.List(
         fields.Dict(),

@@ -23,12 +23,14 @@ from service.config import Settings
 from service.models import ActionRecord, Game
 from tests.apikit import API, Player
 from tests.botservers import Behaviour, BotServer, Handler, Received, reply
+from tests.conftest import TEST_LIMITS
 
 SECRET = "s" * 40
 Choose = Callable[[dict[str, Any]], str]
 
 
 def arena_app(database_url: str, redis_url: str | None = None, **settings: Any) -> Flask:
+    settings = {**TEST_LIMITS, **settings}
     app = create_app(Settings(database_url=database_url, redis_url=redis_url, bot_allow="loopback", **settings))
     app.config["TESTING"] = True
     return app

@@ -176,7 +176,7 @@ def test_a_private_copy_is_the_state_and_shares_nothing_with_it(game):
                 break
             engine.apply(state, rng.choice(engine.legal_actions(state, seat)).id, seat)
         before = engine.to_json(state)
-        copy = caches_module.private_copy(state)
+        copy = caches_module.Snapshot(state.ply, state, "", None).copy()
         assert engine.to_json(copy) == before
         assert engine.view(copy, 0) == engine.view(state, 0)
         seat = engine.current_player(copy)

@@ -1,6 +1,9 @@
 """Schemathesis over the app's own OpenAPI document: generated requests for every operation, on SQLite, never get
 a server error (5xx). A valid bearer token goes with every request that has none, and half of the generated game
-ids are replaced by games that exist (active, open, over), so that the checks reach past the 401s and 404s."""
+ids are replaced by games that exist (active, open, over), so that the checks reach past the 401s and 404s.
+
+Each operation gets 25 generated examples in the default suite (about 25 s in all); ``make fuzz`` sets
+``SORRY_ARENA_FUZZ_EXAMPLES`` for a much larger budget (``docs/operations.md`` has the last run's figures)."""
 
 from __future__ import annotations
 
@@ -22,6 +25,8 @@ from tests.conftest import dispose, make_app
 # (schemathesis.pytest.from_fixture, the lazy loader, fails under pytest 9: it sets Node._nodeid, gone in pytest 9.)
 SPEC = make_app("sqlite://").test_client().get("/openapi.json").get_json()
 schema = schemathesis.openapi.from_dict(SPEC)
+EXAMPLES = int(os.environ.get("SORRY_ARENA_FUZZ_EXAMPLES") or 25)
+"""Generated examples per operation: 25 by default, ``SORRY_ARENA_FUZZ_EXAMPLES`` for a large run."""
 
 
 @pytest.fixture
@@ -42,7 +47,7 @@ def seeded_app(tmp_path: os.PathLike[str]) -> Iterator[tuple[Any, list[int], str
 
 @schema.parametrize()
 @settings(
-    max_examples=25,
+    max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

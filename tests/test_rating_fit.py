@@ -180,3 +180,21 @@ def test_refused_games() -> None:
         fit([(["a", "b"], [0, 1]), (["a", "a"], [0, 1])])
     with pytest.raises(ValueError, match="2 players but 3 ranks"):
         fit([(["a", "b"], [0, 1, 2])])
+
+
+def test_a_clean_sweep_of_few_games_proves_nothing() -> None:
+    """Every bootstrap resample of 4 games won by one bot is the same 4 wins: the interval must not shrink to a
+    point; the normal approximation of the posterior keeps it as wide as 4 games allow."""
+    ratings = fit([(("a", "b"), (1, 2))] * 4)
+    assert ratings["a"].elo > ratings["b"].elo
+    assert ratings["a"].low < ratings["b"].high  # 4 games do not separate them
+    assert ratings["a"].high - ratings["a"].low > 300
+
+
+def test_the_interval_is_at_least_the_normal_approximation() -> None:
+    """Two players, 60 wins in 100: each centred rating is half the difference, whose variance is about
+    1 / (n p (1 - p)) in log-strength (the prior's two draws shift it a little)."""
+    ratings = fit([(("a", "b"), (1, 2))] * 60 + [(("a", "b"), (2, 1))] * 40, bootstrap=50)
+    sd = 0.5 / math.sqrt(100 * 0.6 * 0.4) * 400 / math.log(10)
+    margin = min(ratings["a"].elo - ratings["a"].low, ratings["a"].high - ratings["a"].elo)
+    assert margin == pytest.approx(1.96 * sd, rel=0.05)

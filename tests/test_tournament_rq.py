@@ -136,7 +136,7 @@ def test_a_game_whose_worker_is_killed_is_finished_by_another(arena: Flask, work
     with push_bots(slow_random, slow_random) as servers:
         ids = [register(client, owner, name, server.url)["id"] for name, server in zip("ab", servers, strict=True)]
         created = create_tournament(client, owner, ids, game="board")
-        victim = workers.start()
+        victim = workers.start("--no-scheduler")  # RQ's scheduler is a child process: SIGKILL would orphan it
         deadline = time.monotonic() + 60
         while True:  # wait until the victim is mid-game, with moves saved
             with sessions() as session:

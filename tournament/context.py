@@ -7,11 +7,14 @@ An RQ worker builds it once from the environment (``DATABASE_URL``, ``REDIS_URL`
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from redis.exceptions import RedisError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.config import Settings
@@ -20,6 +23,8 @@ from service.netguard import parse_allowlist
 from service.notify import make_notifier
 from service.queueing import LocalQueue, RQQueue
 from tournament.runner import Notifier, RunnerSettings
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -31,6 +36,35 @@ class Context:
 
 
 _context: Context | None = None
+
+
+class Hints:
+    """A worker's notifier: what it publishes only wakes long polls sooner (they check the database again on their
+    own, and when their listener reconnects to Redis), so Redis failing to take a publish (an outage) must not stop
+    the game being played, which only needs the database: it is logged, once per outage, and the game goes on."""
+
+    def __init__(self, notifier: Notifier) -> None:
+        self.notifier = notifier
+        self.failing = False
+
+    def publish(self, game_id: int, ply: int) -> None:
+        self._hint(self.notifier.publish, game_id, ply)
+
+    def publish_players(self, player_ids: Iterable[int], game_id: int | None = None) -> None:
+        self._hint(self.notifier.publish_players, player_ids, game_id)
+
+    def wait(self, game_id: int, ready: Callable[[], bool], timeout: float) -> bool:
+        return self.notifier.wait(game_id, ready, timeout)
+
+    def _hint(self, publish: Callable[..., None], *args: Any) -> None:
+        try:
+            publish(*args)
+        except RedisError as error:
+            if not self.failing:
+                log.warning("Redis takes no publish (%s): long polls wake on their own until it is back", error)
+            self.failing = True
+        else:
+            self.failing = False
 
 
 def worker_name() -> str:
@@ -51,7 +85,7 @@ def from_env() -> Context:
         raise RuntimeError("an RQ worker needs REDIS_URL")
     return Context(
         sessions=sessionmaker(make_engine(settings.database_url), expire_on_commit=False),
-        notifier=make_notifier(settings.redis_url),
+        notifier=Hints(make_notifier(settings.redis_url)),
         queue=RQQueue(settings.redis_url),
         runner=runner_settings(settings),
     )

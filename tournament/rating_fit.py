@@ -22,8 +22,11 @@ anywhere, in a handful of steps): a Newton step costs ``O(pairs + players**3)`` 
 
 Intervals: a percentile bootstrap that resamples whole *games* with replacement (``random.Random(seed)``), so
 that the correlation between the pairwise results of one multiplayer game is accounted for, and refits each
-resample. Each interval is widened if need be to contain the point estimate, which a percentile interval of a
-skewed bootstrap distribution may miss.
+resample. Each interval is widened if need be to contain the normal (Laplace) approximation of the posterior at
+its mode, ``elo +- z * sd`` with the covariance from the inverse Hessian: a bootstrap of few games, or of games
+that one bot won every time, resamples the same outcomes over and over and would give an interval of no width
+(4 games won by one bot out of 4 would "prove" it stronger); the Laplace interval is the floor that the data's
+own information allows. It also keeps the point estimate inside the interval.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import math
 import random
 from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 from typing import TypeVar
 
 from tournament.elo import check_game, pairwise
@@ -134,12 +138,16 @@ def fit(
             samples[index].append(elo)
 
     tail = (1.0 - confidence) / 2.0
+    spread = _laplace_sd(theta, aggregate([1] * len(games)), prior_draws) if bootstrap else []
+    z = NormalDist().inv_cdf(1.0 - tail)
     ratings: dict[P, Rating] = {}
     for player, index in players.items():
         elo = point[index]
         if bootstrap:
             ordered = sorted(samples[index])
-            low, high = min(elo, _quantile(ordered, tail)), max(elo, _quantile(ordered, 1.0 - tail))
+            margin = z * spread[index]
+            low = min(elo - margin, _quantile(ordered, tail))
+            high = max(elo + margin, _quantile(ordered, 1.0 - tail))
         else:
             low = high = elo
         ratings[player] = Rating(elo, low, high)
@@ -194,24 +202,7 @@ def _solve(n: int, data: _Comparisons, prior: float, start: Sequence[float]) -> 
     theta = list(start)
     current = _log_posterior(theta, data, prior)
     for _ in range(MAX_ITERATIONS):
-        # Gradient and the negated Hessian (positive definite: the prior adds to every diagonal term).
-        gradient = [0.0] * n
-        matrix = [[0.0] * n for _ in range(n)]
-        for i in range(n):
-            p = _sigmoid(theta[i])
-            gradient[i] = prior * (0.5 - p)
-            matrix[i][i] = prior * p * (1.0 - p)
-        for (a, b), score, count in zip(data.pairs, data.score, data.count, strict=True):
-            if not count:
-                continue
-            p = _sigmoid(theta[a] - theta[b])
-            gradient[a] += score - count * p
-            gradient[b] -= score - count * p
-            weight = count * p * (1.0 - p)
-            matrix[a][a] += weight
-            matrix[b][b] += weight
-            matrix[a][b] -= weight
-            matrix[b][a] -= weight
+        gradient, matrix = _derivatives(theta, data, prior)
         step = _cholesky_solve(matrix, gradient)
         largest = max(abs(s) for s in step)
         if largest > MAX_STEP:
@@ -228,6 +219,44 @@ def _solve(n: int, data: _Comparisons, prior: float, start: Sequence[float]) -> 
         if scale * largest < TOLERANCE:
             break
     return theta
+
+
+def _derivatives(
+    theta: Sequence[float], data: _Comparisons, prior: float
+) -> tuple[list[float], list[list[float]]]:
+    """The log-posterior's gradient and negated Hessian (positive definite: the prior adds to every diagonal)."""
+    n = len(theta)
+    gradient = [0.0] * n
+    matrix = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        p = _sigmoid(theta[i])
+        gradient[i] = prior * (0.5 - p)
+        matrix[i][i] = prior * p * (1.0 - p)
+    for (a, b), score, count in zip(data.pairs, data.score, data.count, strict=True):
+        if not count:
+            continue
+        p = _sigmoid(theta[a] - theta[b])
+        gradient[a] += score - count * p
+        gradient[b] -= score - count * p
+        weight = count * p * (1.0 - p)
+        matrix[a][a] += weight
+        matrix[b][b] += weight
+        matrix[a][b] -= weight
+        matrix[b][a] -= weight
+    return gradient, matrix
+
+
+def _laplace_sd(theta: Sequence[float], data: _Comparisons, prior: float) -> list[float]:
+    """Standard deviations (Elo) of the centred ratings under the normal approximation of the posterior at its
+    mode: covariance ``C H^-1 C`` with ``H`` the negated Hessian and ``C`` the centring projection."""
+    n = len(theta)
+    _, matrix = _derivatives(theta, data, prior)
+    columns = [_cholesky_solve(matrix, [1.0 if row == col else 0.0 for row in range(n)]) for col in range(n)]
+    row_means = [sum(columns[col][row] for col in range(n)) / n for row in range(n)]
+    grand = sum(row_means) / n
+    return [
+        math.sqrt(max(columns[i][i] - 2.0 * row_means[i] + grand, 0.0)) * ELO_PER_LOG_STRENGTH for i in range(n)
+    ]
 
 
 def _cholesky_solve(matrix: list[list[float]], vector: list[float]) -> list[float]:

@@ -173,6 +173,8 @@ def ask_pull_bot(play: Play, seat: int) -> None:
         play.session.commit()
         return current is not None and current > ply
 
+    # The timer starts after the position was saved (just above, by the API's move that ``moved`` saw, or at the
+    # game's creation), so the deadline the games API shows (save time + timeout) never ends after it.
     started = time.monotonic()
     timeout = play.tournament.move_timeout_ms / 1000
     if play.notifier.wait(game_id, moved, timeout):
@@ -271,6 +273,11 @@ def play_scheduled(session: Session, scheduled_id: int, settings: RunnerSettings
             )
         seats.append(SeatState(bot, connection))
     fresh = scheduled.game_id is None
+    if fresh:  # before the game exists: a pull bot's first deadline counts from the game's creation
+        for player in seats:
+            if player.connection is not None:
+                check_health(session, player.bot, player.connection, settings.health_interval)
+            player.forfeited = player.bot.excluded
     game = store.create_game(session, tournament, scheduled, [seat.bot for seat in seats]) if fresh else None
     game = game or session.get(Game, scheduled.game_id)
     assert game is not None
@@ -287,11 +294,6 @@ def play_scheduled(session: Session, scheduled_id: int, settings: RunnerSettings
     )
     for seat, fault in store.fault_history(session, game.id):  # a resumed game: recount the faults
         play.seats[seat].count(fault)
-    if fresh:
-        for player in play.seats:
-            if player.connection is not None:
-                check_health(session, player.bot, player.connection, settings.health_interval)
-            player.forfeited = player.bot.excluded
     names = [seat.bot.name for seat in play.seats]
     notify_bots(
         play,

@@ -49,9 +49,12 @@ def pool_table(session: Session, game: str, variant: str) -> tuple[int, int, lis
 def refresh_pool(session: Session, game: str, variant: str) -> None:
     through, games, table = pool_table(session, game, variant)
     values = {"through": through, "games": games, "table": table, "updated_at": now()}
+    # Only a table of more results replaces the stored one. The count, not the last id, tells: results are never
+    # deleted, so a later read holds every result an earlier one did, but ids are not committed in order (a worker
+    # that read ids 1-4 and 6 while 5 was uncommitted has the same last id as one that read 1-6).
     stored = session.execute(
         update(RatingPool)
-        .where(RatingPool.game == game, RatingPool.variant == variant, RatingPool.through < through)
+        .where(RatingPool.game == game, RatingPool.variant == variant, RatingPool.games < games)
         .values(**values)
     )
     if not stored.rowcount:  # type: ignore[attr-defined]
@@ -63,10 +66,14 @@ def refresh_pool(session: Session, game: str, variant: str) -> None:
     session.commit()
 
 
-def tournament_table(session: Session, tournament: Tournament, bootstrap: int = BOOTSTRAP) -> dict[str, Any]:
+def tournament_table(session: Session, tournament: Tournament, bootstrap: int | None = None) -> dict[str, Any]:
+    """The fitted table of the tournament's stored results; with ``bootstrap`` resamples for the intervals (default:
+    ``BOOTSTRAP`` once every result is in, else none)."""
     results = list(
         session.scalars(select(Result).where(Result.tournament_id == tournament.id).order_by(Result.id))
     )
+    if bootstrap is None:  # decided from the results read here: the same results always give the same table
+        bootstrap = BOOTSTRAP if len(results) >= tournament.games_total else 0
     games = [(result.bot_ids, result.ranks) for result in results]
     forfeits = [set(result.forfeited) for result in results]
     rows = summarize(games, forfeited=forfeits, bootstrap=bootstrap, seed=tournament.seed % 2**32)
@@ -100,7 +107,7 @@ def refresh_tournament(session: Session, tournament_id: int) -> None:
     last = done >= tournament.games_total
     if not last and done % step:
         return
-    table = tournament_table(session, tournament, BOOTSTRAP if last else 0)
+    table = tournament_table(session, tournament)  # not from ``done``: a result may have come in since
     session.execute(
         update(Tournament)
         .where(Tournament.id == tournament_id, Tournament.standings_through < table["through"])

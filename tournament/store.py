@@ -63,14 +63,33 @@ def renew(session: Session, scheduled_id: int, worker: str, seconds: float) -> N
         raise LeaseLost(f"scheduled game {scheduled_id} is no longer leased by {worker}")
 
 
-def expired_leases(session: Session, moment: datetime | None = None) -> list[int]:
-    """Scheduled games whose worker stopped renewing its lease (it died): to enqueue again."""
+def unplayed(session: Session, moment: datetime | None = None) -> list[tuple[int, int]]:
+    """(id, attempts) of the scheduled games that need a job: the pending ones (never leased: their job may have been
+    lost with Redis, or failed before it took the lease) and those whose lease ran out (their worker died)."""
     moment = moment or now()
+    rows = session.execute(
+        select(TournamentGame.id, TournamentGame.attempts)
+        .where(
+            or_(
+                TournamentGame.status == "pending",
+                (TournamentGame.status == "running") & (TournamentGame.lease_until < moment),
+            )
+        )
+        .order_by(TournamentGame.id)
+    )
+    return [(scheduled_id, attempts) for scheduled_id, attempts in rows]
+
+
+def unfinished_tournaments(session: Session, before: datetime) -> list[int]:
+    """Running tournaments with every result written (the last before ``before``) yet not done: the worker that
+    wrote the last result failed before it refreshed the standings or marked the tournament done."""
     return list(
         session.scalars(
-            select(TournamentGame.id).where(
-                TournamentGame.status == "running", TournamentGame.lease_until < moment
-            )
+            select(Tournament.id)
+            .join(Result, Result.tournament_id == Tournament.id)
+            .where(Tournament.status == "running")
+            .group_by(Tournament.id, Tournament.games_total)
+            .having(func.count(Result.id) >= Tournament.games_total, func.max(Result.finished_at) < before)
         )
     )
 

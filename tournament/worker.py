@@ -1,34 +1,158 @@
-"""``sorry-arena worker``: an RQ worker for tournament games, with the recovery of games whose worker died.
+"""``sorry-arena worker``: an RQ worker for tournament games, with the recovery of games whose worker died or whose
+job was lost, and a worker that outlives a Redis outage.
 
 A ``SimpleWorker`` (MEASURED.md: forking costs a re-import per job; a job is a whole game, so no fork is needed),
 with the job module imported before the first job. Its maintenance, which RQ runs between jobs every
-``maintenance_interval`` seconds, also enqueues again the games whose lease ran out.
+``maintenance_interval`` seconds, also enqueues again the games that have no live job and starts the tournament runs
+whose start job was lost (``jobs.recover``); a database that fails meanwhile (a restart) only skips that pass.
+
+RQ's work loop quits on most Redis errors, and a Redis that restarts empty has forgotten the worker. So when the
+worker loses Redis (a connection error, or its own registration gone from Redis) it ends that RQ worker, waits until
+Redis answers, and starts a new one: the jobs Redis lost are the maintenance's to enqueue again, from the database.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import signal
+import threading
+from collections.abc import Iterator
 from typing import Any
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import SimpleWorker
+from sqlalchemy.exc import SQLAlchemyError
 
 from service.queueing import QUEUE_NAME
 from tournament import context, jobs
 
+log = logging.getLogger(__name__)
+
+
+class RedisLost(RedisError):
+    """Redis forgot this worker (it restarted empty, or was flushed): a new worker has to register."""
+
 
 class ArenaWorker(SimpleWorker):
+    """RQ's SimpleWorker, which notes when it loses Redis (every step of RQ's work loop that talks to Redis is watched
+    here: RQ's loop quits on such an error, or sees none when its wait for a job reconnects by itself)."""
+
+    registered = False
+    """Set once the worker registered with Redis: a Redis error before that is no loss, Redis was never there."""
+    lost_redis = False
+    """Set when this worker lost Redis: its RQ state there is gone or unknown, so it is replaced by a new one."""
+    max_connection_wait_time = 5.0
+    """The longest pause between attempts to reach Redis while waiting for a job (RQ's default: 60 s)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stop = threading.Event()
+        """Set when the process is asked to stop (SIGINT, SIGTERM): no new worker then (``run`` shares one)."""
+
+    def request_stop(self, signum: Any, frame: Any) -> None:
+        self.stop.set()
+        super().request_stop(signum, frame)
+
+    @contextlib.contextmanager
+    def _noting_redis_loss(self) -> Iterator[None]:
+        try:
+            yield
+        except (RedisConnectionError, RedisTimeoutError, RedisLost):
+            self.lost_redis = True
+            raise
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        with self._noting_redis_loss():
+            # after a flush, RQ's own writes recreate the worker's key in part: its birth tells a registration
+            if pipeline is None and not self.connection.hexists(self.key, "birth"):
+                raise RedisLost(f"worker {self.name}: its registration is gone from Redis (restarted or flushed)")
+            super().heartbeat(timeout, pipeline)
+
+    def bootstrap(self, *args: Any, **kwargs: Any) -> None:
+        super().bootstrap(*args, **kwargs)
+        self.registered = True
+
+    def teardown(self) -> None:
+        with self._noting_redis_loss():
+            super().teardown()
+
+    def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None) -> Any:
+        with self._noting_redis_loss():
+            return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+
+    def check_for_suspension(self, burst: bool) -> None:
+        with self._noting_redis_loss():
+            super().check_for_suspension(burst)
+
+    def execute_job(self, job: Any, queue: Any) -> None:
+        with self._noting_redis_loss():
+            super().execute_job(job, queue)
+
     def run_maintenance_tasks(self) -> None:
-        super().run_maintenance_tasks()
-        jobs.recover()
+        with self._noting_redis_loss():
+            super().run_maintenance_tasks()
+            try:
+                jobs.recover()
+            except SQLAlchemyError as error:  # the database restarts: the next pass tries again
+                log.warning("recovery skipped: the database failed: %s", str(error).splitlines()[0])
+
+
+def wait_for_redis(connection: Any, stop: threading.Event, longest_pause: float = 5.0) -> bool:
+    """Until Redis answers (``True``), or the process is asked to stop meanwhile (``False``)."""
+    pause = 0.25
+    while not stop.is_set():
+        try:
+            connection.ping()
+            return True
+        except RedisError:
+            stop.wait(pause)
+            pause = min(pause * 2, longest_pause)
+    return False
 
 
 def run(*, burst: bool, with_scheduler: bool, maintenance_interval: int, name: str | None = None) -> bool:
     ctx = context.get()
     queue: Any = ctx.queue
-    worker = ArenaWorker(
-        [QUEUE_NAME],
-        name=name,
-        connection=queue.connection,
-        maintenance_interval=maintenance_interval,
-        worker_ttl=max(maintenance_interval + 15, 20),  # the idle wait is worker_ttl - 15: maintenance keeps pace
-    )
-    return bool(worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO"))
+    stop = threading.Event()
+    """Set by SIGINT or SIGTERM: RQ's handlers while a worker works, this process's own between workers."""
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {number: signal.getsignal(number) for number in signals}
+    worked = False
+    lives = 0
+    try:
+        while True:
+            worker = ArenaWorker(
+                [QUEUE_NAME],
+                name=name,
+                connection=queue.connection,
+                maintenance_interval=maintenance_interval,
+                # the idle wait is worker_ttl - 15: maintenance keeps pace
+                worker_ttl=max(maintenance_interval + 15, 20),
+            )
+            worker.stop = stop
+            try:
+                worked = worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO") or worked
+            except RedisError:  # Redis is unreachable at the start, or still down when the worker unregisters
+                if lives == 0 and not worker.registered:
+                    raise  # never reached Redis: the command reports it
+                worker.lost_redis = True
+            finally:
+                for number in signals:  # RQ's handlers raise into whatever runs: ours only take note
+                    signal.signal(number, lambda *_: stop.set())
+            if stop.is_set() or not worker.lost_redis:
+                return worked
+            if worker.pubsub_thread is not None:  # its teardown may have failed before stopping this thread
+                worker.pubsub_thread.stop()
+            log.warning("worker %s lost Redis: a new worker starts once Redis answers", worker.name)
+            if not wait_for_redis(queue.connection, stop):
+                return worked
+            if name is not None:  # Redis may have kept the lost worker's registration: free its name
+                with contextlib.suppress(RedisError):
+                    worker.register_death()
+            lives += 1
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)

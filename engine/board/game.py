@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from engine.board import codec, rules
+from engine.board import codec, rules, sampling
 from engine.board.settings import normalize
 from engine.ruleset import Ruleset
 
 BOARD = Ruleset(
-    "board", normalize, rules.setup, rules.legal, rules.play, codec.to_json, codec.from_json, codec.view
+    "board",
+    normalize,
+    rules.setup,
+    rules.legal,
+    rules.play,
+    codec.to_json,
+    codec.from_json,
+    codec.view,
+    sampling.determinize,
 )

@@ -68,6 +68,17 @@ class BoardState:
         self._actions: list[Action] | None = None
         """The legal actions of the seat asked now, computed once per ply."""
 
+    def copy(self) -> BoardState:
+        """An independent copy: its lists are new, its immutable parts (settings, actions, result) shared."""
+        other = object.__new__(BoardState)
+        for name in _SHARED:
+            object.__setattr__(other, name, getattr(self, name))
+        other.pawns = self.pawns.copy()
+        other.draw_pile = self.draw_pile.copy()
+        other.discards = self.discards.copy()
+        other.hands = [hand.copy() for hand in self.hands]
+        return other
+
     @property
     def asked(self) -> int:
         """The seat that must decide now: always the seat whose turn it is."""
@@ -93,3 +104,7 @@ class BoardState:
 
     def colour_pawns(self, colour: int) -> list[int]:
         return self.pawns[colour * PAWNS_PER_COLOUR : (colour + 1) * PAWNS_PER_COLOUR]
+
+
+_SHARED = tuple(name for name in BoardState.__slots__ if name not in ("pawns", "draw_pile", "discards", "hands"))
+"""Slots holding immutable values (or values never changed in place, like ``settings`` and ``_actions``)."""

@@ -81,6 +81,21 @@ class CardState:
         self.result: Result | None = None
         self._actions: list[Action] | None = None
 
+    def copy(self) -> CardState:
+        """An independent copy: its lists and dicts are new, its immutable parts (settings, actions, result) shared."""
+        other = object.__new__(CardState)
+        for name in _SHARED:
+            object.__setattr__(other, name, getattr(self, name))
+        other.hands = [hand.copy() for hand in self.hands]
+        other.draw_pile = self.draw_pile.copy()
+        other.discards = self.discards.copy()
+        other.pile = self.pile.copy()
+        other.progress = self.progress.copy()
+        other.queue = self.queue.copy()
+        other.tied = self.tied.copy()
+        other.choices = {seat: cards.copy() for seat, cards in self.choices.items()}
+        return other
+
     @property
     def pawns(self) -> int:
         return int(self.settings["pawns"])
@@ -106,3 +121,8 @@ class CardState:
             order.append(seat)
             seat = self.next_seat(seat)
         return order
+
+
+_COPIED = ("hands", "draw_pile", "discards", "pile", "progress", "queue", "tied", "choices")
+_SHARED = tuple(name for name in CardState.__slots__ if name not in _COPIED)
+"""Slots holding immutable values (or values never changed in place, like ``settings`` and ``_actions``)."""

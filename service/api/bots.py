@@ -16,7 +16,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from sqlalchemy import select
 
-from service import auth, db
+from service import auth, db, ratelimits
 from service.arena_models import Bot
 from service.arena_schemas import (
     BotCreatedSchema,
@@ -103,9 +103,12 @@ class Bots(MethodView):
     @blp.response(201, BotCreatedSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(422, **INVALID)
+    @blp.alt_response(429, **ratelimits.TOO_MANY)
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Register a bot (owner's token); a push bot's endpoint must echo the nonce sent to its info route"""
         owner = auth.required_player()
+        # counted before the endpoint is proved: each proof is an outbound call
+        ratelimits.check(ratelimits.BOTS, owner.id)
         secret = body["secret"] or secrets.token_urlsafe(32)
         games = sorted(set(body["games"]))
         if body["url"] is not None:

@@ -61,7 +61,7 @@ class Decisions(MethodView):
                         "ply": p.snapshot.ply,
                         "seat": p.seat,
                         "decision": {"seat": p.seat, "kind": p.kind},
-                        "deadline": None,
+                        "deadline": p.deadline,
                         "view": engine.view(p.snapshot.state, p.seat),
                         "actions": gameplay.localized_actions(p.snapshot.state, p.seat, p.game, lang)
                         if texts

@@ -23,8 +23,8 @@ from sqlalchemy import func, select
 
 import engine
 from engine import i18n
-from service import auth, db, gameplay
-from service.caches import Snapshot
+from service import auth, db, gameplay, ratelimits
+from service.caches import GameInfo, Snapshot
 from service.config import MAX_BODY_BYTES
 from service.errors import ErrorSchema, fail
 from service.models import Game, Player, Seat
@@ -249,9 +249,7 @@ class Actions(MethodView):
             moves.lane.rollback()
         lang = language()
         tag = etag(request.path, game_id, snapshot.ply, status, seat, lang)
-        return not_modified(tag) or json_response(
-            actions_of(game_id, info.game, snapshot, status, seat, lang), tag
-        )
+        return not_modified(tag) or json_response(actions_of(info, snapshot, status, seat, lang), tag)
 
     @documented(
         blp.arguments(ActionSubmitSchema()),
@@ -260,11 +258,13 @@ class Actions(MethodView):
         blp.alt_response(403, schema=ErrorSchema, description="you hold no seat in this game"),
         blp.alt_response(404, **NOT_FOUND),
         blp.alt_response(409, **CONFLICT),
+        blp.alt_response(429, **ratelimits.TOO_MANY),
     )
     def post(self, game_id: int) -> Response:
         """Submit an action for the ply it answers; returns your new view (and actions if you decide again)"""
         action, expected_ply = submission()
         player_id = auth.required_player_id()
+        ratelimits.check(ratelimits.MOVES, player_id)
         done = gameplay.moves().submit(player_id, game_id, action, expected_ply, language())
         asked = done.decision
         return json_response(
@@ -275,6 +275,7 @@ class Actions(MethodView):
                 "view": done.view,
                 "decision": None if asked is None else {"seat": asked.seat, "kind": asked.kind},
                 "your_decision": bool(done.actions),
+                "deadline": done.deadline,
                 "actions": done.actions,
             }
         )
@@ -308,19 +309,19 @@ def is_json(content_type: str) -> bool:
     return mimetype == "application/json" or (mimetype.startswith("application/") and mimetype.endswith("+json"))
 
 
-def actions_of(game_id: int, kind: str, snapshot: Snapshot, status: str, seat: int, lang: str) -> dict[str, Any]:
+def actions_of(info: GameInfo, snapshot: Snapshot, status: str, seat: int, lang: str) -> dict[str, Any]:
     state = snapshot.state
     asked = engine.decision(state) if status == "active" else None
     mine = asked is not None and asked.seat == seat
     return {
-        "game_id": game_id,
+        "game_id": info.id,
         "ply": snapshot.ply,
         "status": status,
         "seat": seat,
         "decision": {"seat": asked.seat, "kind": asked.kind} if asked is not None else None,
         "your_decision": mine,
-        "deadline": None,
-        "actions": gameplay.localized_actions(state, seat, kind, lang) if mine else [],
+        "deadline": info.deadline(snapshot) if asked is not None else None,
+        "actions": gameplay.localized_actions(state, seat, info.game, lang) if mine else [],
     }
 
 

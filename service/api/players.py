@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from service import auth, db
+from service import auth, db, ratelimits
 from service.errors import ErrorSchema
 from service.models import Player
 from service.schemas import PlayerCreatedSchema, PlayerCreateSchema
@@ -20,8 +20,10 @@ class Players(MethodView):
     @blp.arguments(PlayerCreateSchema)
     @blp.response(201, PlayerCreatedSchema)
     @blp.alt_response(422, schema=ErrorSchema, description="a missing or invalid name")
+    @blp.alt_response(429, **ratelimits.TOO_MANY)
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Create a player and return its bearer token (shown once, stored hashed)"""
+        ratelimits.check(ratelimits.ACCOUNTS, ratelimits.client_address())
         token = auth.new_token()
         player = Player(name=body["name"], token_hash=auth.token_hash(token))
         session = db.session()

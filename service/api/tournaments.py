@@ -2,13 +2,15 @@
 
 Creating one checks the bots and settings and hands the rest to the job ``tournament.jobs.start_tournament`` (by
 its dotted name): at the start time (now by default), it lays out the balanced schedule and enqueues one job per
-game. Progress, results and the fitted standings are read from what the workers wrote.
+game. The tournament row is committed first: if that job is lost (Redis restarted empty) or fails, the workers'
+recovery starts the tournament, and each repeat, from the database a lease after it was due. Progress, results and the fitted standings are read from what the workers wrote.
 """
 
 from __future__ import annotations
 
 import math
 import secrets
+from datetime import UTC
 from typing import Any
 
 from flask import current_app
@@ -69,7 +71,23 @@ def describe(session: Any, tournament: Tournament) -> dict[str, Any]:
         "created_at",
         "finished_at",
     ]
-    return {**{name: getattr(tournament, name) for name in fields}, "progress": progress(session, tournament)}
+    return {
+        **{name: getattr(tournament, name) for name in fields},
+        "seed": tournament.seed if seed_is_public(session, tournament) else None,
+        "progress": progress(session, tournament),
+    }
+
+
+def seed_is_public(session: Any, tournament: Tournament) -> bool:
+    """Whether the seed may be shown: once no game it decides can still be played. Every game's seed, so its deal
+    and each card to come, derives from the tournament's seed with a public recipe, and the seeds of a repeating
+    tournament's later runs derive from its first run's: shown earlier, it would show every seat's hand to anyone."""
+    if tournament.status != "done":
+        return False
+    if tournament.parent_id is not None:
+        return True  # a later run's seed decides its own games only
+    runs = session.scalars(select(Tournament.status).where(Tournament.parent_id == tournament.id)).all()
+    return len(runs) + 1 >= (tournament.repeat_times or 1) and all(status == "done" for status in runs)
 
 
 def check_bots(session: Any, game: str, bot_ids: list[int], table_size: int) -> None:
@@ -114,6 +132,8 @@ class Tournaments(MethodView):
             fail(422, "start_at and repeat_every need RQ's scheduler: run the service with REDIS_URL set")
         if body["start_at"] is not None and body["start_at"] < now():
             fail(422, "start_at is in the past")
+        # in UTC: SQLite keeps no offset, and the workers' recovery compares start times with the clock
+        start_at = body["start_at"].astimezone(UTC) if body["start_at"] is not None else None
         tournament = Tournament(
             owner_id=owner.id,
             name=body["name"],
@@ -126,7 +146,7 @@ class Tournaments(MethodView):
             seed=body["seed"] if body["seed"] is not None else secrets.randbits(62),
             move_timeout_ms=body["move_timeout_ms"],
             rated=body["rated"],
-            start_at=body["start_at"],
+            start_at=start_at,
             repeat_every=body["repeat_every"],
             repeat_times=body["repeat_times"],
             run=1,
@@ -139,7 +159,7 @@ class Tournaments(MethodView):
         queue.schedule(
             START_JOB,
             tournament.id,
-            at=body["start_at"],
+            at=start_at,
             repeat_every=body["repeat_every"],
             repeat_times=body["repeat_times"],
         )

@@ -1,0 +1,43 @@
+"""Your SORRY! bot: fill in ``choose``. The guide is docs/bots.md; the plumbing is push.py and pull.py.
+
+Run it either way (the same function plays both):
+
+    python clients/bot.py --push --port 8001 --secret "$SECRET"      # the service calls you
+    SORRY_ARENA_TOKEN=sa_... python clients/bot.py --pull --url http://127.0.0.1:8000   # you poll the service
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def choose(request: dict[str, Any]) -> str:
+    """Return the id of one of ``request["actions"]``; called each time your seat must decide.
+
+    - ``view``: what your seat sees (``view["game"]`` is ``"board"`` or ``"card"``; board: ``pawns``, ``card``;
+      card game: ``hand``, ``total``);
+    - ``actions``: the legal actions, each an ``id`` and what it does (board: ``moves``, ``bumps``, ``slides``;
+      card game: ``cards``, ``total_after``);
+    - ``decision``: what is asked (board: ``move``, or ``play`` in the points variant; card game: ``turn``,
+      ``play2``, ``steal``, ``block``, ``tiebreak``);
+    - ``game_id``, ``seat``, ``ply``; ``deadline_ms`` (your time) and ``last_latency_ms`` (your last move's).
+
+    Answer within the deadline (1 s unless the tournament says otherwise); raising or answering an id that was
+    not offered is a fault: the service plays a fallback move, and three faults in a row forfeit the game.
+    """
+    actions = request["actions"]
+    # An example to replace: take a pawn out of START or bump someone when you can, else the first action.
+    for action in actions:
+        if action.get("bumps") or action.get("kind") == "start":
+            return str(action["id"])
+    return str(actions[0]["id"])
+
+
+if __name__ == "__main__":  # python clients/bot.py --push|--pull ...: hand this choose() to the plumbing
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the folder that holds clients/
+    from clients.__main__ import main
+
+    sys.exit(main(choose=choose, name=Path(__file__).stem))

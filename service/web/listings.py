@@ -1,0 +1,133 @@
+"""The database reads of the pages' lists: games, tournaments, a tournament's games and a game's players, each one
+page at a time (``PAGE_SIZE`` rows) so that no page reads more than it shows."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from service.arena_models import Bot, Result, Tournament, TournamentGame
+from service.models import Game, Player, Seat
+
+PAGE_SIZE = 50
+"""Rows per page of a list."""
+
+
+def pages(count: int, size: int = PAGE_SIZE) -> int:
+    return max(1, math.ceil(count / size))
+
+
+def seat_names(session: Session, game_ids: list[int]) -> dict[int, dict[int, str]]:
+    """Per game, the name of the player in each taken seat."""
+    if not game_ids:
+        return {}
+    rows = session.execute(
+        select(Seat.game_id, Seat.seat, Player.name)
+        .join(Player, Player.id == Seat.player_id)
+        .where(Seat.game_id.in_(game_ids))
+    )
+    names: dict[int, dict[int, str]] = {game_id: {} for game_id in game_ids}
+    for game_id, seat, name in rows:
+        names[game_id][seat] = name
+    return names
+
+
+@dataclass
+class GameLine:
+    game: Game
+    players: list[str]
+
+
+def games_page(session: Session, page: int, size: int = PAGE_SIZE) -> tuple[list[GameLine], int]:
+    """One page of games, newest first, and the number of pages."""
+    count = session.scalar(select(func.count(Game.id))) or 0
+    games = list(session.scalars(select(Game).order_by(Game.id.desc()).offset((page - 1) * size).limit(size)))
+    names = seat_names(session, [game.id for game in games])
+    lines = [GameLine(game, [names[game.id].get(seat, "—") for seat in range(game.seats)]) for game in games]
+    return lines, pages(count, size)
+
+
+@dataclass
+class TournamentLine:
+    tournament: Tournament
+    done: int
+
+
+def tournaments_page(session: Session, page: int, size: int = PAGE_SIZE) -> tuple[list[TournamentLine], int]:
+    """One page of tournaments, newest first, with their games done, and the number of pages."""
+    count = session.scalar(select(func.count(Tournament.id))) or 0
+    tournaments = list(
+        session.scalars(select(Tournament).order_by(Tournament.id.desc()).offset((page - 1) * size).limit(size))
+    )
+    done = done_counts(session, [tournament.id for tournament in tournaments])
+    return [TournamentLine(tournament, done.get(tournament.id, 0)) for tournament in tournaments], pages(
+        count, size
+    )
+
+
+def done_counts(session: Session, tournament_ids: list[int]) -> dict[int, int]:
+    if not tournament_ids:
+        return {}
+    rows = session.execute(
+        select(Result.tournament_id, func.count(Result.id))
+        .where(Result.tournament_id.in_(tournament_ids))
+        .group_by(Result.tournament_id)
+    )
+    return {tournament_id: int(count) for tournament_id, count in rows}
+
+
+def bot_names(session: Session, bot_ids: list[int]) -> dict[int, str]:
+    if not bot_ids:
+        return {}
+    return {bot_id: name for bot_id, name in session.execute(select(Bot.id, Bot.name).where(Bot.id.in_(bot_ids)))}
+
+
+@dataclass
+class ScheduledLine:
+    number: int
+    round: int
+    bot_ids: list[int]
+    status: str
+    game_id: int | None
+    result: dict[str, Any] | None
+    """ranks, reason, forfeited, faults, moves: once the game's result is written."""
+
+
+def tournament_games(session: Session, tournament: Tournament, page: int) -> tuple[list[ScheduledLine], int]:
+    """One page of the tournament's games in play order, with their results, and the number of pages."""
+    rows = session.execute(
+        select(TournamentGame, Result)
+        .outerjoin(Result, Result.tournament_game_id == TournamentGame.id)
+        .where(TournamentGame.tournament_id == tournament.id)
+        .order_by(TournamentGame.number)
+        .offset((page - 1) * PAGE_SIZE)
+        .limit(PAGE_SIZE)
+    ).all()
+    lines = [
+        ScheduledLine(
+            scheduled.number,
+            scheduled.round,
+            list(scheduled.bot_ids),
+            "done" if result is not None else scheduled.status,
+            scheduled.game_id,
+            None
+            if result is None
+            else {
+                "ranks": result.ranks,
+                "reason": result.reason,
+                "forfeited": result.forfeited,
+                "faults": result.faults,
+                "moves": result.moves,
+            },
+        )
+        for scheduled, result in rows
+    ]
+    return lines, pages(tournament.games_total)
+
+
+def tournament_of_game(session: Session, game_id: int) -> int | None:
+    return session.scalar(select(TournamentGame.tournament_id).where(TournamentGame.game_id == game_id))

@@ -1,0 +1,242 @@
+"""The web pages' own strings in English and French (the games' words, card names and event sentences come from
+``engine.i18n``). Texts are ``str.format`` templates; both languages of a key name the same fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PAGES: dict[str, dict[str, str]] = {
+    # the frame of every page
+    "site.name": {"en": "sorry-arena", "fr": "sorry-arena"},
+    "nav.home": {"en": "Home", "fr": "Accueil"},
+    "nav.tournaments": {"en": "Tournaments", "fr": "Tournois"},
+    "nav.games": {"en": "Games", "fr": "Parties"},
+    "nav.api": {"en": "API documentation", "fr": "Documentation de l'API"},
+    "nav.language": {"en": "Language", "fr": "Langue"},
+    "nothing_yet": {"en": "Nothing yet.", "fr": "Rien pour l'instant."},
+    "label": {"en": "{label}:", "fr": "{label} :"},
+    # the index
+    "index.heading": {"en": "SORRY! bot arena", "fr": "Arène de robots SORRY!"},
+    "index.intro": {
+        "en": "Standings, tournaments and replays of the bots that play SORRY! and the SORRY! Card Game.",
+        "fr": "Classements, tournois et rediffusions des robots qui jouent à SORRY! et au jeu de cartes SORRY!.",
+    },
+    "index.standings": {"en": "Standings", "fr": "Classements"},
+    "index.recent_tournaments": {"en": "Recent tournaments", "fr": "Tournois récents"},
+    "index.recent_games": {"en": "Recent games", "fr": "Parties récentes"},
+    "index.all_tournaments": {"en": "All tournaments", "fr": "Tous les tournois"},
+    "index.all_games": {"en": "All games", "fr": "Toutes les parties"},
+    # variants (tournament variant ids: standard, team, points, *-1972, longer)
+    "variant.standard": {"en": "standard", "fr": "standard"},
+    "variant.team": {"en": "team play", "fr": "en équipes"},
+    "variant.points": {"en": "play for points", "fr": "aux points"},
+    "variant.longer": {"en": "longer game", "fr": "partie plus longue"},
+    "variant.edition": {"en": "{variant}, {edition} edition", "fr": "{variant}, édition {edition}"},
+    # table columns
+    "col.game": {"en": "Game", "fr": "Jeu"},
+    "col.variant": {"en": "Variant", "fr": "Variante"},
+    "col.games": {"en": "Games", "fr": "Parties"},
+    "col.leader": {"en": "Leader", "fr": "En tête"},
+    "col.bot": {"en": "Bot", "fr": "Robot"},
+    "col.rating": {"en": "Rating", "fr": "Cote"},
+    "col.interval": {"en": "95% interval", "fr": "Intervalle à 95 %"},
+    "col.wins": {"en": "Wins", "fr": "Victoires"},
+    "col.shared_wins": {"en": "Shared wins", "fr": "Victoires partagées"},
+    "col.mean_rank": {"en": "Mean rank", "fr": "Rang moyen"},
+    "col.forfeits": {"en": "Forfeits", "fr": "Forfaits"},
+    "col.status": {"en": "Status", "fr": "État"},
+    "col.progress": {"en": "Progress", "fr": "Progression"},
+    "col.name": {"en": "Name", "fr": "Nom"},
+    "col.players": {"en": "Players", "fr": "Joueurs"},
+    "col.moves": {"en": "Moves", "fr": "Coups"},
+    "col.created": {"en": "Created", "fr": "Créée"},
+    "col.round": {"en": "Round", "fr": "Ronde"},
+    "col.result": {"en": "Result", "fr": "Résultat"},
+    "col.faults": {"en": "Faults", "fr": "Fautes"},
+    "col.step": {"en": "Step", "fr": "Étape"},
+    "col.player": {"en": "Player", "fr": "Joueur"},
+    "col.move": {"en": "Move", "fr": "Coup"},
+    "col.latency": {"en": "Latency", "fr": "Latence"},
+    "col.fault": {"en": "Fault", "fr": "Faute"},
+    "col.home": {"en": "HOME", "fr": "ARRIVÉE"},
+    "col.hand_size": {"en": "Cards in hand", "fr": "Cartes en main"},
+    "col.hand": {"en": "Hand", "fr": "Main"},
+    "col.rank": {"en": "Rank", "fr": "Rang"},
+    # statuses of games, tournaments and scheduled games
+    "status.open": {"en": "waiting for players", "fr": "en attente de joueurs"},
+    "status.active": {"en": "in play", "fr": "en cours"},
+    "status.over": {"en": "over", "fr": "terminée"},
+    "status.scheduled": {"en": "scheduled", "fr": "prévu"},
+    "status.running": {"en": "running", "fr": "en cours"},
+    "status.done": {"en": "done", "fr": "terminé"},
+    "status.pending": {"en": "to play", "fr": "à jouer"},
+    # the standings of a pool
+    "standings.title": {"en": "{game}, {variant}: standings", "fr": "{game}, {variant} : classement"},
+    "standings.summary": {
+        "en": "{games} rated games. Elo ratings, updated game by game in the order played (K = 32, shared among "
+        "the opponents of a game of more than two).",
+        "fr": "{games} parties classées. Cotes Elo, mises à jour partie par partie dans l'ordre joué (K = 32, "
+        "partagé entre les adversaires d'une partie à plus de deux).",
+    },
+    "standings.notes": {
+        "en": "95% interval: the rating ± 1.96 standard errors of a rating fitted to the bot's games (normal "
+        "approximation). Wins: games finished alone in first place. Mean rank: 1 is first; tied seats share "
+        "places.",
+        "fr": "Intervalle à 95 % : la cote ± 1,96 erreur type d'une cote ajustée aux parties du robot "
+        "(approximation normale). Victoires : parties finies seul en tête. Rang moyen : 1 est le premier; des "
+        "sièges à égalité se partagent les places.",
+    },
+    "standings.chart": {"en": "Rating over time", "fr": "Évolution des cotes"},
+    "chart.x": {"en": "rated games played in this pool", "fr": "parties classées jouées dans ce groupe"},
+    "chart.y": {"en": "Elo rating", "fr": "cote Elo"},
+    "chart.empty": {"en": "No rated game yet.", "fr": "Aucune partie classée pour l'instant."},
+    "chart.more": {
+        "en": "The chart shows the {shown} best-rated bots; the table lists all {count}.",
+        "fr": "Le graphique montre les {shown} robots les mieux cotés; le tableau les présente tous les {count}.",
+    },
+    "chart.label": {
+        "en": "Elo rating of each bot after each rated game",
+        "fr": "Cote Elo de chaque robot après chaque partie classée",
+    },
+    # tournaments
+    "tournaments.title": {"en": "Tournaments", "fr": "Tournois"},
+    "tournament.title": {"en": "Tournament {id}: {name}", "fr": "Tournoi {id} : {name}"},
+    "tournament.about": {
+        "en": "{game}, {variant}; {seats} seats per game, {rounds} rounds, {timeout} ms per move; {rated}.",
+        "fr": "{game}, {variant}; {seats} sièges par partie, {rounds} rondes, {timeout} ms par coup; {rated}.",
+    },
+    "tournament.rated": {"en": "rated", "fr": "classé"},
+    "tournament.unrated": {"en": "not rated", "fr": "non classé"},
+    "tournament.progress": {"en": "{done} of {total} games played", "fr": "{done} parties jouées sur {total}"},
+    "tournament.live": {
+        "en": "This page updates by itself while the tournament runs.",
+        "fr": "Cette page se met à jour d'elle-même pendant le tournoi.",
+    },
+    "tournament.standings": {"en": "Standings", "fr": "Classement"},
+    "tournament.standings_note": {
+        "en": "Ratings fitted to this tournament's games (Bradley-Terry on the Elo scale, mean 1500); the 95% "
+        "interval (bootstrap over games) comes once every game is played.",
+        "fr": "Cotes ajustées aux parties de ce tournoi (Bradley-Terry à l'échelle Elo, moyenne 1500); "
+        "l'intervalle à 95 % (bootstrap sur les parties) vient quand toutes les parties sont jouées.",
+    },
+    "tournament.h2h": {"en": "Head to head", "fr": "Face-à-face"},
+    "tournament.h2h_note": {
+        "en": "Row against column: points won (1 per game finished ahead, ½ per tie) out of the games together.",
+        "fr": "Ligne contre colonne : points gagnés (1 par partie finie devant, ½ par égalité) sur les parties "
+        "jouées ensemble.",
+    },
+    "tournament.games": {"en": "Games", "fr": "Parties"},
+    "tournament.no_results": {"en": "No game finished yet.", "fr": "Aucune partie terminée pour l'instant."},
+    "tournament.forfeited": {"en": "forfeited", "fr": "forfait"},
+    # pages of a long list
+    "pager.previous": {"en": "Previous", "fr": "Précédente"},
+    "pager.next": {"en": "Next", "fr": "Suivante"},
+    "pager.page": {"en": "Page {page} of {pages}", "fr": "Page {page} sur {pages}"},
+    # the game viewer
+    "games.title": {"en": "Games", "fr": "Parties"},
+    "game.title": {"en": "Game {id}: {game}", "fr": "Partie {id} : {game}"},
+    "game.live": {
+        "en": "Game in play: only what every player sees is shown (no hand, no private card).",
+        "fr": "Partie en cours : seul ce que tous les joueurs voient est affiché (ni main, ni carte privée).",
+    },
+    "game.over": {
+        "en": "Finished game: everything is shown, every hand included.",
+        "fr": "Partie terminée : tout est affiché, toutes les mains comprises.",
+    },
+    "game.open": {
+        "en": "Waiting for players: {taken} of {seats} seats taken.",
+        "fr": "En attente de joueurs : {taken} sièges pris sur {seats}.",
+    },
+    "game.of_tournament": {"en": "Game of tournament {id}", "fr": "Partie du tournoi {id}"},
+    "game.players": {"en": "Players", "fr": "Joueurs"},
+    "game.moves": {"en": "Moves", "fr": "Coups"},
+    "game.opening": {"en": "Opening", "fr": "Mise en place"},
+    "game.step": {"en": "Step {ply} of {plies}", "fr": "Étape {ply} sur {plies}"},
+    "game.first": {"en": "First", "fr": "Début"},
+    "game.previous": {"en": "Back", "fr": "Reculer"},
+    "game.next": {"en": "Forward", "fr": "Avancer"},
+    "game.last": {"en": "Last", "fr": "Fin"},
+    "game.play": {"en": "Play", "fr": "Lecture"},
+    "game.pause": {"en": "Pause", "fr": "Pause"},
+    "game.keys": {
+        "en": "Arrow keys step back and forward; a move in the list jumps to it.",
+        "fr": "Les flèches reculent et avancent; un coup de la liste y mène directement.",
+    },
+    "game.events": {"en": "What happened", "fr": "Ce qui s'est passé"},
+    "game.no_events": {"en": "Nothing visible happened.", "fr": "Rien de visible ne s'est passé."},
+    "game.now": {"en": "Now", "fr": "Maintenant"},
+    "game.finished": {"en": "The game is over.", "fr": "La partie est terminée."},
+    "game.card_drawn": {"en": "Card drawn", "fr": "Carte tirée"},
+    "game.no_card": {"en": "none", "fr": "aucune"},
+    "game.turn": {"en": "Turn {turn}", "fr": "Tour {turn}"},
+    "game.direction": {"en": "Order of play", "fr": "Sens du jeu"},
+    "game.direction.1": {"en": "normal", "fr": "normal"},
+    "game.direction.-1": {"en": "reversed", "fr": "inversé"},
+    "game.total": {"en": "Total", "fr": "Total"},
+    "game.pile_empty": {"en": "empty", "fr": "vide"},
+    "game.hands": {"en": "Hands", "fr": "Mains"},
+    "game.hidden": {"en": "hidden", "fr": "cachée"},
+    "game.seed": {"en": "Seed {seed}", "fr": "Graine {seed}"},
+    "game.replay_json": {"en": "the full record (JSON)", "fr": "l'enregistrement complet (JSON)"},
+    "game.ms": {"en": "{ms} ms", "fr": "{ms} ms"},
+    "game.you_are_at": {"en": "Shown: step {ply}", "fr": "Affiché : étape {ply}"},
+    "game.score": {"en": "{points} points", "fr": "{points} points"},
+    # faults of a bot's move (ActionRecord.fault)
+    "fault.timeout": {"en": "timeout", "fr": "délai dépassé"},
+    "fault.connection": {"en": "connection error", "fr": "erreur de connexion"},
+    "fault.status": {"en": "error status", "fr": "statut d'erreur"},
+    "fault.unparsable": {"en": "unreadable answer", "fr": "réponse illisible"},
+    "fault.too_large": {"en": "answer too large", "fr": "réponse trop grande"},
+    "fault.redirect": {"en": "redirect", "fr": "redirection"},
+    "fault.refused": {"en": "address refused", "fr": "adresse refusée"},
+    "fault.illegal": {"en": "illegal move", "fr": "coup illégal"},
+    "fault.forfeit": {"en": "forfeited", "fr": "forfait"},
+    # error pages
+    "error.400": {"en": "Bad request", "fr": "Requête invalide"},
+    "error.404": {"en": "Not found", "fr": "Introuvable"},
+    "error.405": {"en": "Method not allowed", "fr": "Méthode non permise"},
+    "error.500": {"en": "Something went wrong", "fr": "Une erreur s'est produite"},
+    "error.other": {"en": "Error {code}", "fr": "Erreur {code}"},
+    "error.home": {"en": "Back to the home page", "fr": "Retour à l'accueil"},
+    "error.no_game": {"en": "There is no game {id}.", "fr": "Il n'y a pas de partie {id}."},
+    "error.no_tournament": {"en": "There is no tournament {id}.", "fr": "Il n'y a pas de tournoi {id}."},
+    "error.no_step": {
+        "en": "Game {id} has no step {ply}: its steps are 0 to {plies}.",
+        "fr": "La partie {id} n'a pas d'étape {ply} : ses étapes vont de 0 à {plies}.",
+    },
+    "error.not_a_number": {
+        "en": "{what} must be a whole number, not “{value}”.",
+        "fr": "{what} doit être un nombre entier, pas « {value} ».",
+    },
+    "error.no_game_kind": {
+        "en": "There is no game “{game}”: choose board or card.",
+        "fr": "Il n'y a pas de jeu « {game} » : choisissez board ou card.",
+    },
+    "error.no_variant": {
+        "en": "The {game} game has no variant “{variant}”: choose one of {variants}.",
+        "fr": "Le jeu {game} n'a pas de variante « {variant} » : choisissez parmi {variants}.",
+    },
+    "error.language": {
+        "en": "There is no language “{lang}”: choose en or fr.",
+        "fr": "Il n'y a pas de langue « {lang} » : choisissez en ou fr.",
+    },
+    "error.page": {
+        "en": "There is no page {page}: the pages are 1 to {pages}.",
+        "fr": "Il n'y a pas de page {page} : les pages vont de 1 à {pages}.",
+    },
+    "error.no_page": {"en": "There is no page at {path}.", "fr": "Il n'y a pas de page à l'adresse {path}."},
+    "error.internal": {
+        "en": "The page could not be shown. The error is logged.",
+        "fr": "La page n'a pas pu être affichée. L'erreur est consignée.",
+    },
+    "what.game": {"en": "A game number", "fr": "Un numéro de partie"},
+    "what.tournament": {"en": "A tournament number", "fr": "Un numéro de tournoi"},
+    "what.step": {"en": "A step", "fr": "Une étape"},
+    "what.page": {"en": "A page number", "fr": "Un numéro de page"},
+}
+
+
+def text(key: str, language: str, **fields: Any) -> str:
+    """The page string ``key`` in ``language`` (English if it has none), its fields filled in."""
+    entry = PAGES[key]
+    return entry.get(language, entry["en"]).format(**fields)

@@ -1,0 +1,121 @@
+"""What the game viewer lists and shows per step, from the stored action and event logs.
+
+Step 0 is the opening (the deal, the first player); step ``n`` is the game after its ``n``-th action, whose events
+are stored with ``ply = n``. A live game shows only public events (``to_seat`` null), and describes each move by its
+public event, never by its action id (a secret tiebreaker choice is in the id). A finished game shows every event,
+each seat's private ones included; a public event that only repeats a private one without its detail (a draw's
+"1 card", the deal's "5 cards each", a tiebreaker's "choose the cards") is left out there.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from engine import i18n
+from service.models import ActionRecord, EventRecord, Game
+
+MOVE_EVENTS = ("move", "action")
+"""The event types that describe the action itself (board: ``move``; card game: ``action``)."""
+
+
+@dataclass
+class Step:
+    ply: int
+    """The step this action leads to (its ply + 1)."""
+    seat: int
+    text: str
+    latency_ms: float | None
+    fault: str | None
+    action: str | None
+    """The action id: finished games only."""
+
+
+@dataclass
+class StepEvents:
+    texts: list[str] = field(default_factory=list)
+    moved: list[str] = field(default_factory=list)
+    """Board pawns the step's move moved."""
+
+
+def _events(session: Session, game: Game, finished: bool, first: int, last: int) -> list[EventRecord]:
+    query = select(EventRecord).where(
+        EventRecord.game_id == game.id, EventRecord.ply >= first, EventRecord.ply <= last
+    )
+    if not finished:
+        query = query.where(EventRecord.to_seat.is_(None))
+    return list(session.scalars(query.order_by(EventRecord.seq)))
+
+
+def shown(records: Iterable[EventRecord], finished: bool) -> list[dict[str, Any]]:
+    """The payloads a step shows, in order: a finished game drops the public twins of private events."""
+    records = list(records)
+    if not finished:
+        return [record.payload for record in records if record.to_seat is None]
+    private = {
+        (record.payload.get("type"), record.payload.get("seat"))
+        for record in records
+        if record.to_seat is not None
+    }
+    private_types = {kind for kind, _ in private}
+    return [
+        record.payload
+        for record in records
+        if record.to_seat is not None
+        or (
+            (record.payload.get("type"), record.payload.get("seat")) not in private
+            and not (record.payload.get("type") == "deal" and "deal" in private_types)
+        )
+    ]
+
+
+def _move_event(payloads: Iterable[dict[str, Any]], seat: int) -> dict[str, Any] | None:
+    return next(
+        (event for event in payloads if event.get("type") in MOVE_EVENTS and event.get("seat") == seat), None
+    )
+
+
+def steps(
+    session: Session, game: Game, finished: bool, language: str, after: int = 0, last: int | None = None
+) -> list[Step]:
+    """The moves of steps ``after + 1`` to ``last`` (default: the latest), each with its text, the bot's latency
+    and its fault."""
+    query = select(
+        ActionRecord.ply, ActionRecord.seat, ActionRecord.action, ActionRecord.latency_ms, ActionRecord.fault
+    ).where(ActionRecord.game_id == game.id, ActionRecord.ply >= after)
+    if last is not None:
+        query = query.where(ActionRecord.ply < last)
+    actions = session.execute(query.order_by(ActionRecord.ply)).all()
+    if not actions:
+        return []
+    by_ply: dict[int, list[EventRecord]] = defaultdict(list)
+    for record in _events(session, game, finished, after + 1, actions[-1][0] + 1):
+        if record.payload.get("type") in MOVE_EVENTS:
+            by_ply[record.ply].append(record)
+    out = []
+    for ply, seat, action, latency, fault in actions:
+        event = _move_event(shown(by_ply.get(ply + 1, []), finished), seat)
+        if event is not None:
+            description = i18n.describe_action(game.game, event, language)
+        else:
+            description = action if finished else "—"
+        out.append(Step(ply + 1, seat, description, latency, fault, action if finished else None))
+    return out
+
+
+def step_events(session: Session, game: Game, ply: int, finished: bool, language: str) -> StepEvents:
+    """The sentences of what happened at step ``ply``, and the pawns its move moved."""
+    payloads = shown(_events(session, game, finished, ply, ply), finished)
+    moved = [
+        str(part["pawn"])
+        for event in payloads
+        if event.get("type") == "move"
+        for part in event.get("moves") or []
+        if "pawn" in part
+    ]
+    return StepEvents([i18n.describe_event(game.game, event, language) for event in payloads], moved)

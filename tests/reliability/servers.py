@@ -1,0 +1,248 @@
+"""Private PostgreSQL and Redis servers for the reliability tests, which stop and restart them.
+
+The machine's own services (127.0.0.1:5432 and :6379) serve everybody else's tests: never restarted here. Each
+private server listens on a free loopback port and keeps its files in a temporary directory of its own.
+
+- :class:`PrivatePostgres`: ``initdb`` (trust authentication, no fsync: nothing here must survive a power cut)
+  into a fresh directory, ``pg_ctl start``; as root, PostgreSQL refuses to run, so both run as the ``postgres``
+  user (``runuser``), which owns the directory. :meth:`~PrivatePostgres.restart` is ``pg_ctl restart -m fast``:
+  every connection is cut, the transactions in flight are aborted.
+- :class:`PrivateRedis`: ``redis-server`` as a child process without persistence, so a restart comes back empty:
+  every queued job, registry and scheduled job is gone.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import redis
+from sqlalchemy import create_engine, text
+
+from service import migrate
+
+
+class ServerError(RuntimeError):
+    """A private server could not start (its log's tail is in the message)."""
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (free a moment ago: the server that takes it binds it at once)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def postgres_bin() -> Path:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda path: int(path.split("/")[4]))
+    if found:
+        return Path(found[-1]).parent
+    initdb = shutil.which("initdb")
+    if initdb is None:
+        raise ServerError("no PostgreSQL server binaries (initdb) on this machine")
+    return Path(initdb).resolve().parent
+
+
+class PrivatePostgres:
+    """A PostgreSQL cluster of the tests' own on 127.0.0.1:``port``; databases are cloned from a migrated template."""
+
+    TEMPLATE = "sorry_arena_template"
+
+    def __init__(self) -> None:
+        self.bin = postgres_bin()
+        self.port = free_port()
+        self.root = Path(tempfile.mkdtemp(prefix="sorry-arena-pg-"))
+        self.data = self.root / "data"
+        self.log = self.root / "postgres.log"
+        self.as_user: list[str] = []
+        if os.geteuid() == 0:  # initdb and postgres refuse root: run them as the postgres user
+            try:
+                owner = pwd.getpwnam("postgres")
+            except KeyError:
+                raise ServerError("running as root and there is no postgres user to run PostgreSQL as") from None
+            os.chown(self.root, owner.pw_uid, owner.pw_gid)
+            self.as_user = ["runuser", "-u", "postgres", "--"]
+        self.admin_url = self.url("postgres")
+
+    def url(self, database: str) -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+
+    def _run(self, *command: str, timeout: float = 60) -> None:
+        done = subprocess.run(
+            [*self.as_user, *command], capture_output=True, text=True, timeout=timeout, check=False
+        )
+        if done.returncode != 0:
+            raise ServerError(
+                f"{' '.join(command[:2])} failed ({done.returncode}): {done.stderr.strip()}\n{tail(self.log)}"
+            )
+
+    def _pg_ctl(self, action: str, *flags: str) -> None:
+        options = (
+            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
+        self._run(
+            str(self.bin / "pg_ctl"),
+            action,
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.log),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            "30",
+            *flags,
+        )
+
+    def start(self) -> PrivatePostgres:
+        if not self.data.exists():
+            self._run(
+                str(self.bin / "initdb"),
+                "-D",
+                str(self.data),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+                "--locale=C",
+            )
+        self._pg_ctl("start")
+        return self
+
+    def stop(self, mode: str = "fast") -> None:
+        self._pg_ctl("stop", "-m", mode)
+
+    def restart(self, down_seconds: float = 0.0) -> None:
+        """Restart the server (``pg_ctl restart -m fast``, or stop, ``down_seconds`` without a server, start)."""
+        if down_seconds <= 0:
+            self._pg_ctl("restart", "-m", "fast")
+            return
+        self.stop()
+        time.sleep(down_seconds)
+        self._pg_ctl("start")
+
+    def migrate_template(self) -> None:
+        """Create the template database with the service's tables (from the migrations)."""
+        self.execute(f'CREATE DATABASE "{self.TEMPLATE}"')
+        migrate.upgrade(self.url(self.TEMPLATE))
+
+    def new_database(self) -> str:
+        """The URL of a fresh database with the service's tables, cloned from the template (fast)."""
+        name = f"arena_{uuid.uuid4().hex[:12]}"
+        self.execute(f'CREATE DATABASE "{name}" TEMPLATE "{self.TEMPLATE}"')
+        return self.url(name)
+
+    def execute(self, statement: str) -> None:
+        admin = create_engine(self.admin_url, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as connection:
+                connection.execute(text(statement))
+        finally:
+            admin.dispose()
+
+    def close(self) -> None:
+        try:
+            if (self.data / "postmaster.pid").exists():
+                self.stop("immediate")
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+class PrivateRedis:
+    """A ``redis-server`` child process on 127.0.0.1:``port``, without persistence (a restart comes back empty)."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.root = Path(tempfile.mkdtemp(prefix="sorry-arena-redis-"))
+        self.log = self.root / "redis.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 10) -> PrivateRedis:
+        executable = shutil.which("redis-server")
+        if executable is None:
+            raise ServerError("no redis-server on this machine")
+        self.process = subprocess.Popen(
+            [
+                executable,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "no",
+                "--dir",
+                str(self.root),
+                "--logfile",
+                str(self.log),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                try:
+                    client.ping()
+                    return self
+                except redis.ConnectionError:
+                    if self.process.poll() is not None or time.monotonic() > deadline:
+                        raise ServerError(
+                            f"redis-server did not start on port {self.port}\n{tail(self.log)}"
+                        ) from None
+                    time.sleep(0.05)
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        self.process = None
+
+    def restart(self, down_seconds: float = 1.5) -> None:
+        """Stop the server, stay down ``down_seconds``, start it again: empty (no persistence)."""
+        self.stop()
+        time.sleep(down_seconds)
+        self.start()
+
+    def flush(self) -> None:
+        client = redis.Redis(port=self.port)
+        try:
+            client.flushall()
+        finally:
+            client.close()
+
+    def close(self) -> None:
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,183 @@
+"""A tournament's runs: which are due at a moment, and starting each exactly once, whoever asks.
+
+A tournament is its own first run, due at its start time (``start_at``, else its creation). With ``repeat_every``
+and ``repeat_times``, run ``k + 1`` (for ``k = 1 .. repeat_times - 1``) is due ``k * repeat_every`` seconds after
+that, and is a tournament of its own (``parent_id``, ``run``, a seed derived from the first run's). The clock, not a
+count of the runs made so far, says which runs are due: a caller that comes late (an RQ repeat after the workers'
+recovery made its run) finds that run made and starts nothing ahead of its time.
+
+Several callers may start the same run at once (the start job, its RQ repeat, the recovery of a worker's
+maintenance, which does not know whether a job is still on its way); each start happens at most once:
+
+- a scheduled run is claimed by a conditional ``UPDATE`` (``scheduled`` -> ``running``) in the same transaction as
+  the insertion of its games: the caller whose ``UPDATE`` changed the row lays the games out; the other's matches
+  nothing once the first commits (PostgreSQL makes it wait on the row's lock, SQLite on its write lock);
+- a later run is inserted already running, with its games, in one transaction: the unique ``(parent_id, run)``
+  fails every insert of it but the first, and the caller that gets the ``IntegrityError`` leaves it to the winner.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, aliased
+
+from service.arena_models import Tournament, TournamentGame
+from service.models import now
+from tournament.schedule import schedule
+
+
+def utc(moment: datetime) -> datetime:
+    """``moment`` in UTC (SQLite gives back naive datetimes: they were written in UTC)."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def first_start(tournament: Tournament) -> datetime:
+    """When the tournament's first run is due."""
+    return utc(tournament.start_at or tournament.created_at)
+
+
+def due_runs(start: datetime, every: int | None, times: int | None, moment: datetime) -> int:
+    """How many runs are due at ``moment``: none before ``start``, then the first and one more each ``every``
+    seconds, ``times`` at most (one without repeats)."""
+    if moment < start:
+        return 0
+    if not every or not times:
+        return 1
+    return int(min(times, 1 + (moment - start) // timedelta(seconds=every)))
+
+
+def run_seed(seed: int, run: int) -> int:
+    """The seed of a tournament's ``run``-th run (the first keeps the tournament's own)."""
+    if run == 1:
+        return seed
+    digest = hashlib.blake2b(f"{seed}:run:{run}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 2
+
+
+def lay_out(tournament: Tournament) -> list[TournamentGame]:
+    return [
+        TournamentGame(
+            tournament_id=tournament.id,
+            number=pairing.index,
+            round=pairing.round,
+            bot_ids=list(pairing.seats),
+            seed=pairing.seed,
+            status="pending",
+        )
+        for pairing in schedule(tournament.bot_ids, tournament.table_size, tournament.rounds, tournament.seed)
+    ]
+
+
+def start(session: Session, tournament: Tournament) -> bool:
+    """Move a scheduled run to running and lay out its games, in one transaction; ``True`` for the one caller that
+    did, ``False`` for every other (the run had already started, or another caller started it meanwhile)."""
+    claimed = session.execute(
+        update(Tournament)
+        .where(Tournament.id == tournament.id, Tournament.status == "scheduled")
+        .values(status="running")
+    )
+    if not claimed.rowcount:  # type: ignore[attr-defined]
+        session.rollback()
+        return False
+    session.add_all(lay_out(tournament))
+    session.commit()
+    return True
+
+
+def create(session: Session, parent: Tournament, run: int) -> Tournament | None:
+    """Create run ``run`` of the first run ``parent``, running, with its games, in one transaction; ``None`` if it
+    exists already (another caller created it, perhaps a moment ago: the unique ``(parent_id, run)``)."""
+    suffix = f" #{run}"
+    child = Tournament(
+        owner_id=parent.owner_id,
+        name=parent.name[: 64 - len(suffix)] + suffix,
+        game=parent.game,
+        settings=parent.settings,
+        variant=parent.variant,
+        bot_ids=parent.bot_ids,
+        table_size=parent.table_size,
+        rounds=parent.rounds,
+        seed=run_seed(parent.seed, run),
+        move_timeout_ms=parent.move_timeout_ms,
+        rated=parent.rated,
+        parent_id=parent.id,
+        run=run,
+        status="running",
+        games_total=parent.games_total,
+        created_at=now(),
+    )
+    session.add(child)
+    try:
+        session.flush()  # the insert, which waits for a concurrent insert of the same run to commit, then fails
+    except IntegrityError:
+        session.rollback()
+        if run not in made_runs(session, parent.id):
+            raise  # some other constraint failed
+        return None
+    session.add_all(lay_out(child))
+    session.commit()
+    return child
+
+
+def made_runs(session: Session, parent_id: int) -> set[int]:
+    """The run numbers of the later runs of ``parent_id`` that exist."""
+    return set(session.scalars(select(Tournament.run).where(Tournament.parent_id == parent_id)))
+
+
+def start_due(
+    session: Session, tournament: Tournament, moment: datetime, early: timedelta = timedelta(0)
+) -> list[int]:
+    """Start ``tournament`` if it is still scheduled (its first run: the caller decides it is time), then create each
+    later run due at ``moment`` that does not exist; the ids of the runs this call started, in run order.
+
+    ``early``: a later run due that much after ``moment`` counts as due (never more than half an interval), for a
+    caller whose clock is known to fire a little early (RQ's repeats)."""
+    started = [tournament.id] if tournament.status == "scheduled" and start(session, tournament) else []
+    if tournament.parent_id is not None or not tournament.repeat_every:
+        return started
+    every = tournament.repeat_every
+    moment += min(early, timedelta(seconds=every) / 2)
+    due = due_runs(first_start(tournament), every, tournament.repeat_times, moment)
+    made = made_runs(session, tournament.id)
+    for run in range(2, due + 1):
+        if run not in made:
+            child = create(session, tournament, run)
+            if child is not None:
+                started.append(child.id)
+    return started
+
+
+def overdue(session: Session, moment: datetime) -> list[int]:
+    """The tournaments with a run due at ``moment`` that has not started: those still scheduled whose start time has
+    passed, and the repeating first runs that miss a later run due by then. In id order."""
+    found = set(
+        session.scalars(
+            select(Tournament.id).where(
+                Tournament.status == "scheduled",
+                func.coalesce(Tournament.start_at, Tournament.created_at) <= moment,
+            )
+        )
+    )
+    later = aliased(Tournament)
+    repeating = session.execute(
+        select(
+            Tournament.id,
+            Tournament.start_at,
+            Tournament.created_at,
+            Tournament.repeat_every,
+            Tournament.repeat_times,
+        )
+        .outerjoin(later, later.parent_id == Tournament.id)
+        .where(Tournament.parent_id.is_(None), Tournament.repeat_every.is_not(None), Tournament.repeat_times > 1)
+        .group_by(Tournament.id)
+        .having(func.count(later.id) + 1 < Tournament.repeat_times)  # runs are still to come
+    ).all()
+    for row in repeating:
+        due = due_runs(utc(row.start_at or row.created_at), row.repeat_every, row.repeat_times, moment)
+        if due >= 2 and not set(range(2, due + 1)) <= made_runs(session, row.id):
+            found.add(row.id)
+    return sorted(found)
