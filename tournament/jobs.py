@@ -83,6 +83,8 @@ def start_runs(
         if tournament is None:
             return []
         started = runs.start_due(session, tournament, moment, early)
+        if not started:
+            return []
         scheduled = list(
             session.scalars(
                 select(TournamentGame.id)
