@@ -17,6 +17,7 @@ from typing import Any
 
 import engine
 from engine.api import Action, Json
+from engine.board.geometry import COLOURS, SEAT_COLOURS
 from engine.bots import greedy_bot
 from engine.heuristics import value
 
@@ -35,8 +36,7 @@ def _policy_view(state: Any, seat: int) -> Json:
 
 
 _COLOUR_NAMES: dict[tuple[int, ...], list[str]] = {
-    colours: [("red", "blue", "yellow", "green")[c] for c in colours]
-    for colours in ((0, 2), (0, 1, 2), (0, 1, 2, 3))
+    colours: [COLOURS[colour] for colour in colours] for colours in SEAT_COLOURS.values()
 }
 
 

@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from werkzeug.serving import make_server
 
 import engine
 from clients import pull
@@ -42,23 +41,10 @@ from tests.arenakit import (
 )
 from tests.botservers import closed_port
 from tests.conftest import dispose
+from tests.liveserver import serving
 
 ROOT = Path(__file__).resolve().parent.parent
 Choose = Callable[[dict[str, Any]], str]
-
-
-@contextmanager
-def serving(app: Flask) -> Iterator[str]:
-    """``app`` served over real HTTP on loopback (werkzeug, a thread per request); its base URL."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(10)
-        server.server_close()
 
 
 @dataclass

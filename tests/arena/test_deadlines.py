@@ -10,8 +10,6 @@ import json
 import random
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import formatdate
@@ -40,7 +38,8 @@ from tests.apikit import (
 )
 from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
 from tests.conftest import dispose
-from tests.test_pull_client import Running, serving
+from tests.liveserver import running, serving
+from tests.test_pull_client import Running
 from tournament import store
 
 TIMEOUT_MS = 1500
@@ -344,17 +343,8 @@ class SkewedServer(ThreadingHTTPServer):
         self.skew, self.left, self.listed = skew, left, False
 
 
-@contextmanager
-def skewed(skew: float, left: float) -> Iterator[str]:
-    server = SkewedServer(skew, left)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(10)
-        server.server_close()
+def skewed(skew: float, left: float) -> Any:
+    return running(SkewedServer(skew, left))
 
 
 @pytest.mark.parametrize("skew", [0.0, 3600.0, -3600.0])

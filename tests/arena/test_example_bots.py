@@ -15,7 +15,8 @@ from clients.__main__ import BUILT_IN, load_bot
 from clients.pull import PullClient
 from tests.apikit import API, SQLITE_ONLY, Player
 from tests.arenakit import create_tournament, played, push_bots, random_choice, register, wait_done
-from tests.test_pull_client import Running, serving
+from tests.liveserver import serving
+from tests.test_pull_client import Running
 
 MOVE_TIMEOUT_MS = 1000
 """The default: a bot that paces itself on ``deadline_ms`` (the search bot spends a fifth of it) sees real time."""

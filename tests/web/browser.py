@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from flask import Flask
-from werkzeug.serving import make_server
-
 from tests.databases import unavailable
+from tests.liveserver import serving as served  # noqa: F401 (the page tests' server)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
@@ -45,20 +42,6 @@ def launched() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
-
-
-@contextmanager
-def served(app: Flask) -> Iterator[str]:
-    """``app`` over real HTTP on loopback (werkzeug, a thread per request); its base URL."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(10)
-        server.server_close()
 
 
 def screenshot(page: Any, name: str) -> Path:
