@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,19 @@ from tournament import standings
 ROOT = Path(__file__).resolve().parents[2]
 LEASE_SECONDS = 3
 MAINTENANCE_SECONDS = 1
+
+
+def stop_all(processes: Sequence[subprocess.Popen[Any]]) -> None:
+    """Terminate the processes still running, then kill the process group of any that does not end in 10 s."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
 
 
 class Workers:
@@ -112,15 +125,7 @@ class Workers:
         )
 
     def stop(self) -> None:
-        for process in self.processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in self.processes:
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(10)
+        stop_all(self.processes)
 
 
 class Bots:
@@ -147,15 +152,8 @@ class Bots:
         return found.group(1)
 
     def stop(self) -> None:
+        stop_all(self.processes)
         for process in self.processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in self.processes:
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(10)
             if process.stdout is not None:
                 process.stdout.close()
 
