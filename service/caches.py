@@ -114,8 +114,8 @@ class Snapshot:
 
     def copy(self) -> Any:
         """A private engine state to apply an action to (never the shared one): ``engine.copy`` copies what
-        changes and shares the rest, a fifth of the time of a generic deep copy and far less than
-        ``engine.from_json`` of the state's JSON (tests/test_api_caches.py checks the copies against it)."""
+        changes and shares the rest, far cheaper than a generic deep copy or ``engine.from_json`` of the state's
+        JSON (benchmarks/search.py; tests/test_api_caches.py checks the copies against from_json)."""
         return engine.copy(self.state)
 
 
