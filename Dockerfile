@@ -8,6 +8,10 @@ ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
 COPY pyproject.toml ./
 COPY engine/ engine/
+COPY store/ store/
+COPY botlink/ botlink/
+COPY ratings/ ratings/
+COPY runtime/ runtime/
 COPY service/ service/
 COPY tournament/ tournament/
 COPY clients/ clients/

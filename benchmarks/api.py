@@ -7,7 +7,7 @@
 It starts gunicorn (gthread, ``--workers`` x ``--threads``, no control socket; by default as ``sorry-arena serve``
 runs it: one worker, two with ``--redis-url``, 32 threads each) on 127.0.0.1 with a free port,
 serving ``service.app:create_app()`` against a fresh database: by default a SQLite file in a temporary directory
-(WAL, as ``service/db.py`` sets it); with ``--database-url postgresql+psycopg://postgres@127.0.0.1:5432`` a fresh
+(WAL, as ``store/database.py`` sets it); with ``--database-url postgresql+psycopg://postgres@127.0.0.1:5432`` a fresh
 database created on that server and dropped afterwards. ``--redis-url`` sets the service's ``REDIS_URL``, so a
 long poll waiting in one gunicorn worker wakes when a move is made in another (without it, the embedded notifier
 wakes waiters of its own process only). Both measurements use this one server, so the same gunicorn settings.
@@ -76,11 +76,11 @@ GOAL = 0.5
 def create_schema(url: str) -> None:
     """Create the service's tables: through its migrations when they exist, else from the models."""
     try:
-        from service.migrate import upgrade  # type: ignore[import-not-found,unused-ignore]
+        from store.migrate import upgrade  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         from sqlalchemy import create_engine
 
-        from service.models import Base
+        from store.models import Base
 
         engine = create_engine(url)
         try:
@@ -191,7 +191,7 @@ def wait_until_up(process: subprocess.Popen[bytes], log: Any, base: str) -> str:
 
 def new_session(token: str | None = None) -> requests.Session:
     session = requests.Session()
-    session.trust_env = False  # no proxy lookup per request (MEASURED.md: 1.13-1.37x)
+    session.trust_env = False  # no proxy lookup from the environment per request
     if token is not None:
         session.headers["Authorization"] = f"Bearer {token}"
     return session

@@ -6,15 +6,15 @@ It starts one example bot (``python -m clients --bot random --push``, on loopbac
 interleaved, lets each contender call its ``/move`` for ``--seconds`` with a real, signed move request (a position
 of ``--game`` with its legal actions; benchmarks/tournament.py):
 
-- ``botconnection``: :class:`service.botcall.BotConnection` ``.move(payload)``, as a tournament worker calls a bot
+- ``botconnection``: :class:`botlink.calls.BotConnection` ``.move(payload)``, as a tournament worker calls a bot
   (it serialises the payload, signs it, checks the reply: everything but the game);
 - ``requests``: a bare ``requests.Session(trust_env=False)`` posting the signed body (the tournament benchmark's
   baseline); ``urllib3``: a bare ``HTTPConnectionPool``; ``http.client``: a bare ``HTTPConnection``. Each signs
   the body per request and reads the reply, nothing more.
-- with ``--compare OTHER.py``: ``compare``, the ``BotConnection`` of another version of ``service/botcall.py``
+- with ``--compare OTHER.py``: ``compare``, the ``BotConnection`` of another version of ``botlink/calls.py``
   loaded from that file, e.g. the last committed one::
 
-      git show HEAD:service/botcall.py > /tmp/botcall_old.py
+      git show HEAD:botlink/calls.py > /tmp/botcall_old.py
       .venv/bin/python benchmarks/botcall.py --compare /tmp/botcall_old.py
 
 Every contender keeps one connection alive for its whole round. It prints the median round trips/s of each and
@@ -44,7 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.tournament import SECRET, bot_processes, move_request  # noqa: E402
-from service import botcall, netguard, signing  # noqa: E402
+from botlink import calls as botcall  # noqa: E402
+from botlink import netguard, signing  # noqa: E402
 
 LOOPBACK = netguard.parse_allowlist("loopback")
 WARM_UP = 20
@@ -128,7 +129,7 @@ def bare_http_client(url: str, body: bytes, seconds: float) -> float:
 
 
 def load_connection_class(path: str) -> type[Any]:
-    """``BotConnection`` of another version of service/botcall.py, loaded as a module of its own."""
+    """``BotConnection`` of another version of botlink/calls.py, loaded as a module of its own."""
     spec = importlib.util.spec_from_file_location("botcall_compared", path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"cannot load {path} as a Python module")
@@ -143,7 +144,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5, choices=range(1, 21), metavar="1..20")
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--game", choices=["board", "card"], default="board")
-    parser.add_argument("--compare", metavar="OTHER.py", help="another version of service/botcall.py")
+    parser.add_argument("--compare", metavar="OTHER.py", help="another version of botlink/calls.py")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     contenders: dict[str, Contender] = {"botconnection": with_connection(botcall.BotConnection)}

@@ -36,7 +36,8 @@ def play_random(game: str, players: int, games: int, seed: int, with_view: bool 
     started = time.perf_counter()
     for index in range(games):
         state = engine.new_game(game, {"players": players}, seed * 100_003 + index)
-        while (seat := engine.current_player(state)) is not None:
+        while (asked := engine.decision(state)) is not None:
+            seat = asked.seat
             if with_view:
                 engine.view(state, seat)
             engine.apply(state, rng.choice(engine.legal_actions(state, seat)).id, seat)

@@ -254,7 +254,7 @@ def stored_games(database_url: str) -> tuple[list[dict[str, Any]], dict[int, lis
     """Every game row, and every game's action log as (ply, seat, action id) in ply order."""
     from sqlalchemy import create_engine, select
 
-    from service.models import ActionRecord, Game
+    from store.models import ActionRecord, Game
 
     engine = create_engine(database_url)
     try:

@@ -44,11 +44,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
-from service import migrate, signing  # noqa: E402
+from botlink import signing  # noqa: E402
+from runtime.settings import Settings  # noqa: E402
 from service.app import create_app  # noqa: E402
-from service.arena_models import Result, Tournament  # noqa: E402
-from service.config import Settings  # noqa: E402
-from service.models import ActionRecord  # noqa: E402
+from store import migrate  # noqa: E402
+from store.models import (  # noqa: E402
+    ActionRecord,
+    Result,
+    Tournament,
+)
 
 SECRET = "benchmark-secret-" + "x" * 24
 

@@ -1,2 +1,2 @@
-"""The ``sorry-arena`` command line: one sub-command per job (``simulate`` now; ``serve``, ``worker`` and
-``tournament`` arrive with the service and tournament packages)."""
+"""The ``sorry-arena`` command line, the top floor: one module per sub-command (``demo``, ``simulate``, ``serve``,
+``worker``, ``tournament``, ``db``, ``openapi``), each importing what its job needs."""

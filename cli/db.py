@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from cli.options import add_database_url, database_error, shown
-from service import migrate
+from store import migrate
 
 
 def add_parser(commands: Any) -> None:
@@ -32,7 +32,7 @@ def add_parser(commands: Any) -> None:
     revision = actions.add_parser(
         "revision",
         help="write a new migration from the models (developers)",
-        description="Autogenerate service/migrations/versions/NNNN_MESSAGE.py from the difference between the "
+        description="Autogenerate store/migrations/versions/NNNN_MESSAGE.py from the difference between the "
         "models and the database (run `db upgrade` on it first); review the file before committing it.",
     )
     revision.add_argument("-m", "--message", required=True, help="what the migration does")

@@ -114,9 +114,10 @@ def intervals_apart(standings: list[dict[str, Any]]) -> bool:
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.table_size > len(args.bots):
         parser.error(f"--table-size {args.table_size} needs at least {args.table_size} bots")
-    from service import migrate
+    from runtime.settings import Settings
     from service.app import create_app
-    from service.config import Settings, normalize_database_url
+    from store import migrate
+    from store.database import normalize_database_url
 
     console = Console()
     redis_url = os.environ.get("REDIS_URL") or None

@@ -17,8 +17,8 @@ DEFAULT_OUTPUT = Path("openapi") / "openapi.json"
 
 def spec_text() -> str:
     """The spec as written to the file: JSON, sorted keys, indent 2, a trailing newline."""
+    from runtime.settings import Settings
     from service.app import create_app
-    from service.config import Settings
 
     app = create_app(Settings(database_url="sqlite://"))  # nothing connects: the spec needs no database
     with app.app_context():

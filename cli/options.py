@@ -9,7 +9,7 @@ from collections.abc import Callable
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
-from service.config import DEFAULT_DATABASE_URL, normalize_database_url
+from store.database import DEFAULT_DATABASE_URL, normalize_database_url
 
 
 def bounded_int(low: int, high: int, what: str = "a number") -> Callable[[str], int]:

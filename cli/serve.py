@@ -20,7 +20,7 @@ from gunicorn.app.base import BaseApplication
 from sqlalchemy.exc import SQLAlchemyError
 
 from cli.options import add_database_url, bounded_int, database_error, port, shown
-from service.config import Settings
+from runtime.settings import Settings
 
 
 class Server(BaseApplication):  # gunicorn ships no type hints (pyproject: ignore_missing_imports)
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(f"bad environment: {error}")
     settings = dataclasses.replace(settings, database_url=args.database_url, redis_url=args.redis_url)
     if not args.no_migrate:
-        from service import migrate
+        from store import migrate
 
         try:
             revision = migrate.upgrade(settings.database_url)

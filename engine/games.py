@@ -1,19 +1,15 @@
-"""The registry of games: ``state.game`` names the :class:`engine.api.Game` that implements its rules."""
+"""The registry of games: :data:`RULESETS` maps each game's name (``state.game``) to its :class:`Ruleset`.
+
+:mod:`engine.api` dispatches on it; a new game adds its ruleset here and its state class to
+:data:`engine.api.State`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
-from engine.api import StateError
 from engine.board.game import BOARD
+from engine.board.state import BoardState
 from engine.card.game import CARD
+from engine.card.state import CardState
 from engine.ruleset import Ruleset
 
-GAMES: dict[str, Ruleset] = {BOARD.name: BOARD, CARD.name: CARD}
-
-
-def game_of(state: Any) -> Ruleset:
-    try:
-        return GAMES[state.game]
-    except (AttributeError, KeyError):
-        raise StateError(f"not a game state: {type(state).__name__}") from None
+RULESETS: dict[str, Ruleset[BoardState] | Ruleset[CardState]] = {BOARD.name: BOARD, CARD.name: CARD}

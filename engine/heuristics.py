@@ -9,11 +9,12 @@ A finished game is worth its rank.
 
 from __future__ import annotations
 
-from typing import Any
-
 import engine
+from engine.api import State
 from engine.board.cards import CARD_COUNTS
 from engine.board.geometry import BACKWARD, FORWARD, HOME, PAWNS_PER_COLOUR, SAFETY, START, TRACK, steps_to_home
+from engine.board.state import BoardState
+from engine.card.state import CardState
 
 WIN = 1000.0
 """A won game against a lost one; a race lead is worth a step per unit."""
@@ -45,7 +46,7 @@ _REACH = _reach()
 _SORRY = CARD_COUNTS["sorry"] / _DECK
 
 
-def _threats(state: Any, attackers: tuple[int, ...], targets: tuple[int, ...]) -> float:
+def _threats(state: BoardState, attackers: tuple[int, ...], targets: tuple[int, ...]) -> float:
     """Expected progress the ``attackers``' colours take from the ``targets``' on their next card (bumps)."""
     pawns = state.pawns
     exposed = {}
@@ -67,7 +68,7 @@ def _threats(state: Any, attackers: tuple[int, ...], targets: tuple[int, ...]) -
     return expected
 
 
-def _race(state: Any, colours: tuple[int, ...]) -> float:
+def _race(state: BoardState, colours: tuple[int, ...]) -> float:
     """Steps still to go for ``colours``, less a bonus for pawns safe in HOME or a safety zone."""
     total = 0.0
     for colour in colours:
@@ -76,7 +77,7 @@ def _race(state: Any, colours: tuple[int, ...]) -> float:
     return total
 
 
-def board_value(state: Any, seat: int) -> float:
+def board_value(state: BoardState, seat: int) -> float:
     sides = [state.movable_colours(other) for other in range(state.players)]
     mine = sides[seat]
     best_other = min((side for side in sides if side != mine), key=lambda side: _race(state, side))
@@ -89,20 +90,20 @@ _KEEP = {"steal": 0.4, "block": 0.3, "sorry": 0.2}
 """Card game: what holding a SORRY!-family card is worth, in HOME pawns (it wins or saves one later)."""
 
 
-def _card_seat(state: Any, seat: int) -> float:
+def _card_seat(state: CardState, seat: int) -> float:
     return float(state.progress[seat]) + sum(_KEEP.get(card, 0.0) for card in state.hands[seat])
 
 
-def card_value(state: Any, seat: int) -> float:
+def card_value(state: CardState, seat: int) -> float:
     return _card_seat(state, seat) - max(
         _card_seat(state, other) for other in range(state.players) if other != seat
     )
 
 
-def value(state: Any, seat: int) -> float:
+def value(state: State, seat: int) -> float:
     """The value of ``state`` for ``seat``: a rank once the game is over, else the game's position value."""
     result = engine.result(state)
     if result is not None:
         players = len(result.ranks)
         return WIN * (players - result.ranks[seat]) / (players - 1)
-    return board_value(state, seat) if state.game == "board" else card_value(state, seat)
+    return board_value(state, seat) if isinstance(state, BoardState) else card_value(state, seat)

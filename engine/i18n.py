@@ -1,11 +1,10 @@
 """English and French names and messages of both games: cards, actions, events and decisions.
 
-The vocabulary comes from the rule sheets (``seeds/``): the SORRY! Card Game's bilingual Canadian sheet
-(``000_d5a2e2076d148064.txt``, French also in ``003_28c559a42caad272.txt``: "Pile de jeu", "Pile de pige",
-"Cartes Pion", "Glissez à 15", "Pigez-en 2", "Changement de direction", "Jouez-en 2", "SORRY! Pas vraiment…",
-"Vous êtes cuit!", "Bris d'égalité", DÉPART, ARRIVÉE) and the board game's 1992 English sheet
-(``002_b829db99c8d234a3.txt``) and 1972 French sheet (``004_a6ca5005bb205d6b.txt``: DÉPART, ARRIVÉE, ZONE DE
-SÛRETÉ, GLISSADE, pions, "tire une carte", "perd son tour", ROUGE, BLEU, JAUNE, VERT).
+The vocabulary comes from the printed rule sheets (docs/rules.md lists the names): the SORRY! Card Game's
+bilingual Canadian sheet ("Pile de jeu", "Pile de pige", "Cartes Pion", "Glissez à 15", "Pigez-en 2",
+"Changement de direction", "Jouez-en 2", "SORRY! Pas vraiment…", "Vous êtes cuit!", "Bris d'égalité", DÉPART,
+ARRIVÉE) and the board game's 1992 English sheet and 1972 French sheet (DÉPART, ARRIVÉE, ZONE DE SÛRETÉ, GLISSADE,
+pions, "tire une carte", "perd son tour", ROUGE, BLEU, JAUNE, VERT).
 
 :data:`MESSAGES` maps a stable dotted id to its text in each of :data:`LANGUAGES`; texts are ``str.format``
 templates. Readable sentences number things from 1, as people do: seat 0 is "Player 1", pawn ``red0`` is
@@ -58,10 +57,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "pile.card.play": {"en": "Play pile", "fr": "Pile de jeu"},
     "pile.card.draw": {"en": "Draw pile", "fr": "Pile de pige"},
     "card.card.pawn": {"en": "Pawn card", "fr": "Carte Pion"},
-    # board cards (seeds/002 "THE CARDS"; seeds/004 "SORRY")
+    # board cards (the 1992 sheet "THE CARDS"; the 1972 French sheet "SORRY")
     **{f"card.board.{number}": {"en": number, "fr": number} for number in _BOARD_NUMBERS},
     "card.board.sorry": {"en": "SORRY!", "fr": "SORRY!"},
-    # card game cards (seeds/000, seeds/003)
+    # card game cards (the card game's English and French sheets)
     **{f"card.card.{number}": {"en": number, "fr": number} for number in _CARD_NUMBERS},
     **{
         f"card.card.slide{value}": {"en": f"Slide to {value}", "fr": f"Glissez à {value}"}
@@ -118,8 +117,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "fr": "bris d'égalité : {cards} (score {score})",
     },
     "action.card.tiebreak_hidden": {
-        "en": "choose the tiebreaker cards",
-        "fr": "choisir les cartes du bris d'égalité",
+        "en": "tiebreaker cards chosen in secret",
+        "fr": "cartes du bris d'égalité choisies en secret",
     },
     "action.card.tiebreak_bust": {"en": "tiebreaker: {cards} (bust)", "fr": "bris d'égalité : {cards} (cuit)"},
     # board events
@@ -177,11 +176,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "event.card.home.bust": {
         "en": "{player} flips a pawn card after the bust (pawn cards at HOME: {home})",
-        "fr": "{player} retourne une carte Pion après le total cuit (cartes Pion du côté ARRIVÉE : {home})",
+        "fr": "{player} retourne une carte Pion, car le total a dépassé 21 (cartes Pion du côté ARRIVÉE : {home})",
     },
     "event.card.start": {
-        "en": "SORRY! {player} flips a pawn card back (pawn cards at HOME: {home})",
-        "fr": "SORRY! {player} retourne une carte Pion (cartes Pion du côté ARRIVÉE : {home})",
+        "en": "SORRY! {player} flips a pawn card back to START (pawn cards at HOME: {home})",
+        "fr": "SORRY! {player} remet une carte Pion du côté DÉPART (cartes Pion du côté ARRIVÉE : {home})",
+    },
+    "event.card.start.home": {
+        "en": "SORRY! {player} flips a pawn card back to HOME (pawn cards at HOME: {home})",
+        "fr": "SORRY! {player} remet une carte Pion du côté ARRIVÉE (cartes Pion du côté ARRIVÉE : {home})",
     },
     "event.card.round_over": {
         "en": "The round is over; the play pile ({cards}) is set aside",
@@ -399,7 +402,8 @@ def _describe_card(description: Mapping[str, Any], language: str) -> str:
             player=_seat(description["target"], language),
             colour=message(f"colour.{colour}", language) if f"colour.{colour}" in MESSAGES else str(colour),
         )
-    if kind == "tiebreak" and "cards" not in description:  # a public twin that hides the secret choice
+    if kind == "tiebreak" and "score" not in description:
+        # the public twin of a secret choice (action "tiebreak", "cards": []): it says a choice was made, not which
         return message("action.card.tiebreak_hidden", language)
     if kind == "tiebreak":
         return _tiebreak(cards, int(description.get("score", 0)), language, "action.card.tiebreak")
@@ -494,7 +498,9 @@ def _card_event(event: Mapping[str, Any], language: str) -> str:
         key = "event.card.home." + str(event.get("reason", "")).replace(" ", "_")
         return message(key if key in MESSAGES else "event.card.home", language, player=player, home=event["home"])
     if kind == "start":
-        return message("event.card.start", language, player=player, home=event["home"])
+        # the longer game, counting back down: the SORRY! flips a pawn card from START back to HOME (A5)
+        key = "event.card.start.home" if event.get("flipped_to") == "home" else "event.card.start"
+        return message(key, language, player=player, home=event["home"])
     if kind == "round_over":
         return message("event.card.round_over", language, cards=_count(len(event.get("pile") or []), language))
     if kind == "tiebreak":

@@ -1,6 +1,6 @@
 """Checks shared by both games' ``from_json``: a stored state is data from outside, so every field is checked.
 
-Each check raises :class:`engine.api.StateError` with a message that names the game and the field.
+Each check raises :class:`engine.types.StateError` with a message that names the game and the field.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
-from engine.api import Json, Result, StateError
+from engine.types import Json, Result, StateError
 
 REASONS = ("win", "turn_cap", "stalled")
 

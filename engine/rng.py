@@ -1,4 +1,4 @@
-"""Seeded randomness: every random choice of a game comes from here (STYLE.md: no global random).
+"""Seeded randomness: every random choice of a game comes from here (no global random).
 
 Rather than carry a generator's 2.5 KB internal state in every saved game, each random event derives a fresh
 generator from the game's seed, a purpose and a counter (``"shuffle", 3``): the game stays a pure function of

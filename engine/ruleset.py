@@ -1,7 +1,9 @@
-"""One game's rules behind the shared game API (:class:`engine.api.Game`): the glue that both games share.
+"""What one game supplies to the game API (:mod:`engine.api`): a :class:`Ruleset` of its functions.
 
-A game supplies its functions (settings, setup, legal actions, play, view, JSON); its state exposes ``asked`` (the
-seat that must decide now), ``kind`` (what for) and ``result`` (``None`` until the game is over).
+Each game module builds one (``engine/board/game.py``, ``engine/card/game.py``) and :mod:`engine.games` registers
+it by name. :mod:`engine.api` dispatches each call on ``state.game`` straight to these functions; what both games
+share (who is asked, the seat check, the result) it reads from the state itself, which exposes ``asked`` (the seat
+that must decide now), ``kind`` (what for) and ``result`` (``None`` until the game is over).
 """
 
 from __future__ import annotations
@@ -9,70 +11,42 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from engine.api import Action, Decision, Event, Json, Result
+from engine.types import Action, Event, Json
 
-
-@cache
-def _decision(seat: int, kind: str) -> Decision:
-    return Decision(seat, kind)
+S = TypeVar("S")
+"""The game's state class (:class:`engine.board.state.BoardState`, :class:`engine.card.state.CardState`)."""
 
 
-@dataclass(frozen=True)
-class Ruleset:
+@dataclass(frozen=True, slots=True)
+class Ruleset(Generic[S]):
+    """A game's functions, one per operation; a field named as a function of :mod:`engine.api` does what it does."""
+
     name: str
-    normalize: Callable[[Json | None], Json]
-    setup: Callable[[Json, int, list[Event]], Any]
-    """Deal and start a game from complete settings and a seed, appending the opening events."""
-    legal: Callable[[Any], list[Action]]
-    """The legal actions of the seat asked now (cached by the state until it changes)."""
-    play: Callable[[Any, Action], list[Event]]
-    encode: Callable[[Any], Json]
-    decode: Callable[[Json], Any]
-    view_of: Callable[[Any, int | None], Json]
-    sample: Callable[[Json, random.Random], Any]
-    """A state consistent with a seat's view, its hidden cards placed at random (determinization)."""
+    """The game's name, ``state.game`` of its states."""
+    normalize_settings: Callable[[Json | None], Json]
+    setup: Callable[[Json, int, list[Event]], S]
+    """Deal and start a game from complete settings and a seed, appending the opening's events to the list
+    (:func:`engine.api.new_game` normalizes the settings first; :func:`engine.api.opening_events` keeps the events)."""
+    legal: Callable[[S], list[Action]]
+    """The legal actions of the seat asked now, cached by the state until it changes (callers copy the list)."""
+    apply: Callable[[S, Action], list[Event]]
+    """Play one of :attr:`legal`'s actions and return its events."""
+    view: Callable[[S, int | None], Json]
+    to_json: Callable[[S], Json]
+    from_json: Callable[[Json], S]
+    determinize: Callable[[Json, random.Random], S]
+    """A state consistent with a seat's view, its hidden cards placed at random."""
 
-    def normalize_settings(self, settings: Json | None) -> Json:
-        return self.normalize(settings)
 
-    def new_game(self, settings: Json | None, seed: int) -> Any:
-        return self.new_game_with_events(settings, seed)[0]
-
-    def new_game_with_events(self, settings: Json | None, seed: int) -> tuple[Any, list[Event]]:
-        events: list[Event] = []
-        return self.setup(self.normalize(settings), seed, events), events
-
-    def num_seats(self, state: Any) -> int:
-        return int(state.players)
-
-    def decision(self, state: Any) -> Decision | None:
-        if state.result is not None:
-            return None
-        return _decision(state.asked, state.kind)
-
-    def legal_actions(self, state: Any, seat: int) -> list[Action]:
-        if state.result is not None or seat != state.asked:
-            return []
-        return list(self.legal(state))
-
-    def apply(self, state: Any, action: Action) -> list[Event]:
-        return self.play(state, action)
-
-    def result(self, state: Any) -> Result | None:
-        result: Result | None = state.result
-        return result
-
-    def view(self, state: Any, seat: int | None) -> Json:
-        return self.view_of(state, seat)
-
-    def to_json(self, state: Any) -> Json:
-        return self.encode(state)
-
-    def from_json(self, data: Json) -> Any:
-        return self.decode(data)
-
-    def determinize(self, view: Json, rng: random.Random) -> Any:
-        return self.sample(view, rng)
+def ranks_from_keys(keys: list[tuple[Any, ...]]) -> tuple[int, ...]:
+    """Competition ranking ("1224") of seats by their sort keys, where a larger key is better (both games' scoring)."""
+    order = sorted(range(len(keys)), key=lambda seat: keys[seat], reverse=True)
+    ranks = [0] * len(keys)
+    for position, seat in enumerate(order):
+        if position and keys[seat] == keys[order[position - 1]]:
+            ranks[seat] = ranks[order[position - 1]]
+        else:
+            ranks[seat] = position + 1
+    return tuple(ranks)

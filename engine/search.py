@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any
 
 import engine
-from engine.api import Action, Json
+from engine.api import Action, Json, State
 from engine.board.geometry import COLOURS, SEAT_COLOURS
+from engine.board.state import BoardState
 from engine.bots import greedy_bot
 from engine.heuristics import value
 
@@ -28,9 +28,9 @@ DEPTH = 2
 insight at this number of samples: tried with 4 and 8)."""
 
 
-def _policy_view(state: Any, seat: int) -> Json:
+def _policy_view(state: State, seat: int) -> Json:
     """What the greedy policy reads of a view, built without the cost of a full view."""
-    if state.game == "board":
+    if isinstance(state, BoardState):
         return {"game": "board", "seat": seat, "colours": _COLOUR_NAMES[state.colours], "settings": state.settings}
     return {"game": "card", "total": state.total, "home": [state.home_shown(s) for s in range(state.players)]}
 
@@ -40,7 +40,7 @@ _COLOUR_NAMES: dict[tuple[int, ...], list[str]] = {
 }
 
 
-def rollout(state: Any, depth: int, rng: random.Random) -> None:
+def rollout(state: State, depth: int, rng: random.Random) -> None:
     """Play ``depth`` plies of greedy play for every seat (fewer if the game ends)."""
     for _ in range(depth):
         asked = engine.decision(state)

@@ -78,7 +78,8 @@ def play_game(game: str, settings: dict[str, Any], seed: int, bots: list[str]) -
     players = [BOTS[name] for name in bots]
     rngs = [derived_random(seed, f"bot{seat}") for seat in range(len(bots))]
     decisions = 0
-    while (seat := engine.current_player(state)) is not None:
+    while (asked := engine.decision(state)) is not None:
+        seat = asked.seat
         actions = engine.legal_actions(state, seat)
         choice = (
             players[seat](engine.view(state, seat), actions, rngs[seat]) if len(actions) > 1 else actions[0].id
@@ -103,7 +104,7 @@ def simulate(
     if unknown:
         raise engine.SettingsError(f"unknown bot(s) {', '.join(unknown)}; known: {', '.join(BOTS)}")
     summary = Summary(game, settings, seed, bots)
-    players = engine.num_seats(engine.new_game(game, settings, seed))
+    players: int = settings["players"]
     started = time.perf_counter()
     for index in range(games):
         game_seed = derived_random(seed, "game", index).getrandbits(62)

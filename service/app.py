@@ -1,4 +1,4 @@
-"""The Flask application factory (STYLE.md "service/": ``create_app(config=None)``, extensions bound here)."""
+"""The Flask application factory: ``create_app(settings=None)``, every extension bound here."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
+from runtime.jobqueue import LocalQueue, RQQueue, job_function
+from runtime.settings import MAX_BODY_BYTES, Settings
+from runtime.wakeups import make_notifier
 from service import db, errors, ratelimits, swagger_ui, web, webhooks
 from service.api import bots, decisions, games, health, players, standings, tournaments
 from service.bodylimit import BodyLimit
-from service.config import MAX_BODY_BYTES, Settings
-from service.notify import make_notifier
-from service.queueing import LocalQueue, RQQueue, job_function
 
 API_TITLE = "sorry-arena"
 API_VERSION = "v1"

@@ -16,7 +16,8 @@ from sqlalchemy import select
 from service import db
 from service.caches import Caches
 from service.errors import fail
-from service.models import Player
+from store.fastlane import param
+from store.models import Player
 
 TOKEN_PREFIX = "sa_"
 REQUIRED = "this needs a player's token: 'Authorization: Bearer <token>' (POST /api/v1/players makes one)"
@@ -30,7 +31,7 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-_PLAYER_BY_HASH = select(Player.id).where(Player.token_hash == db.param("token_hash"))
+_PLAYER_BY_HASH = select(Player.id).where(Player.token_hash == param("token_hash"))
 
 
 def optional_player_id() -> int | None:

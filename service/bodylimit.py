@@ -1,4 +1,4 @@
-"""Request bodies over ``MAX_BODY_BYTES`` (64 KiB) are refused with a 413 before the app sees them (issue 8: hostile
+"""Request bodies over ``MAX_BODY_BYTES`` (64 KiB) are refused with a 413 before the app sees them (hostile
 input).
 
 Flask's ``MAX_CONTENT_LENGTH`` refuses a body only when a view reads it through the request: a view that ignores

@@ -13,7 +13,7 @@ their own without ever serving a stale answer:
   looked like at that ply. Games are never deleted, so an id never names another game.
 
 A cached engine state is shared by this process's threads: read it only (views, legal actions); to apply an action
-make a private copy from the snapshot's JSON text (:meth:`Snapshot.copy`).
+make a private copy (:meth:`Snapshot.copy`).
 """
 
 from __future__ import annotations

@@ -1,52 +1,43 @@
 """Load a game, call the engine, save: everything the game views do beyond parsing and rendering.
 
 Submissions are optimistic: the new state is computed from the game's snapshot at the ply the action answers, then
-saved by an UPDATE that only matches if the game is still at that ply (and active), in the same transaction as the
-action's row (unique per game and ply) and its events. Of two concurrent submissions for one ply exactly one is
+saved by the game log's guarded write (``store/gamelog.py``, the one writer of a game, which the tournament workers
+use too): an UPDATE that only matches if the game is still at that ply (and active), in the same transaction as
+the action's row (unique per game and ply) and its events. Of two concurrent submissions for one ply exactly one is
 saved; the other gets a 409.
 
-A move's requests (a bot's poll and its submission) take the database's fast lane (``service/db.py``) and this
+A move's requests (a bot's poll and its submission) take the database's fast lane (``store/fastlane.py``) and this
 process's caches (``service/caches.py``): the token's player, the started game's seats and the snapshot at the ply
 answered come from memory when this process has seen them, so an accepted move costs one conditional UPDATE, two
 INSERTs (the action, its events) and its share of a commit (the process's writer saves the moves that arrive
 together in one transaction). The action is applied to a private copy of the cached state, and the answer is
 rendered from the new state before it is shared. What is current (the game's ply and status) is always the
 database's: read, or checked by the conditional UPDATE. Everything else (creating games, seats, listings, events)
-uses the ORM session.
+uses the ORM session; every write of a game goes through ``store.gamelog``.
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 from flask import current_app
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import engine
 from engine import i18n
 from service import db
-from service.arena_models import Tournament, TournamentGame
 from service.caches import Caches, GameInfo, Snapshot
 from service.errors import fail
-from service.models import ActionRecord, EventRecord, Game, Seat, now
+from store import gamelog
+from store.fastlane import Lane, param
+from store.gamelog import as_utc
+from store.models import ActionRecord, EventRecord, Game, Seat, Tournament, TournamentGame
 
 MAX_ID = 2**31 - 1
-
-_compact = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
-"""The stored state's JSON, without the spaces of ``json.dumps`` (read back by ``json.loads`` all the same)."""
-
-
-def _events(game_id: int, ply: int, first_seq: int, events: list[dict[str, Any]]) -> list[EventRecord]:
-    return [
-        EventRecord(game_id=game_id, seq=first_seq + i, ply=ply, to_seat=event.get("to"), payload=event)
-        for i, event in enumerate(events)
-    ]
 
 
 def create_game(
@@ -58,22 +49,10 @@ def create_game(
     if seed is None:
         seed = secrets.randbits(62)
     try:
-        state, events = engine.new_game_with_events(kind, settings, seed)
+        game = gamelog.create(session, kind, settings, seed, seats, player_id)
     except engine.SettingsError as error:
+        session.rollback()
         fail(422, f"settings: {error}")
-    game = Game(
-        game=kind,
-        settings=engine.normalize_settings(kind, settings),
-        seed=seed,
-        seats=seats,
-        status="open",
-        ply=0,
-        state=json.dumps(engine.to_json(state)),
-        created_by=player_id,
-    )
-    session.add(game)
-    session.flush()
-    session.add_all(_events(game.id, 0, 0, events))
     session.commit()
     return game
 
@@ -114,11 +93,7 @@ def take_seat(session: Session, game: Game, player_id: int, wanted: int | None) 
         chosen = free[0]
     game_id = game.id
     try:
-        session.add(Seat(game_id=game_id, seat=chosen, player_id=player_id))
-        session.flush()  # the unique (game, seat) decides between concurrent takers here
-        if len(free) == 1:
-            # the last seat: the game starts
-            session.execute(update(Game).where(Game.id == game_id, Game.status == "open").values(status="active"))
+        gamelog.take_seat(session, game_id, chosen, player_id, last=len(free) == 1)
         session.commit()
     except IntegrityError:
         session.rollback()
@@ -138,56 +113,16 @@ _SEATING = (
     .outerjoin(Seat, Seat.game_id == Game.id)
     .outerjoin(TournamentGame, TournamentGame.game_id == Game.id)
     .outerjoin(Tournament, Tournament.id == TournamentGame.tournament_id)
-    .where(Game.id == db.param("game_id"))
+    .where(Game.id == param("game_id"))
 )
 """A game's seats and, for a tournament game, its move timeout (read once per game and process: a tournament game
 is created started and linked to its tournament in one transaction, and neither changes afterwards)."""
-_POSITION = select(Game.ply, Game.status).where(Game.id == db.param("game_id"))
-_SNAPSHOT = select(
-    Game.ply,
-    Game.status,
-    Game.state,
-    select(func.max(EventRecord.seq)).where(EventRecord.game_id == Game.id).scalar_subquery(),
-    Game.updated_at,
-).where(Game.id == db.param("game_id"))
-"""One statement, so that the state, the last event number and the time the state was saved are of one moment on
-every database (every UPDATE that advances a game's ply sets ``updated_at`` with it: here and in
-``tournament/store.py``)."""
-_ADVANCE = (
-    update(Game)
-    .where(Game.id == db.param("game_id"), Game.ply == db.param("ply"), Game.status == "active")
-    .values(ply=db.param("new_ply"), state=db.param("state"), updated_at=db.param("now"))
-)
-_FINISH = (
-    update(Game)
-    .where(Game.id == db.param("game_id"), Game.ply == db.param("ply"), Game.status == "active")
-    .values(
-        ply=db.param("new_ply"),
-        state=db.param("state"),
-        status="over",
-        result=db.param("result"),
-        updated_at=db.param("now"),
-    )
-)
-_RECORD_ACTION = insert(ActionRecord).values(
-    game_id=db.param("game_id"),
-    ply=db.param("ply"),
-    seat=db.param("seat"),
-    action=db.param("action"),
-    created_at=db.param("now"),
-)
-_RECORD_EVENT = insert(EventRecord).values(
-    game_id=db.param("game_id"),
-    seq=db.param("seq"),
-    ply=db.param("ply"),
-    to_seat=db.param("to_seat"),
-    payload=db.param("payload"),
-)
+_POSITION = select(Game.ply, Game.status).where(Game.id == param("game_id"))
 _ACTIVE_SEATS = (
     select(Game.id, Game.ply, Game.game, Seat.seat)
     .select_from(Seat)
     .join(Game, Game.id == Seat.game_id)
-    .where(Seat.player_id == db.param("player_id"), Game.status == "active")
+    .where(Seat.player_id == param("player_id"), Game.status == "active")
     .order_by(Game.id)
 )
 
@@ -223,7 +158,7 @@ class Pending:
 class Moves:
     """What a move's requests do, with the request's fast lane and this process's caches."""
 
-    def __init__(self, lane: db.Lane, caches: Caches, notifier: Any) -> None:
+    def __init__(self, lane: Lane, caches: Caches, notifier: Any) -> None:
         self.lane = lane
         self.caches = caches
         self.notifier = notifier
@@ -259,20 +194,19 @@ class Moves:
 
     def read_snapshot(self, game_id: int) -> tuple[Snapshot, str]:
         """The game's current snapshot (cached) and status, read from the database."""
-        row = self.lane.execute(_SNAPSHOT, {"game_id": game_id}).fetchone()
+        row = self.lane.execute(gamelog.POSITION, {"game_id": game_id}).fetchone()
         if row is None:
             fail(404, f"no game {game_id}")
-        ply, status, text, last_seq, saved_at = row
-        next_seq = 0 if last_seq is None else last_seq + 1
-        found = self.caches.snapshots.get((game_id, ply))
+        stored = gamelog.Position.of(row)
+        found = self.caches.snapshots.get((game_id, stored.ply))
         if found is None:
-            found = Snapshot.parse(ply, text, next_seq, as_utc(saved_at))
+            found = Snapshot.parse(stored.ply, stored.state, stored.next_seq, stored.saved_at)
         elif found.next_seq is None or found.saved_at is None:  # cached by a reader that did not know them
-            found = Snapshot(ply, found.state, found.text, next_seq, as_utc(saved_at))
+            found = Snapshot(stored.ply, found.state, found.text, stored.next_seq, stored.saved_at)
         else:
-            return found, status
-        self.caches.snapshots.put((game_id, ply), found)
-        return found, status
+            return found, stored.status
+        self.caches.snapshots.put((game_id, stored.ply), found)
+        return found, stored.status
 
     def current(self, game_id: int) -> tuple[Snapshot, str]:
         """The game as it is now (its ply and status read from the database; the state from the cache if there)."""
@@ -329,26 +263,10 @@ class Moves:
             )
         state = snapshot.copy()
         events = engine.apply(state, action_id, seat)
-        text = _compact(engine.to_json(state))
-        result = engine.result(state)
-        moment = now()
-        new_ply = expected_ply + 1
-        changes = {"game_id": game_id, "ply": expected_ply, "new_ply": new_ply, "state": text, "now": moment}
-        if result is not None:
-            changes["result"] = result.to_json()
-        action = {"game_id": game_id, "ply": expected_ply, "seat": seat, "action": action_id, "now": moment}
-        first = snapshot.next_seq
-        records: list[dict[str, Any]] = [
-            {"game_id": game_id, "seq": first + i, "ply": new_ply, "to_seat": event.get("to"), "payload": event}
-            for i, event in enumerate(events)
-        ]
+        move = gamelog.Move(expected_ply, seat, action_id, events)
+        write = gamelog.advance(game_id, [move], state, snapshot.next_seq, engine.result(state))
         try:
-            saved = lane.write(
-                game_id,
-                (_ADVANCE if result is None else _FINISH, changes),
-                (_RECORD_ACTION, [action]),
-                (_RECORD_EVENT, records),
-            )
+            saved = lane.write(game_id, write.condition, *write.then)
         except lane.integrity_error:
             self.caches.snapshots.discard((game_id, expected_ply))
             return None
@@ -361,17 +279,17 @@ class Moves:
         # render for the caller while the new state is still this request's own, then share it
         asked = engine.decision(state)
         mine = asked is not None and asked.seat == seat
-        after = Snapshot(new_ply, state, text, first + len(events), moment)
+        after = Snapshot(write.new_ply, state, write.state, write.next_seq, write.saved_at)
         done = Submitted(
-            new_ply,
+            write.new_ply,
             "over" if asked is None else "active",
             engine.view(state, seat),
             asked,
             localized_actions(state, seat, info.game, language) if mine else [],
             None if asked is None else info.deadline(after),
         )
-        self.caches.snapshots.put((game_id, new_ply), after)
-        self.notifier.publish(game_id, new_ply)
+        self.caches.snapshots.put((game_id, write.new_ply), after)
+        self.notifier.publish(game_id, write.new_ply)
         return done
 
     def refuse(self, game_id: int, expected_ply: int, checked: bool, message: str) -> NoReturn:
@@ -416,13 +334,6 @@ def load(game: Game) -> Any:
     """The engine state of an ORM ``game``, to read only (views, legal actions), shared by this process."""
     caches: Caches = current_app.extensions["caches"]
     return caches.snapshot(game.id, game.ply, game.state, None, as_utc(game.updated_at)).state
-
-
-def as_utc(value: Any) -> datetime:
-    """A stored time as an aware UTC datetime: a DB-API cursor gives SQLite's text (naive UTC, as SQLAlchemy
-    stores it), the ORM a naive datetime on SQLite, PostgreSQL an aware one in the session's time zone."""
-    moment: datetime = datetime.fromisoformat(value) if isinstance(value, str) else value
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def visible_events(session: Session, game: Game, seat: int | None, since: int, limit: int) -> list[EventRecord]:

@@ -1,7 +1,7 @@
-"""Rate limits (issue 8): account creation per client address, bot registration and move submission per account.
+"""Rate limits: account creation per client address, bot registration and move submission per account.
 
 The rates are configured in flask-limiter's notation (``SORRY_ARENA_LIMIT_*``, parsed by ``limits``, the library
-flask-limiter is built on: ``service/config.py``) and counted in fixed windows: a key's window opens at its first
+flask-limiter is built on: ``runtime/settings.py``) and counted in fixed windows: a key's window opens at its first
 request and lasts the rate's period; past the rate's amount within it, a request is refused. Counted in Redis when
 ``REDIS_URL`` is set (every API process on every machine shares one count per key; keys ``sorry-arena:limits:...``,
 beside RQ's; a large limit is taken in shares, see :class:`RedisCounter`), else in this process's memory (the
@@ -37,7 +37,7 @@ from flask import Flask, current_app, request
 from flask_smorest import abort
 from limits import RateLimitItem
 
-from service.config import Settings, parse_rate
+from runtime.settings import Settings, parse_rate
 from service.errors import ErrorSchema
 
 log = logging.getLogger(__name__)

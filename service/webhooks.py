@@ -9,7 +9,7 @@ from typing import Any
 from flask_smorest import Api
 from marshmallow import Schema, fields
 
-from service.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
+from botlink.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
 
 
 class InfoRequestSchema(Schema):

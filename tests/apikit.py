@@ -152,7 +152,8 @@ def as_json(data: Any) -> Any:
 
 def engine_events(game: str, settings: dict[str, Any], seed: int, actions: list[str]) -> list[dict[str, Any]]:
     """Every event of a game, in order, rebuilt by the engine from its record."""
-    state, events = engine.new_game_with_events(game, settings, seed)
+    state = engine.new_game(game, settings, seed)
+    events = engine.opening_events(state)
     for action in actions:
         events += engine.apply(state, action)
     return as_json(events)  # type: ignore[no-any-return]

@@ -18,9 +18,9 @@ from sqlalchemy import select
 import engine
 from clients.examples import greedy_bot, random_bot
 from clients.push import PushServer, serve
+from runtime.settings import Settings
 from service.app import create_app
-from service.config import Settings
-from service.models import ActionRecord, Game
+from store.models import ActionRecord, Game
 from tests.apikit import API, Player
 from tests.botservers import Behaviour, BotServer, Handler, Received, reply
 from tests.conftest import TEST_LIMITS

@@ -1,7 +1,7 @@
-"""Local HTTP servers that play push bots, well-behaved and not, for the tests of ``service.botcall``.
+"""Local HTTP servers that play push bots, well-behaved and not, for the tests of ``botlink.calls``.
 
 ``BotServer(behaviour)`` serves every POST with ``behaviour(handler, request)`` in a thread of its own, on
-127.0.0.1 (HTTP/1.1, Nagle off as MEASURED.md says), and records what it received. Each misbehaviour a bot may
+127.0.0.1 (HTTP/1.1, with Nagle off: a stdlib server with Nagle on delays each reply ~40 ms), and records what it received. Each misbehaviour a bot may
 show is one factory below: :func:`slow`, :func:`status`, :func:`garbage`, :func:`big`, :func:`endless`,
 :func:`trickle_headers`, :func:`redirect`, :func:`not_http`. Every loop is bounded in time and stops when the
 server does (the network rules of this workplace).

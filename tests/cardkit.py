@@ -2,7 +2,7 @@
 
 ``position([["3", "slide10"], ["7"]], pile=["8"])`` is a 2-player game in which red (seat 0) is asked for a turn
 card with a 3 and a Slide to 10 in hand, blue holds a 7, and the live play pile is an 8 (total 8, computed from
-the pile as RULES.md A2 says). Every card not placed is a leftover of the game's deck: it goes under the given
+the pile as docs/rules.md A2 says). Every card not placed is a leftover of the game's deck: it goes under the given
 ``draw`` cards (top of the draw pile LAST) in a fixed order -- the leftover nearest the top is the lowest number
 card, so that the cards drawn after the named ones are harmless 0s, then 1s, ... -- or, with
 ``leftover="discards"``, to the discards (with ``"none"`` every card of the deck must be placed). The result has
@@ -119,8 +119,10 @@ def copy(state: CardState) -> CardState:
 
 def action_ids(state: CardState, seat: int | None = None) -> set[str]:
     """The legal action ids of ``seat`` (default: the seat asked now)."""
-    asked = engine.current_player(state) if seat is None else seat
-    return set() if asked is None else {action.id for action in engine.legal_actions(state, asked)}
+    if seat is None:
+        decision = engine.decision(state)
+        seat = None if decision is None else decision.seat
+    return set() if seat is None else {action.id for action in engine.legal_actions(state, seat)}
 
 
 def after(state: CardState, *action_ids: str) -> CardState:

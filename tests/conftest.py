@@ -15,9 +15,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service import migrate
+from runtime.settings import Settings
 from service.app import create_app
-from service.config import Settings
+from store import migrate
 from tests.databases import postgres_database, unavailable
 
 REDIS_URL = "redis://127.0.0.1:6379/0"

@@ -14,9 +14,9 @@ import engine
 
 def asked(state: Any) -> int:
     """The seat asked now, in a game that is not over."""
-    seat = engine.current_player(state)
-    assert seat is not None
-    return seat
+    decision = engine.decision(state)
+    assert decision is not None
+    return decision.seat
 
 
 def canonical(data: Any) -> str:
@@ -60,7 +60,7 @@ def assert_refusals_change_nothing(state: Any, junk: str, candidates: Iterable[s
         with pytest.raises(engine.IllegalActionError):
             engine.apply(state, action_id, seat)
         assert canonical(engine.to_json(state)) == before
-    for other in range(engine.num_seats(state)):
+    for other in range(state.players):
         if other != seat:
             with pytest.raises(engine.IllegalActionError):
                 engine.apply(state, legal[0], other)
@@ -73,7 +73,7 @@ def assert_refusals_change_nothing(state: Any, junk: str, candidates: Iterable[s
 def assert_finished_and_ranked(state: Any, players: int) -> Any:
     """The game is over and its result ranks every seat from 1; returns the result."""
     assert engine.is_over(state)
-    assert engine.current_player(state) is None and engine.decision(state) is None
+    assert engine.decision(state) is None
     result = engine.result(state)
     assert result is not None
     assert len(result.ranks) == players

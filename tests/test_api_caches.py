@@ -1,4 +1,4 @@
-"""The fast lane of a move (``service/caches.py``, ``service/db.py``): per-process caches that never serve a stale
+"""The fast lane of a move (``service/caches.py``, ``store/fastlane.py``, ``store/groupcommit.py``): per-process caches that never serve a stale
 game, even when two apps (two processes' worth of state) share one database; the private copy of a cached state;
 and the group-commit writer, which saves concurrent moves of many games together (SQLite and PostgreSQL)."""
 
@@ -13,8 +13,10 @@ from sqlalchemy import create_engine, insert, select, update
 
 import engine
 from service import caches as caches_module
-from service import db
-from service.models import ActionRecord, EventRecord, Game, Player
+from store.database import make_engine
+from store.fastlane import Statements, param
+from store.groupcommit import Write, Writer
+from store.models import ActionRecord, EventRecord, Game, Player
 from tests.apikit import (
     API,
     as_json,
@@ -171,17 +173,19 @@ def test_a_private_copy_is_the_state_and_shares_nothing_with_it(game):
     for seed in range(6):
         state = engine.new_game(game, {"players": 3 if game == "card" else 4}, seed)
         for _ in range(rng.randrange(0, 120)):
-            seat = engine.current_player(state)
-            if seat is None:
+            asked = engine.decision(state)
+            if asked is None:
                 break
+            seat = asked.seat
             engine.apply(state, rng.choice(engine.legal_actions(state, seat)).id, seat)
         before = engine.to_json(state)
         copy = caches_module.Snapshot(state.ply, state, "", None).copy()
         assert engine.to_json(copy) == before
         assert engine.view(copy, 0) == engine.view(state, 0)
-        seat = engine.current_player(copy)
-        if seat is None:
+        asked = engine.decision(copy)
+        if asked is None:
             continue
+        seat = asked.seat
         reference = engine.from_json(as_json(before))
         action = rng.choice(engine.legal_actions(copy, seat)).id
         assert engine.apply(copy, action, seat) == engine.apply(reference, action, seat)
@@ -193,7 +197,7 @@ def test_a_private_copy_is_the_state_and_shares_nothing_with_it(game):
 def test_a_batch_that_breaks_a_unique_key_saves_its_other_writes(database_url):
     """The writer saves a batch in one transaction; when one write breaks a unique key, the others are saved
     alone and only that write gets the error."""
-    database = db.make_engine(database_url)
+    database = make_engine(database_url)
     try:
         with database.begin() as connection:
             connection.execute(insert(Player).values(id=1, name="ada", token_hash="x" * 64))
@@ -205,16 +209,14 @@ def test_a_batch_that_breaks_a_unique_key_saves_its_other_writes(database_url):
                     )
                 )  # fmt: skip
             connection.execute(insert(ActionRecord).values(game_id=2, ply=0, seat=0, action="taken"))
-        statements = db.Statements(database)
-        advance = statements.get(update(Game).where(Game.id == db.param("id"), Game.ply == 0).values(ply=1))
+        statements = Statements(database)
+        advance = statements.get(update(Game).where(Game.id == param("id"), Game.ply == 0).values(ply=1))
         record = statements.get(
-            insert(ActionRecord).values(
-                game_id=db.param("id"), ply=0, seat=0, action="x", created_at=db.param("at")
-            )
+            insert(ActionRecord).values(game_id=param("id"), ply=0, seat=0, action="x", created_at=param("at"))
         )
 
-        def write(game_id: int) -> db.Write:
-            return db.Write(
+        def write(game_id: int) -> Write:
+            return Write(
                 game_id,
                 [
                     (advance.sql, [advance.parameters({"id": game_id})]),
@@ -282,14 +284,14 @@ def test_the_writer_runs_one_leader_at_a_time_and_hands_over():
         def raw_connection() -> Connection:
             return connection
 
-    writer = db.Writer(Engine())  # type: ignore[arg-type]
+    writer = Writer(Engine())  # type: ignore[arg-type]
     results: list[bool] = []
     barrier = threading.Barrier(16)
 
     def save(n: int) -> None:
         barrier.wait()
         for i in range(50):
-            results.append(writer.save(db.Write(n, [("UPDATE", [(n, i)])])))
+            results.append(writer.save(Write(n, [("UPDATE", [(n, i)])])))
 
     threads = [threading.Thread(target=save, args=(n,)) for n in range(16)]
     for thread in threads:

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import create_engine, select
 
-from service.models import ActionRecord, Seat
+from store.models import ActionRecord, Seat
 from tests.apikit import API, Player, create_game, get_actions, get_game, new_player, started_game, take_seat
 
 REPETITIONS = 30

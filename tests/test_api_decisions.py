@@ -48,7 +48,7 @@ def test_the_inbox_lists_every_game_where_the_caller_must_decide(client):
     take_seat(client, waiting, ada, 0)
     for seat, player in enumerate((ada, bob)):
         inbox = get_decisions(client, player)
-        expected = sorted(game_id for game_id, state in states.items() if engine.current_player(state) == seat)
+        expected = sorted(game_id for game_id, state in states.items() if engine.decision(state).seat == seat)
         assert [d["game_id"] for d in inbox["decisions"]] == expected
         assert inbox["games"] == len(seeds) and inbox["more"] is False
         for decision in inbox["decisions"]:
@@ -81,7 +81,7 @@ def test_the_inbox_needs_a_token_and_checks_its_query(client):
 def test_the_inbox_keeps_to_its_limit_and_gives_an_etag(client):
     ada, bob = new_player(client, "ada"), new_player(client, "bob")
     seeds = [
-        seed for seed in range(100) if engine.current_player(engine.new_game("board", {"players": 2}, seed)) == 0
+        seed for seed in range(100) if engine.decision(engine.new_game("board", {"players": 2}, seed)).seat == 0
     ]
     for seed in seeds[:3]:  # games where ada (seat 0) decides first
         game_id = create_game(client, ada, "board", {}, seats=2, seed=seed)["id"]
@@ -179,10 +179,10 @@ def wakes_on_a_move(waiting_app: Any, moving_app: Any) -> dict[str, Any]:
 def hands_over(game: str, seed: int) -> bool:
     """Whether seat 0 decides first and its first legal action hands the decision to seat 1."""
     state = engine.new_game(game, {"players": 2}, seed)
-    if engine.current_player(state) != 0:
+    if engine.decision(state).seat != 0:
         return False
     engine.apply(state, engine.legal_actions(state, 0)[0].id, 0)
-    return engine.current_player(state) == 1
+    return engine.decision(state).seat == 1
 
 
 def test_the_inbox_long_poll_wakes_when_a_game_moves_to_the_caller(app):

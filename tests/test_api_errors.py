@@ -63,14 +63,14 @@ def test_an_unknown_resource_is_a_404(client, game):
 
 def test_not_your_turn_is_a_409_naming_it(client, game):
     game_id, players, state = game
-    other = 1 - engine.current_player(state)
+    other = 1 - engine.decision(state).seat
     body = assert_error(submit(client, game_id, players[other], "pass", 0), 409, "not your turn")
     assert get_game(client, game_id)["ply"] == 0, body
 
 
 def test_a_stale_ply_is_a_409_naming_it(client, game):
     game_id, players, state = game
-    seat = engine.current_player(state)
+    seat = engine.decision(state).seat
     action = engine.legal_actions(state, seat)[0].id
     assert_error(submit(client, game_id, players[seat], action, 1), 409, "stale ply")
     assert submit(client, game_id, players[seat], action, 0).status_code == 200
@@ -80,7 +80,7 @@ def test_a_stale_ply_is_a_409_naming_it(client, game):
 
 def test_an_illegal_action_is_a_409_naming_it(client, game):
     game_id, players, state = game
-    seat = engine.current_player(state)
+    seat = engine.decision(state).seat
     assert_error(submit(client, game_id, players[seat], "play:99", 0), 409, "illegal action", "play:99")
     assert_error(submit(client, game_id, players[seat], "x" * 200, 0), 409, "illegal action")
     assert get_game(client, game_id)["ply"] == 0

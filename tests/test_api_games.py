@@ -1,4 +1,4 @@
-"""The game API's happy paths (issue 4): players and tokens, games, seats, hands, actions, events, replays,
+"""The game API's happy paths: players and tokens, games, seats, hands, actions, events, replays,
 pagination and filters, ETags and French texts, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from sqlalchemy import create_engine, inspect, select, text
 
 import engine
 from engine import i18n
-from service.models import Player as PlayerRow
+from store.models import Player as PlayerRow
 from tests.apikit import (
     API,
     SHORT_CARD,
@@ -102,7 +102,7 @@ def test_actions_are_offered_to_the_seat_asked_only(client):
 def test_a_submitted_action_returns_the_new_view(client):
     game_id, players = started_game(client, *SHORT_CARD, seed=5)
     state = engine.new_game("card", get_game(client, game_id)["settings"], 5)
-    seat = engine.current_player(state)
+    seat = engine.decision(state).seat
     action = engine.legal_actions(state, seat)[0].id
     response = submit(client, game_id, players[seat], action, 0)
     assert response.status_code == 200
@@ -239,10 +239,10 @@ def test_a_submission_that_leaves_the_seat_asked_returns_its_next_actions(client
     # board seed 0: the first action of seat 0 (its first legal one) draws again (a 2), so seat 0 decides again
     game_id, players = started_game(client, "board", {}, seats=2, seed=0)
     state = engine.new_game("board", get_game(client, game_id)["settings"], 0)
-    seat = engine.current_player(state)
+    seat = engine.decision(state).seat
     action = engine.legal_actions(state, seat)[0].id
     engine.apply(state, action, seat)
-    assert engine.current_player(state) == seat
+    assert engine.decision(state).seat == seat
     body = submit(client, game_id, players[seat], action, 0).get_json()
     assert body["your_decision"] is True and body["ply"] == 1 and body["status"] == "active"
     asked = engine.decision(state)
@@ -253,6 +253,7 @@ def test_a_submission_that_leaves_the_seat_asked_returns_its_next_actions(client
     # an answer that hands the decision over offers nothing
     other = submit(client, game_id, players[seat], body["actions"][0]["id"], 1).get_json()
     engine.apply(state, body["actions"][0]["id"], seat)
-    if engine.current_player(state) != seat:
+    asked = engine.decision(state)
+    if asked.seat != seat:
         assert other["your_decision"] is False and other["actions"] == []
-        assert other["decision"]["seat"] == engine.current_player(state)
+        assert other["decision"]["seat"] == asked.seat

@@ -17,7 +17,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
-from service import migrate
+from store import migrate
 from tests.apikit import create_game, new_player, play_to_end, started_game, take_seat
 from tests.conftest import dispose, make_app
 

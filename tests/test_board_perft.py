@@ -1,8 +1,8 @@
-"""Legal-action counts from fixed positions (STYLE.md: perft files, after python-chess).
+"""Legal-action counts from fixed positions (perft files, after python-chess).
 
 ``tests/perft/board.json`` holds the positions and ``tests/perft/board_counts.txt`` one count per line (see
 ``tests/perft/generate.py`` for the format; tests/perft/README.md checks a number of them by hand). A count that
-changes means the move generator changed: check it against RULES.md before regenerating the file.
+changes means the move generator changed: check it against docs/rules.md before regenerating the file.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Rule tables of the SORRY! board game's turn flow (RULES.md B1, B2, Part C; seeds/002 "GAME PLAY").
+"""Rule tables of the SORRY! board game's turn flow (docs/rules.md B1, B2, Part C; the 1992 sheet "GAME PLAY").
 
 The card-by-card tables are in ``test_board_rules_cards.py``, the variants (team, 1972, points) in
 ``test_board_rules_variants.py``. This file covers what happens around a move: forced moves and forfeits, the 2's
@@ -42,12 +42,10 @@ def test_seat_asked_always_has_an_action_and_no_free_pass(seed: int, variant: st
     for _ in range(300):
         if engine.is_over(state):
             break
-        seat = engine.current_player(state)
+        seat = engine.decision(state).seat
         actions = [action.id for action in engine.legal_actions(state, seat)]
         assert actions, f"seat {seat} asked with no legal action"
-        assert all(
-            engine.legal_actions(state, other) == [] for other in range(engine.num_seats(state)) if other != seat
-        )
+        assert all(engine.legal_actions(state, other) == [] for other in range(state.players) if other != seat)
         assert all(not action.endswith("pass") or action == "11:pass" for action in actions)
         engine.apply(state, engine.fallback_action(state))
 
@@ -61,7 +59,7 @@ def test_2_that_could_not_move_draws_again() -> None:
     events: list[dict[str, Any]] = []
     rules.advance(state, events)
     assert forfeit_events(events) == [(0, "2")]
-    assert (engine.current_player(state), state.turn, state.card) == (0, 1, "1")
+    assert (engine.decision(state).seat, state.turn, state.card) == (0, 1, "1")
     assert boardkit.action_ids(state) == {"1:red0+1"}
 
 
@@ -70,7 +68,7 @@ def test_2_forfeit_then_another_forfeit_passes_the_turn() -> None:
     events: list[dict[str, Any]] = []
     rules.advance(state, events)
     assert forfeit_events(events) == [(0, "2"), (0, "5")]
-    assert (engine.current_player(state), state.turn, state.card) == (1, 2, "1")
+    assert (engine.decision(state).seat, state.turn, state.card) == (1, 2, "1")
     assert boardkit.action_ids(state) == {"1:start:blue"}
 
 
@@ -79,34 +77,34 @@ def test_other_forfeit_passes_the_turn() -> None:
     events: list[dict[str, Any]] = []
     rules.advance(state, events)
     assert forfeit_events(events) == [(0, "5")]
-    assert (engine.current_player(state), state.turn, state.card) == (1, 2, "1")
+    assert (engine.decision(state).seat, state.turn, state.card) == (1, 2, "1")
 
 
 def test_2_that_moved_draws_again() -> None:
     state = with_top_cards(boardkit.position({"red0": "track:5"}, "2"), "3")
     engine.apply(state, "2:red0+2")
-    assert (engine.current_player(state), state.turn, state.card) == (0, 1, "3")
+    assert (engine.decision(state).seat, state.turn, state.card) == (0, 1, "3")
     assert boardkit.action_ids(state) == {"3:red0+3"}
 
 
 def test_2_that_started_draws_again_and_the_exit_circle_is_taken() -> None:
     state = with_top_cards(boardkit.position({}, "2"), "1")
     engine.apply(state, "2:start:red")
-    assert (engine.current_player(state), state.turn, state.card) == (0, 1, "1")
+    assert (engine.decision(state).seat, state.turn, state.card) == (0, 1, "1")
     assert boardkit.action_ids(state) == {"1:red0+1"}
 
 
 def test_team_2_extra_card_moves_any_team_pawn() -> None:
     state = with_top_cards(boardkit.position({"yellow0": "track:35"}, "2", variant="team"), "3")
     engine.apply(state, "2:start:red")
-    assert (engine.current_player(state), state.turn) == (0, 1)
+    assert (engine.decision(state).seat, state.turn) == (0, 1)
     assert boardkit.action_ids(state) == {"3:red0+3", "3:yellow0+3"}
 
 
 def test_normal_move_passes_the_turn() -> None:
     state = with_top_cards(boardkit.position({"red0": "track:5"}, "3"), "1")
     engine.apply(state, "3:red0+3")
-    assert (engine.current_player(state), state.turn, state.card) == (1, 2, "1")
+    assert (engine.decision(state).seat, state.turn, state.card) == (1, 2, "1")
     assert state.discards == ["3"]
 
 
@@ -156,11 +154,11 @@ def test_seat_moves_its_colour(
 def test_two_player_turns_alternate_red_yellow() -> None:
     state = with_top_cards(boardkit.position({"red0": "track:5"}, "3", players=2), "1")
     engine.apply(state, "3:red0+3")
-    assert (engine.current_player(state), state.turn) == (1, 2)
+    assert (engine.decision(state).seat, state.turn) == (1, 2)
     assert boardkit.action_ids(state) == {"1:start:yellow"}
 
 
-# --- seeds/002 "WINNING" and Part C: the winner first, the others by pawns HOME, then steps still to go ----------
+# --- the 1992 sheet "WINNING" and Part C: the winner first, the others by pawns HOME, then steps still to go ----------
 
 WIN_RANKS = [
     pytest.param(
@@ -196,7 +194,7 @@ def test_ranking_after_a_win(others: dict[str, str], ranks: tuple[int, ...]) -> 
     result = engine.result(state)
     assert result is not None
     assert (result.reason, result.ranks, result.winners) == ("win", ranks, (0,))
-    assert engine.legal_actions(state, 0) == [] and engine.current_player(state) is None
+    assert engine.legal_actions(state, 0) == [] and engine.decision(state) is None
 
 
 def test_pawn_home_is_not_a_win_until_all_four() -> None:

@@ -1,4 +1,4 @@
-"""Rule tables of the SORRY! board game, card by card (RULES.md B1, B2; seeds/002 "THE CARDS", "THE BOARD").
+"""Rule tables of the SORRY! board game, card by card (docs/rules.md B1, B2; the 1992 sheet "THE CARDS", "THE BOARD").
 
 Each case is one card in one situation: the pawns (every pawn not named is in START; 4 players, red to play),
 the card, the position's options, and what is expected: the exact set of legal action ids, or the exact pawn
@@ -27,7 +27,7 @@ def placement_after(pawns: dict[str, str], card: str, options: dict[str, Any], a
 # --- Exact legal action sets: {name, pawns, card, options, expected ids} ----------------------------------------
 
 LEGAL_ACTIONS = [
-    # seeds/002 "THE CARDS": each card in a basic situation.
+    # the 1992 sheet "THE CARDS": each card in a basic situation.
     pytest.param({"red0": "track:5"}, "1", {}, {"1:red0+1", "1:start:red"}, id="1_forward_or_start"),
     pytest.param({"red0": "track:5"}, "2", {}, {"2:red0+2", "2:start:red"}, id="2_forward_or_start"),
     pytest.param({"red0": "track:5"}, "3", {}, {"3:red0+3"}, id="3_forward"),
@@ -45,18 +45,18 @@ LEGAL_ACTIONS = [
     ),
     pytest.param({"red0": "track:8"}, "12", {}, {"12:red0+12"}, id="12_forward"),
     pytest.param({"blue0": "track:20"}, "sorry", {}, {"sorry:red:blue0"}, id="sorry_basic"),
-    # seeds/002 "To Start a Pawn": only a 1 or a 2 starts a pawn (all red pawns in START, opponents around).
+    # the 1992 sheet "To Start a Pawn": only a 1 or a 2 starts a pawn (all red pawns in START, opponents around).
     *[
         pytest.param({"blue0": "track:20", "blue1": "safety:0"}, card, {}, set(), id=f"{card}_cannot_start")
         for card in ("3", "4", "5", "7", "8", "10", "11", "12")
     ],
     pytest.param({}, "1", {}, {"1:start:red"}, id="1_starts_from_all_in_start"),
     pytest.param({}, "2", {}, {"2:start:red"}, id="2_starts_from_all_in_start"),
-    # seeds/002 "Start a Pawn Here": never two own pawns on the exit circle.
+    # the 1992 sheet "Start a Pawn Here": never two own pawns on the exit circle.
     pytest.param({"red0": "track:4"}, "1", {}, {"1:red0+1"}, id="1_exit_circle_held_by_own_pawn"),
     pytest.param({"red0": "track:4"}, "2", {}, {"2:red0+2"}, id="2_exit_circle_held_by_own_pawn"),
     pytest.param({"blue0": "track:4"}, "1", {}, {"1:start:red"}, id="1_exit_circle_held_by_opponent"),
-    # seeds/002 Notes: landing on an own pawn is illegal (forward, backward, in the safety zone).
+    # the 1992 sheet Notes: landing on an own pawn is illegal (forward, backward, in the safety zone).
     pytest.param({"red0": "track:5", "red1": "track:8"}, "3", {}, {"3:red1+3"}, id="forward_onto_own_pawn"),
     pytest.param({"red0": "track:8", "red1": "track:4"}, "4", {}, {"4:red1-4"}, id="backward_onto_own_pawn"),
     pytest.param(
@@ -75,7 +75,7 @@ LEGAL_ACTIONS = [
     ),
     # Own pawn on another colour's triangle: the landing is illegal before any slide (moves.py assumption).
     pytest.param({"red0": "track:13", "red1": "track:16"}, "3", {}, {"3:red1+3"}, id="onto_own_pawn_on_triangle"),
-    # seeds/002 "Home": exact count only; a pawn HOME never moves again.
+    # the 1992 sheet "Home": exact count only; a pawn HOME never moves again.
     pytest.param({"red0": "safety:2"}, "3", {}, {"3:red0+3"}, id="exact_count_home"),
     pytest.param({"red0": "safety:2"}, "5", {}, set(), id="5_overshoots_home"),
     pytest.param({"red0": "safety:2", "red1": "track:5"}, "8", {}, {"8:red1+8"}, id="8_overshoot_leaves_other"),
@@ -174,14 +174,25 @@ LEGAL_ACTIONS = [
         {"7:red0+7", "7:red1+7", "7:red0+1,red1+6", "7:red0+3,red1+4", "7:red0+4,red1+3"},
         id="7_split_unique_with_pawns_alike",
     ),
-    # Trap: one part slides from blue's triangle 16 to 19 where the other part lands (red0+3,red1+4 and
-    # red0+6,red1+1 in either order): two parts never end on one square. red1+5,red0+2 is red0+7's position.
+    # B2 7 with B2 Slides: each part follows every rule as if alone. red0+6 ends on 19, then red1+1 lands on blue's
+    # triangle 16 and slides to 19, bumping red0 (a slide bumps every pawn, its own colour's too): legal.
+    # red1+4,red0+3 reaches the same position (one red pawn on 19, one in START), so it is not listed. The other
+    # orders are illegal: after red0+3 (sliding to 19) red1+4 ends on 19, and after red1+1 (sliding to 19) red0+6
+    # ends on 19, a square held by its own colour. red1+5,red0+2 is red0+7's position.
     pytest.param(
         {"red0": "track:13", "red1": "track:15"},
         "7",
         {},
-        {"7:red0+7", "7:red1+7", "7:red0+1,red1+6", "7:red0+4,red1+3"},
-        id="7_split_parts_never_end_on_one_square",
+        {"7:red0+7", "7:red1+7", "7:red0+1,red1+6", "7:red0+4,red1+3", "7:red0+6,red1+1"},
+        id="7_split_second_part_slides_over_first",
+    ),
+    # The same with the pawns named the other way: red0 15+4 to 19, then red1 13+3 to 16 slides to 19.
+    pytest.param(
+        {"red0": "track:15", "red1": "track:13"},
+        "7",
+        {},
+        {"7:red0+7", "7:red1+7", "7:red0+2,red1+5", "7:red0+4,red1+3", "7:red0+6,red1+1"},
+        id="7_split_slide_bumps_first_part_legal",
     ),
     # red0+4,red1+3 would end both on 17; red0+5,red1+2 slides red1 over red0's square 18 (bumping it, B2 Slides);
     # red1+4,red0+3 is the same position as red0+5,red1+2, so it is not listed.
@@ -206,7 +217,7 @@ def test_legal_actions(pawns: dict[str, str], card: str, options: dict[str, Any]
 # --- Placements after one action: {name, pawns, card, options, action, expected pawns not in START} -------------
 
 PLACEMENTS = [
-    # seeds/002 "THE CARDS": basic moves.
+    # the 1992 sheet "THE CARDS": basic moves.
     pytest.param({}, "1", {}, "1:start:red", {"red0": "track:4"}, id="1_start"),
     pytest.param(
         {"red0": "track:5"}, "1", {}, "1:start:red", {"red0": "track:5", "red1": "track:4"}, id="1_start_next"
@@ -230,9 +241,9 @@ PLACEMENTS = [
         {"red0": "track:7", "red1": "track:25"},
         id="7_split",
     ),
-    # seeds/002 "Start a Pawn Here": an opponent on the exit circle is bumped.
+    # the 1992 sheet "Start a Pawn Here": an opponent on the exit circle is bumped.
     pytest.param({"blue0": "track:4"}, "1", {}, "1:start:red", {"red0": "track:4"}, id="start_bumps_opponent"),
-    # seeds/002 "Jumping and Bumping".
+    # the 1992 sheet "Jumping and Bumping".
     pytest.param(
         {"red0": "track:5", "blue0": "track:6", "red1": "track:7"},
         "3",
@@ -248,7 +259,7 @@ PLACEMENTS = [
     pytest.param(
         {"red0": "track:8", "blue0": "track:7"}, "10", {}, "10:red0-1", {"red0": "track:7"}, id="bump_10"
     ),
-    # seeds/002 "Safety Zone": only the own colour turns in at 15k+2; others pass the turn square.
+    # the 1992 sheet "Safety Zone": only the own colour turns in at 15k+2; others pass the turn square.
     pytest.param({"red0": "track:2"}, "1", {}, "1:red0+1", {"red0": "safety:0"}, id="red_turns_in_at_2"),
     pytest.param({"red0": "track:16"}, "3", {}, "3:red0+3", {"red0": "track:19"}, id="red_passes_blue_turn"),
     pytest.param({"red0": "track:17"}, "1", {}, "1:red0+1", {"red0": "track:18"}, id="red_passes_blue_turn_1"),
@@ -257,7 +268,7 @@ PLACEMENTS = [
     pytest.param({"red0": "track:0"}, "5", {}, "5:red0+5", {"red0": "safety:2"}, id="red_from_0_into_safety"),
     pytest.param({"red0": "track:1"}, "7", {}, "7:red0+7", {"red0": "home"}, id="red_from_1_home_by_7"),
     pytest.param({"red0": "track:0"}, "8", {}, "8:red0+8", {"red0": "home"}, id="red_from_0_home_by_8"),
-    # seeds/002 "Moving Backwards": no pawn enters its safety zone backward; it may back out of it.
+    # the 1992 sheet "Moving Backwards": no pawn enters its safety zone backward; it may back out of it.
     pytest.param({"red0": "track:4"}, "4", {}, "4:red0-4", {"red0": "track:0"}, id="4_from_exit_past_start"),
     pytest.param({"red0": "track:6"}, "4", {}, "4:red0-4", {"red0": "track:2"}, id="4_stops_on_turn_square"),
     pytest.param({"red0": "track:3"}, "10", {}, "10:red0-1", {"red0": "track:2"}, id="10_back_onto_turn_square"),
@@ -265,7 +276,7 @@ PLACEMENTS = [
     pytest.param({"red0": "safety:1"}, "4", {}, "4:red0-4", {"red0": "track:0"}, id="back_out_of_safety_4"),
     pytest.param({"red0": "safety:4"}, "4", {}, "4:red0-4", {"red0": "safety:0"}, id="4_inside_safety"),
     pytest.param({"red0": "track:58"}, "5", {}, "5:red0+5", {"red0": "safety:0"}, id="red_from_58_into_safety"),
-    # seeds/002 "Slide": another colour's triangle slides to the end, bumping every pawn on it, own colour too.
+    # the 1992 sheet "Slide": another colour's triangle slides to the end, bumping every pawn on it, own colour too.
     pytest.param(
         {"red0": "track:13", "blue0": "track:18", "red1": "track:17", "green0": "track:19", "yellow0": "track:20"},
         "3",
@@ -357,6 +368,16 @@ PLACEMENTS = [
         {"red1": "track:19"},
         id="7_second_part_slide_bumps_first_part",
     ),
+    # docs/rules.md B2: red 15+4 to 19, then red 13+3 to blue's triangle 16, sliding to 19 over the first pawn,
+    # which goes back to START like any pawn on a slide.
+    pytest.param(
+        {"red0": "track:15", "red1": "track:13"},
+        "7",
+        {},
+        "7:red0+4,red1+3",
+        {"red1": "track:19"},
+        id="7_second_part_slides_over_first_part_to_start",
+    ),
     # B2 11: swap; the own pawn slides after a swap onto another colour's triangle, the opponent never does.
     pytest.param(
         {"red0": "track:6", "blue0": "track:20"},
@@ -442,7 +463,7 @@ def test_placement_after(
     assert placement_after(pawns, card, options, action) == expected
 
 
-# --- What an action reports: bumps and slides (seeds/002 "Slide"; a pawn never bumps itself) -------------------
+# --- What an action reports: bumps and slides (the 1992 sheet "Slide"; a pawn never bumps itself) -------------------
 
 DESCRIPTIONS = [
     pytest.param(

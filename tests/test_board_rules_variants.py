@@ -136,6 +136,24 @@ TEAM_PLACEMENTS = [
         {"red0": "track:7", "yellow0": "track:12"},
         id="7_team_split_partner_first",
     ),
+    # B2 7: each part follows every rule as if alone; a part may end where the partner's pawn of an earlier part
+    # stands (bumping it, B4), and two colours' safety zones are different squares.
+    pytest.param(
+        {"red0": "track:20", "yellow0": "track:23"},
+        "7",
+        TEAM,
+        "7:yellow0+2,red0+5",
+        {"red0": "track:25"},
+        id="7_team_split_later_part_bumps_partner",
+    ),
+    pytest.param(
+        {"red0": "track:0", "yellow0": "track:29"},
+        "7",
+        TEAM_1972,
+        "7:red0+3,yellow0+4",
+        {"red0": "safety:0", "yellow0": "safety:0"},
+        id="7_team_split_both_zones_same_number",
+    ),
     pytest.param(
         {"red0": "track:5", "red1": "track:20", "yellow0": "track:35"},
         "7",
@@ -289,7 +307,7 @@ def test_points_2_that_moved_plays_again() -> None:
     state = boardkit.position({"red0": "track:5"}, variant="points", hand=["2", "3", "5", "7", "8"])
     engine.apply(state, "2:red0+2")
     assert boardkit.placed(state)["red0"] == "track:7"
-    assert (engine.current_player(state), state.turn) == (0, 1)
+    assert (engine.decision(state).seat, state.turn) == (0, 1)
     assert len(state.hands[0]) == 5 and sorted(state.hands[0][:4]) == ["3", "5", "7", "8"]
     assert engine.legal_actions(state, 0)
 
@@ -298,14 +316,14 @@ def test_points_2_that_started_plays_again() -> None:
     state = boardkit.position({}, variant="points", hand=["2", "3", "5", "7", "8"])
     assert boardkit.action_ids(state) == {"2:start:red"}
     engine.apply(state, "2:start:red")
-    assert (engine.current_player(state), state.turn) == (0, 1)
+    assert (engine.decision(state).seat, state.turn) == (0, 1)
 
 
 def test_points_discarded_2_gives_nothing() -> None:
     pawns = {"red0": "safety:4", "red1": "home", "red2": "home", "red3": "home"}
     state = boardkit.position(pawns, variant="points", hand=["2", "3", "5", "7", "8"])
     engine.apply(state, "discard:2")
-    assert (engine.current_player(state), state.turn) == (1, 2)
+    assert (engine.decision(state).seat, state.turn) == (1, 2)
     assert len(state.hands[0]) == 5
     assert state.discards == ["2"]
     assert boardkit.placed(state) == pawns

@@ -1,4 +1,4 @@
-"""Oversized request bodies (issue 8, hostile input; ``service/bodylimit.py``): any body over 64 KiB is a 413 in the
+"""Oversized request bodies (hostile input; ``service/bodylimit.py``): any body over 64 KiB is a 413 in the
 one error shape, its message naming the limit, on every endpoint (those that read their body, the move path that
 reads it itself, those that ignore it), whether its size is declared (``Content-Length``) or not (chunked), through
 the test client and through a real gunicorn server (as ``sorry-arena serve`` runs it). A body of exactly the limit
@@ -21,7 +21,7 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from benchmarks.api import create_schema, gunicorn
-from service.config import MAX_BODY_BYTES
+from runtime.settings import MAX_BODY_BYTES
 from tests.apikit import API, SQLITE_ONLY, get_actions, new_player, started_game
 
 MESSAGE = "request body too large: the limit is 65536 bytes (64 KiB)"

@@ -1,4 +1,4 @@
-"""service.botcall against real local HTTP servers (tests/botservers.py): every fault kind, deadlines that hold
+"""botlink.calls against real local HTTP servers (tests/botservers.py): every fault kind, deadlines that hold
 against endless or trickled replies, signed requests, the resolved address pinned, keep-alive, https names."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from service import signing
-from service.botcall import FAULTS, BotConnection, BotReply
-from service.netguard import parse_allowlist
+from botlink import signing
+from botlink.calls import FAULTS, BotConnection, BotReply
+from botlink.netguard import parse_allowlist
 from tests import botservers
 from tests.botservers import BotServer
 

@@ -15,7 +15,8 @@ def test_every_bot_always_chooses_a_legal_action() -> None:
     for game, settings in games:
         state = engine.new_game(game, settings, seed=17)
         rng = random.Random(0)
-        while (seat := engine.current_player(state)) is not None:
+        while (asked := engine.decision(state)) is not None:
+            seat = asked.seat
             actions = engine.legal_actions(state, seat)
             name = "greedy" if seat % 2 else "random"
             choice = BOTS[name](engine.view(state, seat), actions, rng)
@@ -62,7 +63,7 @@ def test_greedy_clearly_beats_random_at_cards() -> None:
 
 def test_greedy_takes_a_21_and_never_busts_when_it_can_help_it() -> None:
     state = engine.new_game("card", {"players": 2}, seed=1)
-    seat = engine.current_player(state)
+    seat = engine.decision(state).seat
     state.hands[seat] = ["4", "9", "take2", "slide15", "2"]
     state.total = 12
     state._actions = None

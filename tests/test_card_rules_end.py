@@ -1,5 +1,5 @@
 """Rule tables of the SORRY! Card Game: the end of the game, the tiebreaker, the options, the ranking, and who may
-act (RULES.md A5, Part C; seeds/000 "Win", "Tiebreaker", "For a Longer Game").
+act (docs/rules.md A5, Part C; the card game sheet "Win", "Tiebreaker", "For a Longer Game").
 
 Positions come from :mod:`tests.cardkit`: red (seat 0) to play unless a case says otherwise.
 """
@@ -22,7 +22,7 @@ from tests import cardkit
 def test_fourth_home_pawn_wins() -> None:
     state = cardkit.position([["6", "2"], ["1"], ["1"], ["1"]], pile=["slide15"], progress=[3, 3, 3, 0])
     done = cardkit.after(state, "play:6", "pass", "pass", "pass")
-    assert engine.is_over(done) and engine.current_player(done) is None
+    assert engine.is_over(done) and engine.decision(done) is None
     result = engine.result(done)
     assert result is not None and result.winners == (0,) and result.reason == "win"
     assert [engine.legal_actions(done, seat) for seat in range(4)] == [[], [], [], []]
@@ -88,6 +88,21 @@ def test_tiebreak_choices_stay_secret_until_everyone_has_chosen() -> None:
     assert engine.view(state, 1)["tiebreak"] == {"tied": [1, 2], "chosen": [1], "mine": ["9", "10"]}
     done = cardkit.after(state, "tiebreak:5,5")
     assert engine.view(done, 3)["tiebreak"]["cards"] == {"1": ["9", "10"], "2": ["5", "5"]}
+
+
+def test_a_secret_tiebreak_choice_is_told_to_the_others_as_made_in_secret() -> None:
+    """The seat gets its choice with the cards and the score; everyone else learns only that it chose, in words
+    that say so (not "no cards (score 0)")."""
+    state = tied_position(["10", "9"], ["5", "5"])
+    _, events = cardkit.after_with_events(state, "tiebreak:9,10")
+    private = [event for event in events if event["type"] == "action" and event["to"] == 1]
+    public = [event for event in events if event["type"] == "action" and event["to"] is None]
+    assert len(private) == 1 and private[0]["cards"] == ["9", "10"] and private[0]["score"] == 19
+    assert len(public) == 1 and "score" not in public[0] and not public[0]["cards"]
+    assert describe_event("card", private[0], "en") == "Player 2: tiebreaker: 9, 10 (score 19)"
+    assert describe_event("card", private[0], "fr") == "Joueur 2 : bris d'égalité : 9, 10 (score 19)"
+    assert describe_event("card", public[0], "en") == "Player 2: tiebreaker cards chosen in secret"
+    assert describe_event("card", public[0], "fr") == "Joueur 2 : cartes du bris d'égalité choisies en secret"
 
 
 TIEBREAK = [
@@ -163,9 +178,34 @@ def test_home_flip_and_goal_by_option(options: dict[str, Any], before: int, afte
 
 def test_longer_game_on_turn_sorry_is_minus_one_progress() -> None:
     state = cardkit.position([["sorry", "1"], ["1"]], progress=[0, 6], longer_game=True)
-    done = cardkit.after(state, "sorry:blue", "pass")
+    done, events = cardkit.after_with_events(state, "sorry:blue", "pass")
     assert done.progress == [0, 5]
     assert cardkit.home(done) == [0, 3]
+    # counting back down, one step back flips a pawn card from START back to HOME, and the event says so
+    (flip,) = [event for event in events if event["type"] == "start"]
+    assert flip["flipped_to"] == "home" and flip["home"] == 3
+    assert (
+        describe_event("card", flip, "en")
+        == "SORRY! Player 2 flips a pawn card back to HOME (pawn cards at HOME: 3)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("longer_game", "progress", "home"),
+    [(False, 2, 1), (True, 2, 1), (True, 4, 3)],
+    ids=["standard", "longer", "longer_all_home"],
+)
+def test_on_turn_sorry_flips_a_home_pawn_card_back_to_start(longer_game: bool, progress: int, home: int) -> None:
+    state = cardkit.position([["sorry", "1"], ["1"]], progress=[0, progress], longer_game=longer_game)
+    _, events = cardkit.after_with_events(state, "sorry:blue", "pass")
+    (flip,) = [event for event in events if event["type"] == "start"]
+    assert flip == {"type": "start", "to": None, "seat": 1, "home": home, "flipped_to": "start"}
+    assert describe_event("card", flip, "en") == (
+        f"SORRY! Player 2 flips a pawn card back to START (pawn cards at HOME: {home})"
+    )
+    assert describe_event("card", flip, "fr") == (
+        f"SORRY! Joueur 2 remet une carte Pion du côté DÉPART (cartes Pion du côté ARRIVÉE : {home})"
+    )
 
 
 def test_longer_game_bust_is_plus_one_for_the_others() -> None:
@@ -189,6 +229,18 @@ def test_turn_cap_ends_the_game_ranked_by_home_count() -> None:
     result = engine.result(done)
     assert result is not None and result.reason == "turn_cap"
     assert result.ranks == (3, 1, 4, 1)
+
+
+def test_turn_cap_ranks_the_longer_game_by_progress_not_by_the_home_count_shown() -> None:
+    # progress 7 shows 1 pawn card at HOME, progress 4 shows 4, progress 5 shows 3: progress decides (Part C)
+    state = cardkit.position(
+        [["1", "2"], ["1"], ["1"], ["1"]], progress=[4, 7, 0, 5], longer_game=True, turn=10, turn_cap=10
+    )
+    done = cardkit.after(state, "play:1")
+    result = engine.result(done)
+    assert result is not None and result.reason == "turn_cap"
+    assert cardkit.home(done) == [4, 1, 0, 3]
+    assert result.ranks == (3, 1, 4, 2)
 
 
 def test_turn_cap_is_not_reached_before_its_last_turn() -> None:
@@ -298,7 +350,8 @@ def test_illegal_action_is_refused_and_changes_nothing(
 ) -> None:
     state = build()
     before = engine.to_json(state)
-    expected_seat = engine.current_player(state) if seat is None else seat
+    asked = engine.decision(state)
+    expected_seat = (None if asked is None else asked.seat) if seat is None else seat
     with pytest.raises(engine.IllegalActionError) as caught:
         engine.apply(state, action_id, seat)
     assert caught.value.action == action_id and caught.value.seat == expected_seat
@@ -332,7 +385,7 @@ def test_a_game_whose_every_card_is_stuck_in_the_play_pile_ends_as_stalled() -> 
     state = engine.new_game("card", {"players": 2, "deck": {"0": 11}, "turn_cap": 1_000_000}, seed=1)
     applied = 0
     while not engine.is_over(state):
-        engine.apply(state, engine.legal_actions(state, engine.current_player(state))[0].id)
+        engine.apply(state, engine.legal_actions(state, engine.decision(state).seat)[0].id)
         applied += 1
     result = engine.result(state)
     assert result is not None and result.reason == "stalled" and result.ranks == (1, 1)

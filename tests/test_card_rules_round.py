@@ -1,5 +1,5 @@
-"""Rule tables of the SORRY! Card Game: 21, bust, the end of a round and the SORRY! reactions (RULES.md A2, A4;
-seeds/000 "Play" 3-4, "SORRY! cards", "Don't Be SORRY! cards", "Important: Draw a new card ...").
+"""Rule tables of the SORRY! Card Game: 21, bust, the end of a round and the SORRY! reactions (docs/rules.md A2, A4;
+the card game sheet "Play" 3-4, "SORRY! cards", "Don't Be SORRY! cards", "Important: Draw a new card ...").
 
 Positions come from :mod:`tests.cardkit`: red (seat 0) to play unless a case says otherwise; the draw pile's top
 cards are named where the drawn cards matter.
@@ -262,7 +262,7 @@ def test_on_turn_sorry_target_without_block_may_only_pass() -> None:
 
 
 def test_on_turn_sorry_player_draws_back_up_to_five_at_once() -> None:
-    """A4: "Whoever played one draws back up to 5 at once" (seeds/000 "Important: Draw a new card after you play
+    """A4: "Whoever played one draws back up to 5 at once" (the card game sheet "Important: Draw a new card after you play
     a SORRY! ..."): the attacker tops up when the SORRY! is played, before the target's block window, so it draws
     the top card of the draw pile even if the target then blocks."""
     window = cardkit.after(sorry_position(draw=["8", "7"]), "sorry:blue")

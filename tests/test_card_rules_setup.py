@@ -1,5 +1,5 @@
-"""Rule tables of the SORRY! Card Game: the deck, the deal, the settings and the first player (RULES.md A1, A2
-"The first player ...", A4 "Public" / "Private", A5 options; seeds/000 "Contents", "Get Ready").
+"""Rule tables of the SORRY! Card Game: the deck, the deal, the settings and the first player (docs/rules.md A1, A2
+"The first player ...", A4 "Public" / "Private", A5 options; the card game sheet "Contents", "Get Ready").
 """
 
 from __future__ import annotations
@@ -118,11 +118,9 @@ def test_default_settings() -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_first_player_is_drawn_from_the_seed(players: int) -> None:
-    firsts = [
-        engine.current_player(engine.new_game("card", {"players": players}, seed=seed)) for seed in range(40)
-    ]
+    firsts = [engine.decision(engine.new_game("card", {"players": players}, seed=seed)).seat for seed in range(40)]
     assert set(firsts) == set(range(players))  # every seat starts some game
-    again = [engine.current_player(engine.new_game("card", {"players": players}, seed=seed)) for seed in range(40)]
+    again = [engine.decision(engine.new_game("card", {"players": players}, seed=seed)).seat for seed in range(40)]
     assert again == firsts  # and the same seed always picks the same seat
 
 

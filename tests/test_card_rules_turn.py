@@ -1,4 +1,4 @@
-"""Rule tables of the SORRY! Card Game: the total and a turn (RULES.md A2 "total", A3; seeds/000 "Play",
+"""Rule tables of the SORRY! Card Game: the total and a turn (docs/rules.md A2 "total", A3; the card game sheet "Play",
 "Know Your Cards", "Action Cards").
 
 Positions come from :mod:`tests.cardkit`: 4 players (red, blue, yellow, green) unless the hands say otherwise,
@@ -235,8 +235,9 @@ def test_a_hand_never_holds_more_than_seven_cards_in_random_games() -> None:
         for _ in range(400):
             if engine.is_over(state):
                 break
-            seat = engine.current_player(state)
-            assert seat is not None
+            decision = engine.decision(state)
+            assert decision is not None
+            seat = decision.seat
             ids = sorted(action.id for action in engine.legal_actions(state, seat))
             # prefer Take 2 to push hands to their limit
             engine.apply(state, "play:take2" if "play:take2" in ids else chooser.choice(ids))

@@ -6,7 +6,7 @@ point (pyproject's ``[project.scripts]``, or ``python -m`` a package of ours) un
 to the step that would start serving, which records what it would have started instead (gunicorn's bind address
 and the app it loads, the worker's settings, the migration's URL, the bot's host, port and secret). The checks then
 compare those with the ports, health checks, dependencies, networks and variables of compose.yaml, with the
-settings that ``service.config.Settings.from_env`` reads, with the Dockerfile, and with docs/deploy.md.
+settings that ``runtime.settings.Settings.from_env`` reads, with the Dockerfile, and with docs/deploy.md.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ import pytest
 import yaml
 from sqlalchemy.engine import make_url
 
-from service.config import Settings
-from service.netguard import parse_allowlist
+from botlink.netguard import parse_allowlist
+from runtime.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SHELL = {"SORRY_ARENA_SECRET": "compose-test-secret-" + "s" * 24}
@@ -226,7 +226,7 @@ def recorders() -> Iterator[None]:
     """Replace the steps that would start serving with recorders of what they were given."""
     import cli.serve
     import clients.__main__
-    import service.migrate
+    import store.migrate
     import tournament.context
     import tournament.worker
 
@@ -247,7 +247,7 @@ def recorders() -> Iterator[None]:
 
     with (
         mock.patch.object(cli.serve.Server, "run", serve_api),
-        mock.patch.object(service.migrate, "upgrade", migrate),
+        mock.patch.object(store.migrate, "upgrade", migrate),
         mock.patch.object(tournament.worker, "run", work),
         mock.patch.object(clients.__main__, "serve", serve_bot),
     ):

@@ -1,4 +1,4 @@
-"""Incremental Elo against hand-computed cases (tournament/elo.py).
+"""Incremental Elo against hand-computed cases (ratings/elo.py).
 
 Figures: expected(1400, 1600) = 1 / (1 + 10**(200/400)) = 1 / (1 + 3.16227766) = 0.24025307.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tournament.elo import EloRow, EloTable, expected, pairwise
+from ratings.elo import EloRow, EloTable, expected, pairwise
 
 UNDERDOG = 0.2402530733  # expected score of 1400 against 1600
 
@@ -87,7 +87,7 @@ def test_four_player_game_with_ties_uses_ratings_from_before_the_game() -> None:
 def test_order_of_games_matters() -> None:
     # a beats b (1516 / 1484), then b beats a: b expected 1/(1 + 10**(32/400)) = 1/2.202264 = 0.454078, gains
     # 32 * 0.545922 = 17.4695: b = 1501.4695, a = 1498.5305.  The other order ends the other way round: incremental Elo is
-    # order-dependent (tournament.rating_fit is not).
+    # order-dependent (ratings.fit is not).
     first: EloTable[str] = EloTable()
     first.record(["a", "b"], [0, 1])
     first.record(["a", "b"], [1, 0])

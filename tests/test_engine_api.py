@@ -1,20 +1,25 @@
-"""The shared game API (STYLE.md "engine/", RULES.md Part C): creation, validation, errors, views and events."""
+"""The shared game API (docs/architecture.md; docs/rules.md C): creation, validation, errors, views and events."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import json
 import random
+import types
 
 import pytest
 
 import engine
-from engine.board.state import BoardState
+from engine.games import RULESETS
+from engine.ruleset import Ruleset
 
 
-def play_randomly(state: BoardState, seed: int, limit: int = 100_000) -> list[str]:
+def play_randomly(state: engine.State, seed: int, limit: int = 100_000) -> list[str]:
     rng = random.Random(seed)
     played = []
-    while (seat := engine.current_player(state)) is not None and len(played) < limit:
+    while (asked := engine.decision(state)) is not None and len(played) < limit:
+        seat = asked.seat
         action = rng.choice(engine.legal_actions(state, seat)).id
         engine.apply(state, action, seat)
         played.append(action)
@@ -55,7 +60,6 @@ def test_settings_are_recorded_with_every_default() -> None:
 def test_a_new_game_asks_seat_zero_to_play_the_card_it_drew() -> None:
     state = engine.new_game("board", {"players": 2}, seed=3)
     assert engine.decision(state) == engine.Decision(0, "move")
-    assert engine.current_player(state) == 0
     assert state.card is not None
     assert engine.legal_actions(state, 1) == []
     assert not engine.is_over(state)
@@ -111,7 +115,8 @@ def test_actions_have_readable_ids_and_structured_descriptions() -> None:
 
 
 def test_events_say_what_happened_and_private_ones_have_a_public_twin() -> None:
-    state, events = engine.new_game_with_events("board", {"variant": "points", "players": 2}, 9)
+    state = engine.new_game("board", {"variant": "points", "players": 2}, 9)
+    events = engine.opening_events(state)
     private = [event for event in events if event["to"] is not None]
     public = [event for event in events if event["to"] is None]
     assert [event["to"] for event in private] == [0, 1]
@@ -141,7 +146,7 @@ def test_fallback_action_is_legal_and_depends_only_on_seed_and_ply() -> None:
     two = engine.new_game("board", None, seed=30)
     for _ in range(50):
         choice = engine.fallback_action(one)
-        assert choice in {action.id for action in engine.legal_actions(one, engine.current_player(one))}
+        assert choice in {action.id for action in engine.legal_actions(one, engine.decision(one).seat)}
         assert engine.fallback_action(two) == choice
         engine.apply(one, choice)
         engine.apply(two, choice)
@@ -167,3 +172,75 @@ def test_from_json_refuses_malformed_states(mutate: object, message: str) -> Non
     with pytest.raises(engine.StateError) as error:
         engine.from_json(data)
     assert message in str(error.value)
+
+
+# -- the API module ---------------------------------------------------------------------------------------------
+
+TYPES = ["Action", "Decision", "Event", "Json", "Result", "State"]
+ERRORS = ["EngineError", "IllegalActionError", "SettingsError", "StateError"]
+FUNCTIONS = ["new_game", "normalize_settings", "opening_events", "decision", "legal_actions", "is_over", "result"]
+FUNCTIONS += ["apply", "fallback_action", "view", "to_json", "from_json", "replay", "copy", "determinize"]
+DOCUMENTED = sorted([*TYPES, *ERRORS, *FUNCTIONS, "GAMES"])
+"""The documented API (engine/api.py's docstring, README "The game API"), one name per operation."""
+
+
+def test_the_package_exports_exactly_the_api_module_and_it_exactly_the_documented_names() -> None:
+    assert engine.__all__ == engine.api.__all__
+    assert sorted(engine.api.__all__) == DOCUMENTED
+    for name in DOCUMENTED:
+        assert getattr(engine, name) is getattr(engine.api, name)
+        assert f"`{name}`" in (engine.api.__doc__ or ""), f"{name} is not in engine.api's docstring"
+    # nothing else public in the package but its modules
+    public = {name for name, value in vars(engine).items() if not name.startswith("_")}
+    assert {name for name in public if not isinstance(getattr(engine, name), types.ModuleType)} == set(DOCUMENTED)
+
+
+def test_no_two_public_names_are_one_operation() -> None:
+    functions = [getattr(engine, name) for name in FUNCTIONS]
+    assert all(inspect.isfunction(function) and function.__module__ == "engine.api" for function in functions)
+    assert len({id(function) for function in functions}) == len(functions)  # no alias (``a = b``)
+    for gone in ("current_player", "new_game_with_events", "num_seats", "play", "encode", "decode", "sample"):
+        assert not hasattr(engine, gone), gone
+    # a game supplies one function per operation: its fields, named as the API's functions they implement, plus
+    # the steps only the API calls (``setup`` for new_game and opening_events, ``legal`` for legal_actions/apply)
+    fields = [field.name for field in dataclasses.fields(Ruleset)]
+    assert set(fields) - {"name", "setup", "legal"} <= set(FUNCTIONS)
+    methods = [name for name, value in vars(Ruleset).items() if inspect.isfunction(value) and name[:2] != "__"]
+    assert methods == []  # no second name for an operation, no glue of its own
+    for ruleset in RULESETS.values():
+        implementations = [getattr(ruleset, name) for name in fields if name != "name"]
+        assert len(set(implementations)) == len(implementations)
+    assert engine.GAMES == ("board", "card") == tuple(sorted(RULESETS))
+
+
+@pytest.mark.parametrize(("game", "settings"), [("board", {"variant": "points"}), ("card", {"players": 3})])
+def test_every_state_the_api_returns_is_a_state(game: str, settings: dict[str, int | str]) -> None:
+    state = engine.new_game(game, settings, seed=4)
+    assert isinstance(state, engine.State) and state.game == game
+    seat = engine.decision(state).seat  # type: ignore[union-attr]
+    for other in (
+        engine.copy(state),
+        engine.from_json(engine.to_json(state)),
+        engine.replay(game, settings, 4, []),
+        engine.determinize(engine.view(state, seat), 1),
+    ):
+        assert isinstance(other, engine.State) and type(other) is type(state)
+    with pytest.raises(engine.StateError, match="not a game state: dict"):
+        engine.decision({"game": game})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("game", "settings"), [("board", {"variant": "points", "players": 3}), ("card", {"players": 3})]
+)
+def test_opening_events_are_the_deal_of_the_game_at_any_ply(game: str, settings: dict[str, int | str]) -> None:
+    state = engine.new_game(game, settings, seed=12)
+    events = engine.opening_events(state)
+    ruleset = RULESETS[game]
+    dealt: list[engine.Event] = []
+    ruleset.setup(engine.normalize_settings(game, settings), 12, dealt)
+    assert events == dealt and [event["to"] for event in events if event["to"] is not None] == [0, 1, 2]
+    before = engine.to_json(state)
+    assert engine.opening_events(state) == events and engine.to_json(state) == before  # a question: no change
+    play_randomly(state, seed=3, limit=20)
+    assert engine.opening_events(state) == events
+    assert engine.opening_events(engine.from_json(engine.to_json(state))) == events

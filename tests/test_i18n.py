@@ -33,7 +33,8 @@ SEEDS = range(4)
 def played(game: str, variant: int, seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
     """Events, action descriptions and decision kinds of one complete random game."""
     settings = VARIANTS[variant][1]
-    state, events = engine.new_game_with_events(game, dict(settings), seed)
+    state = engine.new_game(game, dict(settings), seed)
+    events = engine.opening_events(state)
     rng = random.Random(seed)
     descriptions: list[dict[str, Any]] = []
     decisions: list[str] = []
@@ -333,7 +334,51 @@ def test_events_rare_in_random_games(game: str, event: dict[str, Any], en: str, 
 
 def test_a_tiebreak_choice_without_its_cards_does_not_invent_them() -> None:
     hidden = {"type": "action", "to": None, "seat": 0, "action": "tiebreak", "kind": "tiebreak"}
-    assert i18n.describe_event("card", hidden) == "Player 1: choose the tiebreaker cards"
+    assert i18n.describe_event("card", hidden) == "Player 1: tiebreaker cards chosen in secret"
+
+
+def test_the_public_twin_of_a_secret_tiebreak_choice_says_it_was_made_in_secret() -> None:
+    """The public twin carries "cards": [] but no score: it must not read as "no cards (score 0)"."""
+    public = {"type": "action", "to": None, "seat": 1, "action": "tiebreak", "kind": "tiebreak", "cards": []}
+    assert i18n.describe_event("card", public, "en") == "Player 2: tiebreaker cards chosen in secret"
+    assert i18n.describe_event("card", public, "fr") == "Joueur 2 : cartes du bris d'égalité choisies en secret"
+    for language in i18n.LANGUAGES:
+        text = i18n.describe_event("card", public, language)
+        assert "score" not in text and i18n.message("cards.none", language) not in text
+    private = {**public, "to": 1, "action": "tiebreak:none", "score": 0}
+    assert i18n.describe_event("card", private, "en") == "Player 2: tiebreaker: no cards (score 0)"
+    assert i18n.describe_event("card", private, "fr") == "Joueur 2 : bris d'égalité : aucune carte (score 0)"
+
+
+@pytest.mark.parametrize(
+    ("event", "en", "fr"),
+    [
+        (
+            {"type": "start", "to": None, "seat": 1, "home": 2, "flipped_to": "start"},
+            "SORRY! Player 2 flips a pawn card back to START (pawn cards at HOME: 2)",
+            "SORRY! Joueur 2 remet une carte Pion du côté DÉPART (cartes Pion du côté ARRIVÉE : 2)",
+        ),
+        (
+            {"type": "start", "to": None, "seat": 1, "home": 2},  # an event stored before "flipped_to"
+            "SORRY! Player 2 flips a pawn card back to START (pawn cards at HOME: 2)",
+            "SORRY! Joueur 2 remet une carte Pion du côté DÉPART (cartes Pion du côté ARRIVÉE : 2)",
+        ),
+        (
+            {"type": "start", "to": None, "seat": 0, "home": 3, "flipped_to": "home"},
+            "SORRY! Player 1 flips a pawn card back to HOME (pawn cards at HOME: 3)",
+            "SORRY! Joueur 1 remet une carte Pion du côté ARRIVÉE (cartes Pion du côté ARRIVÉE : 3)",
+        ),
+        (
+            {"type": "home", "to": None, "seat": 2, "reason": "bust", "home": 1},
+            "Player 3 flips a pawn card after the bust (pawn cards at HOME: 1)",
+            "Joueur 3 retourne une carte Pion, car le total a dépassé 21 (cartes Pion du côté ARRIVÉE : 1)",
+        ),
+    ],
+)
+def test_pawn_card_flip_sentences(event: dict[str, Any], en: str, fr: str) -> None:
+    assert i18n.describe_event("card", event, "en") == en
+    assert i18n.describe_event("card", event, "fr") == fr
+    assert "cuit" not in i18n.describe_event("card", event, "fr")
 
 
 def test_decisions() -> None:

@@ -1,16 +1,22 @@
-"""The engine imports nothing outside the standard library (STYLE.md layers), checked on every import statement.
+"""The floors of docs/architecture.md, checked beyond what import-linter (run by `make test`) can say.
 
-import-linter (run by `make test`) checks the layer contracts between our packages; it can only forbid named
-third-party packages, so this test checks the engine's imports against the interpreter's list of stdlib modules.
+import-linter checks the contracts between our packages, but can only forbid named third-party packages: this test
+checks the engine's and the rating arithmetic's imports against the interpreter's list of standard library modules,
+and that a tournament worker process, as started, loads no Flask at all.
 """
 
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
 import sys
 from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parent.parent / "engine"
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGINE = ROOT / "engine"
 
 
 def imported_top_levels(path: Path) -> set[str]:
@@ -23,16 +29,42 @@ def imported_top_levels(path: Path) -> set[str]:
     return names
 
 
-def test_engine_imports_only_the_standard_library() -> None:
-    files = sorted(ENGINE.rglob("*.py"))
-    assert files, "no engine sources found"
+@pytest.mark.parametrize("package", ["engine", "ratings"])
+def test_a_pure_package_imports_only_the_standard_library(package: str) -> None:
+    files = sorted((ROOT / package).rglob("*.py"))
+    assert files, f"no {package} sources found"
     outside = {
-        f"{path.relative_to(ENGINE.parent)}: {name}"
+        f"{path.relative_to(ROOT)}: {name}"
         for path in files
         for name in imported_top_levels(path)
-        if name != "engine" and name not in sys.stdlib_module_names
+        if name != package and name not in sys.stdlib_module_names
     }
-    assert not outside, f"engine imports outside the standard library: {sorted(outside)}"
+    assert not outside, f"{package} imports outside the standard library: {sorted(outside)}"
+
+
+FLASK_FAMILY = {"flask", "flask_smorest", "werkzeug", "jinja2", "marshmallow", "service"}
+
+
+def loaded_top_levels(*modules: str) -> set[str]:
+    """The top-level packages a fresh interpreter holds after importing ``modules``."""
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {list(modules)!r}: importlib.import_module(name)\n"
+        "print(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    return set(json.loads(done.stdout))
+
+
+def test_a_worker_process_loads_no_flask() -> None:
+    """What `sorry-arena worker` imports to play games: the worker, its jobs, the runner and their floors."""
+    loaded = loaded_top_levels("cli.worker", "tournament.worker", "tournament.jobs", "tournament.runner")
+    assert {"tournament", "store", "botlink", "engine", "sqlalchemy", "rq"} <= loaded
+    assert not loaded & FLASK_FAMILY, f"a worker loads {sorted(loaded & FLASK_FAMILY)}"
+
+
+def test_the_check_sees_flask_in_the_api() -> None:
+    assert {"flask", "service"} <= loaded_top_levels("service.app")
 
 
 def test_the_check_sees_a_third_party_import(tmp_path: Path) -> None:

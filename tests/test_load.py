@@ -14,7 +14,7 @@ import random
 from sqlalchemy import create_engine, update
 
 from benchmarks import load
-from service.models import Game
+from store.models import Game
 from tests.apikit import SQLITE_ONLY, get_actions, started_game, submit
 
 

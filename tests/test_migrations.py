@@ -1,6 +1,6 @@
-"""Alembic migrations (``service.migrate``) and the ``sorry-arena db`` / ``serve`` commands.
+"""Alembic migrations (``store.migrate``) and the ``sorry-arena db`` / ``serve`` commands.
 
-Migrating a fresh SQLite file and a fresh PostgreSQL database must give exactly the schema of ``service.models``
+Migrating a fresh SQLite file and a fresh PostgreSQL database must give exactly the schema of ``store.models``
 (alembic's ``compare_metadata`` finds no difference). PostgreSQL is a service of the machine: unreachable, the
 test is skipped locally and fails in CI (``CI=true``).
 """
@@ -23,10 +23,10 @@ from sqlalchemy import create_engine, inspect
 
 from cli.main import build_parser, main
 from cli.serve import options_from
-from service import migrate
+from runtime.settings import Settings
 from service.app import create_app
-from service.config import Settings
-from service.models import Base
+from store import migrate
+from store.models import Base
 from tests.databases import postgres_database
 
 MODEL_TABLES = set(Base.metadata.tables)

@@ -1,4 +1,4 @@
-"""service.netguard: URL form, address classes (IPv4, IPv6, embedded IPv4), allowlists, resolution."""
+"""botlink.netguard: URL form, address classes (IPv4, IPv6, embedded IPv4), allowlists, resolution."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from service import netguard
-from service.netguard import RefusedAddress, Target, UnresolvableHost, check_url, parse_allowlist, resolve
+from botlink import netguard
+from botlink.netguard import RefusedAddress, Target, UnresolvableHost, check_url, parse_allowlist, resolve
 
 LOOPBACK = parse_allowlist("loopback")
 

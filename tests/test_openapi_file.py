@@ -12,8 +12,8 @@ from flask.testing import FlaskClient
 
 from cli.main import main
 from cli.openapi import spec_text
+from runtime.settings import Settings
 from service.app import create_app
-from service.config import Settings
 
 SPEC_FILE = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
 REFRESH = "run `.venv/bin/sorry-arena openapi` (or `make openapi`) to refresh it"

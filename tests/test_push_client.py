@@ -20,12 +20,12 @@ import pytest
 import requests
 
 import engine
+from botlink import signing
+from botlink.calls import BotConnection
+from botlink.netguard import parse_allowlist
 from clients.__main__ import load_bot, main
 from clients.examples import greedy_bot, random_bot
 from clients.push import PushServer, serve
-from service import signing
-from service.botcall import BotConnection
-from service.netguard import parse_allowlist
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "push-secret"
@@ -193,7 +193,7 @@ def test_the_service_client_plays_against_the_reference_server() -> None:
 
 
 def test_a_move_round_trip_takes_a_few_milliseconds() -> None:
-    # MEASURED.md: without TCP_NODELAY each reply would wait ~44 ms; a Session keeps one connection alive.
+    # without TCP_NODELAY each reply would wait ~40 ms (Nagle); a Session keeps one connection alive.
     server = serve(first_action, secret=SECRET).start_background()
     with server, BotConnection(server.url, SECRET, parse_allowlist("loopback")) as connection:
         rate = round_trips(lambda: connection.move(MOVE))

@@ -1,4 +1,4 @@
-"""Rate limits (issue 8, ``service/ratelimits.py``): account creation per client address, bot registration and move
+"""Rate limits (``service/ratelimits.py``): account creation per client address, bot registration and move
 submission per account, counted in memory (the embedded default) and in Redis.
 
 Each limit answers a 429 in the one error shape, its message naming the limit and the wait, with ``Retry-After``
@@ -23,16 +23,16 @@ from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from service import migrate
-from service.app import create_app
-from service.config import (
+from runtime.settings import (
     DEFAULT_LIMIT_ACCOUNTS,
     DEFAULT_LIMIT_BOTS,
     DEFAULT_LIMIT_MOVES,
     Settings,
     parse_rate,
 )
+from service.app import create_app
 from service.ratelimits import MemoryCounter, RedisCounter
+from store import migrate
 from tests.apikit import API, Player, new_player, started_game
 from tests.conftest import TEST_LIMITS, dispose
 from tests.databases import unavailable

@@ -1,4 +1,4 @@
-"""The order-independent Bradley-Terry fit and its bootstrap intervals (tournament/rating_fit.py).
+"""The order-independent Bradley-Terry fit and its bootstrap intervals (ratings/fit.py).
 
 Simulated bots play games whose finishing order is drawn from the Plackett-Luce model (an exponential race: each
 seat finishes after an exponential time of rate ``10**(elo / 400)``), under which every pair of seats is ordered
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from tournament.elo import expected
-from tournament.rating_fit import Rating, connected_groups, fit
+from ratings.elo import expected
+from ratings.fit import Rating, connected_groups, fit
 
 Game = tuple[list[str], list[int]]
 TRUE_ELO = {"d": 0.0, "c": 100.0, "b": 200.0, "a": 400.0}

@@ -1,4 +1,4 @@
-"""Accounts against each other (issue 8): secrets are stored and compared safely, and no account can act for
+"""Accounts against each other: secrets are stored and compared safely, and no account can act for
 another, nor read another seat's hand, through any endpoint.
 
 - Tokens: the database holds only their SHA-256 (every text cell of every table is searched for the tokens);
@@ -34,10 +34,10 @@ from flask.testing import FlaskClient
 from sqlalchemy import MetaData, create_engine, func, select
 
 import engine
+from botlink import signing
 from clients import signature
-from service import auth, signing
-from service.arena_models import Tournament
-from service.models import ActionRecord
+from service import auth
+from store.models import ActionRecord, Tournament
 from tests.apikit import (
     API,
     SQLITE_ONLY,
@@ -132,7 +132,7 @@ def test_a_bot_secret_is_kept_for_signing_and_shown_only_when_made(client: Flask
 SECRET_NAME = re.compile(r"(?i)token|secret|signature|digest|password|passwd|hmac|\bmac\b")
 REVIEWED_EQUALITIES = {
     # SQL, not Python: the database finds the player by the token's hash (an index lookup, no secret byte compared)
-    ("service/auth.py", "Player.token_hash == db.param('token_hash')"),
+    ("service/auth.py", "Player.token_hash == param('token_hash')"),
     # two secrets of the service's own (a rotated one and the stored one), nothing the caller sent
     ("service/api/bots.py", "secret != bot.secret"),
 }
@@ -141,7 +141,7 @@ REVIEWED_EQUALITIES = {
 def secret_equalities() -> set[tuple[str, str]]:
     """Every ``==`` / ``!=`` in our code with an operand that names a secret (token, secret, signature...)."""
     found = set()
-    for package in ("service", "tournament", "clients", "cli"):
+    for package in ("service", "tournament", "clients", "cli", "store", "botlink", "runtime", "ratings"):
         for path in sorted((ROOT / package).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if not isinstance(node, ast.Compare) or not any(

@@ -1,4 +1,4 @@
-"""service.signing and the bot authors' clients/signature.py: one test vector (also in docs/bot-protocol.md,
+"""botlink.signing and the bot authors' clients/signature.py: one test vector (also in docs/bot-protocol.md,
 checked there too), tampering, wrong secrets, stale timestamps and malformed headers, on both sides."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from botlink import signing
 from clients import signature
-from service import signing
 
 SECRET = "s3cret"
 TIMESTAMP = 1700000000

@@ -1,4 +1,4 @@
-"""The per-tournament standings and head-to-head tables on small hand-checked tournaments (tournament/summary.py)."""
+"""The per-tournament standings and head-to-head tables on small hand-checked tournaments (ratings/summary.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from tournament.rating_fit import fit
-from tournament.summary import Row, head_to_head, head_to_head_matrix, places, summarize
+from ratings.fit import fit
+from ratings.summary import Row, head_to_head, head_to_head_matrix, places, summarize
 
 # Four games of a small tournament, ranks 0-based (lower is better, equal ranks tie).
 GAMES: list[tuple[list[str], list[int]]] = [

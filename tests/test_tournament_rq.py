@@ -21,9 +21,8 @@ from flask import Flask
 from sqlalchemy import func, select
 
 import engine
-from service import migrate
-from service.arena_models import Result, Tournament, TournamentGame
-from service.models import ActionRecord, Game, now
+from store import migrate
+from store.models import ActionRecord, Game, Result, Tournament, TournamentGame, now
 from tests.apikit import new_player
 from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
 from tests.conftest import dispose

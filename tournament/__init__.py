@@ -1,1 +1,4 @@
-"""sorry-arena's tournament runner (RQ jobs, pairing, bot HTTP calls, ratings): imports engine and service's db."""
+"""The tournament workers: RQ jobs (``jobs``), the game runner (``runner``), leases and results (``leases``,
+``results``), scheduled and repeated runs (``runs``), pairing (``schedule``) and the stored standings
+(``standings``). No Flask: they stand on the data floor (``store``), call bots through ``botlink`` and rate
+with ``ratings`` (docs/architecture.md)."""

@@ -17,11 +17,11 @@ from typing import Any
 from redis.exceptions import RedisError
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.config import Settings
-from service.db import make_engine
-from service.netguard import parse_allowlist
-from service.notify import make_notifier
-from service.queueing import LocalQueue, RQQueue
+from botlink.netguard import parse_allowlist
+from runtime.jobqueue import LocalQueue, RQQueue
+from runtime.settings import Settings
+from runtime.wakeups import make_notifier
+from store.database import make_engine
 from tournament.runner import Notifier, RunnerSettings
 
 log = logging.getLogger(__name__)

@@ -25,10 +25,9 @@ from rq.job import Job, JobStatus
 from rq.utils import utcparse
 from sqlalchemy import select
 
-from service.arena_models import Tournament, TournamentGame
-from service.models import now
-from service.queueing import GAME_JOB
-from tournament import context, runner, runs, standings, store
+from runtime.jobqueue import GAME_JOB
+from store.models import Tournament, TournamentGame, now
+from tournament import context, leases, results, runner, runs, standings
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +52,7 @@ def play_game(scheduled_id: int) -> str:
     with ctx.sessions() as session:
         try:
             outcome = runner.play_scheduled(session, scheduled_id, ctx.runner, ctx.notifier)
-        except store.LeaseLost as lost:
+        except leases.LeaseLost as lost:
             log.warning("%s", lost)
             return "lost"
     log.info("scheduled game %s: %s", scheduled_id, outcome)
@@ -165,16 +164,16 @@ def recover_runs(ctx: context.Context) -> list[int]:
 
 def recover_games(ctx: context.Context, connection: Any) -> list[int]:
     with ctx.sessions() as session:
-        wanted = store.unplayed(session)
+        wanted = leases.unplayed(session)
         quiet_since = now() - timedelta(seconds=ctx.runner.lease_seconds)
-        for tournament_id in store.unfinished_tournaments(session, quiet_since):
+        for tournament_id in results.unfinished_tournaments(session, quiet_since):
             tournament = session.get(Tournament, tournament_id)
             assert tournament is not None
             log.warning(
                 "tournament %s has every result but is not done: its standings are refreshed", tournament_id
             )
             standings.refresh(session, tournament.id, tournament.game, tournament.variant, tournament.rated)
-            store.complete(session, tournament)
+            results.complete(session, tournament)
     if not wanted:
         return []
     job_ids = [game_job_id(scheduled_id, attempts) for scheduled_id, attempts in wanted]

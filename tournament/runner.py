@@ -10,7 +10,6 @@ always before a pull bot must see the position.
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -19,14 +18,14 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any, Protocol
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import engine
-from service.arena_models import Bot, Tournament, TournamentGame
-from service.botcall import BotConnection
-from service.models import ActionRecord, Game, now
-from tournament import standings, store
+from botlink.calls import BotConnection
+from store import gamelog
+from store.models import Bot, Game, Tournament, TournamentGame, now
+from tournament import leases, results, standings
 
 FAULTS_TO_FORFEIT = 3
 CHECKS_TO_EXCLUDE = 3
@@ -75,6 +74,15 @@ class SeatState:
             self.forfeited = self.forfeited or self.faults_in_a_row >= FAULTS_TO_FORFEIT
 
 
+@dataclass(frozen=True)
+class Saved:
+    """What the database holds of the game, as of this worker's last save or read."""
+
+    ply: int
+    next_seq: int
+    """The number of the game's next event."""
+
+
 @dataclass
 class Play:
     """One game being played by this worker."""
@@ -84,23 +92,40 @@ class Play:
     scheduled: TournamentGame
     game: Game
     state: Any
-    saved: store.Saved
+    saved: Saved
     seats: list[SeatState]
     settings: RunnerSettings
     notifier: Notifier
-    pending: list[store.Move] = field(default_factory=list)
+    pending: list[gamelog.Move] = field(default_factory=list)
     last_save: float = field(default_factory=time.monotonic)
 
     @property
     def ply(self) -> int:
         return self.saved.ply + len(self.pending)
 
-    def flush(self) -> None:
-        over = self.finished()
-        store.save(self.session, self.game.id, self.saved, self.pending, self.state, "over" if over else "active")
-        store.renew(self.session, self.scheduled.id, self.settings.worker, self.settings.lease_seconds)
-        self.session.commit()
+    def write_pending(self) -> None:
+        """Write the pending moves through the game log, in the session's transaction; ``LeaseLost`` if the game
+        moved on without this worker (it stalled past its lease and another took over)."""
+        if not self.pending:
+            return
+        over = engine.is_over(self.state)
+        write = gamelog.advance(
+            self.game.id,
+            self.pending,
+            self.state,
+            self.saved.next_seq,
+            engine.result(self.state) if over else None,
+        )
+        if not gamelog.save(self.session, write):
+            self.session.rollback()
+            raise leases.LeaseLost(f"game {self.game.id} moved past ply {self.saved.ply} without this worker")
+        self.saved = Saved(write.new_ply, write.next_seq)
         self.pending.clear()
+
+    def flush(self) -> None:
+        self.write_pending()
+        leases.renew(self.session, self.scheduled.id, self.settings.worker, self.settings.lease_seconds)
+        self.session.commit()
         self.last_save = time.monotonic()
         self.notifier.publish(self.game.id, self.saved.ply)
 
@@ -110,7 +135,7 @@ class Play:
     def record(self, seat: int, action: str, latency_ms: float | None, fault: str | None) -> None:
         ply = self.ply
         events = engine.apply(self.state, action, seat)
-        self.pending.append(store.Move(ply, seat, action, events, latency_ms, fault))
+        self.pending.append(gamelog.Move(ply, seat, action, events, latency_ms, fault))
         self.seats[seat].count(fault)
         if len(self.pending) >= self.settings.batch_moves or (
             time.monotonic() - self.last_save >= self.settings.batch_seconds
@@ -149,13 +174,11 @@ def ask_push_bot(play: Play, seat: int, kind: str, connection: BotConnection) ->
 
 def reload(play: Play) -> None:
     """Take the position the games API saved (a pull bot moved) as this worker's own."""
-    play.session.expire_all()
-    game = play.session.get(Game, play.game.id)
-    assert game is not None
-    play.game = game
-    play.state = engine.from_json(json.loads(game.state))
-    play.saved = store.saved_position(play.session, game)
+    stored = gamelog.position(play.session, play.game.id)
     play.session.commit()
+    assert stored is not None
+    play.state = gamelog.decode_state(stored.state)
+    play.saved = Saved(stored.ply, stored.next_seq)
 
 
 def ask_pull_bot(play: Play, seat: int) -> None:
@@ -179,11 +202,7 @@ def ask_pull_bot(play: Play, seat: int) -> None:
     timeout = play.tournament.move_timeout_ms / 1000
     if play.notifier.wait(game_id, moved, timeout):
         latency = (time.monotonic() - started) * 1000
-        play.session.execute(
-            update(ActionRecord)
-            .where(ActionRecord.game_id == game_id, ActionRecord.ply == ply)
-            .values(latency_ms=latency)
-        )
+        gamelog.record_latency(play.session, game_id, ply, latency)
         play.session.commit()
         play.seats[seat].last_latency_ms = latency
         play.seats[seat].count(None)
@@ -192,7 +211,7 @@ def ask_pull_bot(play: Play, seat: int) -> None:
     try:
         play.record(seat, engine.fallback_action(play.state), timeout * 1000, "timeout")
         play.flush()
-    except store.LeaseLost:
+    except leases.LeaseLost:
         reload(play)  # the bot's move arrived just after the deadline and was accepted: it stands
 
 
@@ -255,7 +274,7 @@ def notify_bots(play: Play, route: str, extra: Callable[[int], dict[str, Any]]) 
 
 def play_scheduled(session: Session, scheduled_id: int, settings: RunnerSettings, notifier: Notifier) -> str:
     """Play (or resume, or find done) one scheduled game. Returns what happened: done, busy, finished."""
-    if not store.lease(session, scheduled_id, settings.worker, settings.lease_seconds):
+    if not leases.lease(session, scheduled_id, settings.worker, settings.lease_seconds):
         scheduled = session.get(TournamentGame, scheduled_id)
         return "missing" if scheduled is None else "done" if scheduled.status == "done" else "busy"
     scheduled = session.get(TournamentGame, scheduled_id)
@@ -278,21 +297,36 @@ def play_scheduled(session: Session, scheduled_id: int, settings: RunnerSettings
             if player.connection is not None:
                 check_health(session, player.bot, player.connection, settings.health_interval)
             player.forfeited = player.bot.excluded
-    game = store.create_game(session, tournament, scheduled, [seat.bot for seat in seats]) if fresh else None
-    game = game or session.get(Game, scheduled.game_id)
-    assert game is not None
+    if fresh:
+        game = gamelog.create(
+            session,
+            tournament.game,
+            tournament.settings,
+            scheduled.seed,
+            tournament.table_size,
+            tournament.owner_id,
+            [seat.bot.player_id for seat in seats],
+        )
+        scheduled.game_id = game.id
+        session.commit()
+    else:
+        found = session.get(Game, scheduled.game_id)
+        assert found is not None
+        game = found
+    stored = gamelog.position(session, game.id)
+    assert stored is not None
     play = Play(
         session,
         tournament,
         scheduled,
         game,
-        engine.from_json(json.loads(game.state)),
-        store.saved_position(session, game),
+        gamelog.decode_state(stored.state),
+        Saved(stored.ply, stored.next_seq),
         seats,
         settings,
         notifier,
     )
-    for seat, fault in store.fault_history(session, game.id):  # a resumed game: recount the faults
+    for seat, fault in gamelog.faults(session, game.id):  # a resumed game: recount the faults
         play.seats[seat].count(fault)
     names = [seat.bot.name for seat in play.seats]
     notify_bots(
@@ -318,13 +352,14 @@ def play_scheduled(session: Session, scheduled_id: int, settings: RunnerSettings
             ask_pull_bot(play, decision.seat)
     final = outcome(play)
     result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
-    store.save(session, game.id, play.saved, play.pending, play.state, "over", result)
-    play.pending.clear()
-    session.execute(update(Game).where(Game.id == game.id).values(status="over", result=result))
+    play.write_pending()
+    if not gamelog.finish(session, game.id, play.saved.ply, result):
+        session.rollback()
+        raise leases.LeaseLost(f"game {game.id} moved past ply {play.saved.ply} without this worker")
     session.commit()
-    written = store.finish(session, tournament, scheduled, game.id, final)
+    written = results.finish(session, tournament, scheduled, game.id, final)
     standings.refresh(session, tournament.id, tournament.game, tournament.variant, tournament.rated)
-    store.complete(session, tournament)
+    results.complete(session, tournament)
     notifier.publish(game.id, play.saved.ply)
     notify_bots(play, "end", lambda seat: {"result": result, "forfeited": seat in final["forfeited"]})
     for player in play.seats:

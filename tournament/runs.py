@@ -25,8 +25,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
-from service.arena_models import Tournament, TournamentGame
-from service.models import now
+from store.models import Tournament, TournamentGame, now
 from tournament.schedule import schedule
 
 

@@ -13,10 +13,9 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from service.arena_models import Bot, RatingPool, Result, Tournament
-from service.models import now
-from tournament.elo import INITIAL_RATING, EloTable
-from tournament.summary import head_to_head, summarize
+from ratings.elo import INITIAL_RATING, EloTable
+from ratings.summary import head_to_head, summarize
+from store.models import Bot, RatingPool, Result, Tournament, now
 
 BOOTSTRAP = 200
 

@@ -1,8 +1,8 @@
 """``sorry-arena worker``: an RQ worker for tournament games, with the recovery of games whose worker died or whose
 job was lost, and a worker that outlives a Redis outage.
 
-A ``SimpleWorker`` (MEASURED.md: forking costs a re-import per job; a job is a whole game, so no fork is needed),
-with the job module imported before the first job. Its maintenance, which RQ runs between jobs every
+A ``SimpleWorker`` (a forking worker re-imports the job module for every job; a job is a whole game, so no fork
+is needed), with the job module imported before the first job. Its maintenance, which RQ runs between jobs every
 ``maintenance_interval`` seconds, also enqueues again the games that have no live job and starts the tournament runs
 whose start job was lost (``jobs.recover``); a database that fails meanwhile (a restart) only skips that pass.
 
@@ -26,7 +26,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import SimpleWorker
 from sqlalchemy.exc import SQLAlchemyError
 
-from service.queueing import QUEUE_NAME
+from runtime.jobqueue import QUEUE_NAME
 from tournament import context, jobs
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ COLOURS = ("red", "blue", "yellow", "green")
 
 
 def steps_to_home(colour: int, where: str) -> int:
-    """Board: steps still to go (RULES.md B1: 15 squares a side; a colour turns into its safety zone at 15k + 2)."""
+    """Board: steps still to go (docs/rules.md B1: 15 squares a side; a colour turns into its safety zone at 15k + 2)."""
     zone, _, number = where.partition(":")
     if zone == "start":
         return 65

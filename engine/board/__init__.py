@@ -1,1 +1,1 @@
-"""The SORRY! board game (RULES.md Part B; rule sheets seeds/002 (1992) and seeds/004 (1972))."""
+"""The SORRY! board game (docs/rules.md Part B, after the 1992 sheet and the 1972 French sheet)."""

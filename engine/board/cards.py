@@ -1,4 +1,4 @@
-"""The SORRY! board game deck (RULES.md B1): 45 cards, no 6 or 9.
+"""The SORRY! board game deck (docs/rules.md B1): 45 cards, no 6 or 9.
 
 Cards are named by strings: ``"1"`` .. ``"12"`` and ``"sorry"``. ``CARD_STEPS`` gives the forward count of each
 numbered card; the special powers (start, backward, split, swap) are applied by :mod:`engine.board.moves`.

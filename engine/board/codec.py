@@ -1,4 +1,4 @@
-"""A board game's JSON form and the views of it that players may see (RULES.md Part C; STYLE.md "view").
+"""A board game's JSON form and the views of it that players may see (docs/rules.md Part C).
 
 ``to_json`` holds everything, the draw pile's order included, and must never reach a player. ``view(state, seat)``
 is what that seat may see: the pawns, the card being played, the discards (face up) and the size of the draw
@@ -8,12 +8,12 @@ pile; in the points variant its own hand and the other hands' sizes. ``seat=None
 from __future__ import annotations
 
 from engine import jsonform
-from engine.api import Json, StateError
 from engine.board import rules
 from engine.board.cards import CARD_COUNTS, CARD_ORDER, full_deck
 from engine.board.geometry import ABSENT, COLOURS, HOME, LOCATION_NAMES, PAWN_NAMES, PAWNS_PER_COLOUR
 from engine.board.settings import normalize
 from engine.board.state import BoardState
+from engine.types import Json, StateError
 
 FORMAT = 1
 

@@ -1,4 +1,4 @@
-"""The SORRY! board (RULES.md B1): 60 track squares, slides, safety zones, START and HOME.
+"""The SORRY! board (docs/rules.md B1): 60 track squares, slides, safety zones, START and HOME.
 
 A pawn's location is one small int: ``START`` (-1), a track square 0..59 (clockwise from red's side), its own
 colour's safety zone ``SAFETY`` .. ``SAFETY + 4`` (60..64) or ``HOME`` (65). For the colour of side k, squares
@@ -14,9 +14,9 @@ from __future__ import annotations
 COLOURS = ("red", "blue", "yellow", "green")
 COLOUR_INDEX = {name: index for index, name in enumerate(COLOURS)}
 SEAT_COLOURS = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}
-"""Colours by seat, in play order; two players sit on facing sides (RULES.md B1)."""
+"""Colours by seat, in play order; two players sit on facing sides (docs/rules.md B1)."""
 PARTNER = (2, 3, 0, 1)
-"""Team play: red with yellow, blue with green (RULES.md B4)."""
+"""Team play: red with yellow, blue with green (docs/rules.md B4)."""
 
 TRACK = 60
 START = -1

@@ -1,8 +1,8 @@
-"""The legal moves of one card (RULES.md B2 standard, B3 1972, B4 team; seeds/002 "THE CARDS").
+"""The legal moves of one card (docs/rules.md B2 standard, B3 1972, B4 team; the 1992 sheet "THE CARDS").
 
 Each candidate move is computed on a copy of the 16 pawn locations, so its outcome is known before it is chosen:
 moves that lead to the same position are one action (the first generated keeps its id), and applying a move only
-installs its precomputed outcome. Decisions recorded in RULES.md and applied here:
+installs its precomputed outcome. Rule decisions (docs/rules.md) applied here:
 
 - pawns jump over others; landing on an opponent's (or, in team play, the partner's) pawn bumps it to START;
   landing on a pawn of the moving pawn's own colour is illegal, on a slide's triangle too (assumption: the sheet
@@ -11,8 +11,10 @@ installs its precomputed outcome. Decisions recorded in RULES.md and applied her
   pawn on the slide, its own colour's too; it never bumps itself (for example a 4 from a slide's end back onto
   its triangle);
 - 7: one pawn 7, or a split between two pawns (1992 team play: any number of the team's pawns); never to start a
-  pawn; every part must be used in full (so a part that reaches HOME leaves the rest to another pawn); two parts
-  never end on one square (except HOME);
+  pawn; every part must be used in full (so a part that reaches HOME leaves the rest to another pawn); the parts
+  are played one after the other and each follows every rule as if alone: a part may not end on a square its own
+  colour holds, but it bumps an earlier part's pawn like any other pawn (a partner's pawn it lands on, any pawn
+  on a slide it takes), so two parts may end on one square: the later one's;
 - 11: forward 11 or a swap of a pawn on the open track with an opponent's pawn on the open track; passing is legal
   only when no forward 11 exists; only the mover's own pawn slides after a swap;
 - SORRY!: a pawn from START takes the square of an opponent's pawn on the open track (team play: of a partner's
@@ -24,7 +26,6 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from engine.api import Action, Json
 from engine.board.cards import CARD_ORDER
 from engine.board.geometry import (
     BACKWARD,
@@ -41,6 +42,7 @@ from engine.board.geometry import (
     exit_square,
 )
 from engine.board.state import BoardState
+from engine.types import Action, Json
 
 SLIDE_SQUARES = {triangle: frozenset(squares) for triangle, (_, _, squares) in SLIDES.items()}
 _ZOBRIST = [
@@ -251,7 +253,6 @@ def _splits(state: BoardState, card: str, movers: list[int], max_parts: int) -> 
         parts: list[Part], bumps: list[Bump], slides: list[Slide], pawns: list[int], rest: int, key: int
     ) -> None:
         used = [part[0] for part in parts]
-        landed = [part[3] for part in parts if part[3] != HOME]
         last_part = len(parts) + 1 == max_parts
         for pawn in movers:
             loc = pawns[pawn]
@@ -266,7 +267,7 @@ def _splits(state: BoardState, card: str, movers: list[int], max_parts: int) -> 
                 new_bumps = bumps.copy()
                 new_slides = slides.copy()
                 final = land(after, pawn, dest, new_bumps, new_slides)
-                if final is None or final in landed:
+                if final is None:  # the part ends on a square held by its own colour
                     continue
                 new_parts = [*parts, (pawn, steps, loc, final)]
                 new_key = key + _delta(pawn >> 2, loc, final) + _bumps_delta(new_bumps, len(bumps))
@@ -277,7 +278,7 @@ def _splits(state: BoardState, card: str, movers: list[int], max_parts: int) -> 
                     found.append(move)
                     continue
                 if len(new_parts) + 1 < max_parts:
-                    memo = (tuple(after), rest - steps, frozenset(used + [pawn]), frozenset(landed + [final]))
+                    memo = (tuple(after), rest - steps, frozenset(used + [pawn]))
                     if memo in seen:
                         continue
                     seen.add(memo)

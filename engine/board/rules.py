@@ -1,6 +1,6 @@
-"""The flow of a board game: setup, drawing, forfeits, the 2's extra draw, turns and the end (RULES.md B2, B5).
+"""The flow of a board game: setup, draws, forfeits, the 2's extra draw, turns and the end (docs/rules.md B2, B5).
 
-Standard and team play (seeds/002 "GAME PLAY"): a turn draws the top card; the player must make one of its legal
+Standard and team play (the 1992 sheet "GAME PLAY"): a turn draws the top card; the player must make one of its legal
 moves, and with none the turn is forfeit. A 2 draws again whether or not it could move. The engine plays
 forfeits and draws itself, so the seat asked always has at least one legal action.
 
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import Action, Event
 from engine.board import scoring
 from engine.board.cards import full_deck
 from engine.board.geometry import ABSENT, HOME, PAWNS_PER_COLOUR, START, exit_square
 from engine.board.moves import Move, card_moves, discard_moves, hand_moves
 from engine.board.state import BoardState
 from engine.rng import shuffled
+from engine.types import Action, Event
 
 HAND_SIZE = 5
 

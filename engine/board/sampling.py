@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import random
 
-from engine.api import Json, StateError
 from engine.board import codec
 from engine.board.cards import full_deck
 from engine.board.geometry import ABSENT, LOCATION_NAMES, PAWN_NAMES
 from engine.board.state import BoardState
+from engine.types import Json, StateError
 
 _PAWNS = {name: index for index, name in enumerate(PAWN_NAMES)}
 _LOCATIONS = {name: loc for loc, name in LOCATION_NAMES.items()}

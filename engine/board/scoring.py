@@ -1,4 +1,4 @@
-"""How a board game ends and ranks its seats (RULES.md B2, B4, B5 and Part C).
+"""How a board game ends and ranks its seats (docs/rules.md B2, B4, B5 and Part C).
 
 The winner (or winning team) ranks first; the others by pawns HOME, then by steps still to go. The points variant
 (B5) scores 5 per pawn HOME, and the winner 5 more per opponent pawn not HOME plus the single highest bonus that
@@ -8,9 +8,10 @@ has no winner and is ranked the same way.
 
 from __future__ import annotations
 
-from engine.api import Result, ranks_from_keys
 from engine.board.geometry import HOME, PAWNS_PER_COLOUR, steps_to_home
 from engine.board.state import BoardState
+from engine.ruleset import ranks_from_keys
+from engine.types import Result
 
 
 def home_count(state: BoardState, colours: frozenset[int] | tuple[int, ...]) -> int:

@@ -1,4 +1,4 @@
-"""Settings of a board game (RULES.md B2-B5): ``variant``, ``edition``, ``players`` and ``turn_cap``.
+"""Settings of a board game (docs/rules.md B2-B5): ``variant``, ``edition``, ``players`` and ``turn_cap``.
 
 Every setting has a default; :func:`normalize` validates a settings mapping and fills in the defaults, so that a
 stored game records every setting it was played with.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import SettingsError
+from engine.types import SettingsError
 
 VARIANTS = ("standard", "team", "points")
 EDITIONS = ("1992", "1972")

@@ -1,4 +1,4 @@
-"""The state of a board game: where every pawn is, the cards, whose turn it is (RULES.md B1-B5).
+"""The state of a board game: where every pawn is, the cards, whose turn it is (docs/rules.md B1-B5).
 
 A ``BoardState`` is a plain mutable record; the rules that change it live in :mod:`engine.board.rules`.
 ``pawns`` is a flat list of 16 locations (pawn ``4 * colour + i``; see :mod:`engine.board.geometry`), with
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import Action, Result
 from engine.board.geometry import PARTNER, PAWNS_PER_COLOUR, SEAT_COLOURS
+from engine.types import Action, Result
 
 KINDS = ("move", "play")
 """Decision kinds: ``move`` (play the card drawn), ``play`` (points variant: play a card of the hand)."""

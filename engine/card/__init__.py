@@ -1,1 +1,1 @@
-"""The SORRY! Card Game, race to 21 (RULES.md Part A; rule sheets seeds/000 (bilingual), 001 and 003)."""
+"""The SORRY! Card Game, race to 21 (docs/rules.md Part A, after the bilingual card game sheet)."""

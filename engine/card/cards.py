@@ -1,4 +1,4 @@
-"""The cards of the SORRY! Card Game and the default deck (RULES.md A1: per-card counts are *assumed*).
+"""The cards of the SORRY! Card Game and the default deck (docs/rules.md A1: per-card counts are *assumed*).
 
 Cards are named by strings: number cards ``"0"`` .. ``"10"``; ``"slide10"``, ``"slide15"``, ``"slide21"``;
 ``"take2"``, ``"switch"``, ``"play2"``; ``"sorry"`` (on your turn: flip an opponent's pawn back to START),

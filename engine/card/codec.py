@@ -1,4 +1,4 @@
-"""A card game's JSON form and the views of it that players may see (RULES.md A4 "Public" / "Private").
+"""A card game's JSON form and the views of it that players may see (docs/rules.md A4 "Public" / "Private").
 
 ``to_json`` holds everything (hands, the draw pile's order, secret tiebreaker choices) and must never reach a
 player. ``view(state, seat)`` shows the seat its own hand and the public state: the play pile and total, the
@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from engine import jsonform
-from engine.api import Json, StateError
 from engine.card import rules
 from engine.card.cards import CARDS, deck_cards
 from engine.card.moves import COLOURS, sort_cards
 from engine.card.settings import normalize
 from engine.card.state import KINDS, CardState
+from engine.types import Json, StateError
 
 FORMAT = 1
 

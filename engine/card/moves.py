@@ -1,4 +1,4 @@
-"""The legal actions of the seat asked in a card game, by decision kind (RULES.md A3-A5).
+"""The legal actions of the seat asked in a card game, by decision kind (docs/rules.md A3-A5).
 
 - ``turn``: any number card (``play:7``), any Slide (``play:slide15``), Take 2, Switch, Play 2 with at least two
   number cards left in the hand, the on-turn SORRY! against an opponent with a HOME pawn (``sorry:blue``); with no
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from engine.api import Action, Json
 from engine.card.cards import ACTIONS, CARD_ORDER, NUMBER_VALUES, SLIDES
 from engine.card.state import CardState
+from engine.types import Action, Json
 
 COLOURS = ("red", "blue", "yellow", "green")
 """The colour of each seat's pawn cards, in seat order."""

@@ -1,4 +1,4 @@
-"""The flow of a card game: deal, turns, 21 and bust, the reaction windows, the end (RULES.md A2-A5).
+"""The flow of a card game: deal, turns, 21 and bust, the reaction windows, the end (docs/rules.md A2-A5).
 
 Order at a 21 (A4): the card is played; the steal window asks every opponent of the scorer in turn order (holding
 the card or not); after a steal the scorer's block window; then the HOME flip, the check for the end of the game,
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import Action, Event
 from engine.card import scoring
 from engine.card.cards import NUMBER_VALUES, SLIDES, deck_cards
 from engine.card.moves import CardAction, sort_cards, tiebreak_score
@@ -19,6 +18,7 @@ from engine.card.moves import legal as compute_legal
 from engine.card.settings import HAND_SIZE
 from engine.card.state import CardState
 from engine.rng import derived_random, shuffled
+from engine.types import Action, Event
 
 HAND_LIMIT = 7
 
@@ -183,7 +183,9 @@ def play(state: CardState, action: Action) -> list[Event]:
     seat = state.asked
     described: Event = {"type": "action", "seat": seat, "action": action.id, **action.describe()}
     if state.kind == "tiebreak":
-        # the choice stays secret until every tied seat has chosen: the others learn only that it was made
+        # the choice stays secret until every tied seat has chosen: the seat gets its action with the cards and
+        # the score, the others a public twin that says only that it was made (action "tiebreak", no cards, no
+        # score; engine.i18n reads it as a choice made in secret)
         public: Event = {
             "type": "action",
             "to": None,
@@ -263,8 +265,19 @@ def _block_window(state: CardState, seat: int, kind: str, events: list[Event]) -
     if state.attacker is not None:  # an on-turn SORRY! against ``seat``
         state.attacker = None
         if kind == "pass" and state.progress[seat] > 0:
+            # a HOME pawn card goes back to START; in the longer game's second half (progress past every pawn)
+            # one step back is a pawn card flipped from START back to HOME (A5)
+            flipped_to = "home" if state.progress[seat] > state.pawns else "start"
             state.progress[seat] -= 1
-            events.append({"type": "start", "to": None, "seat": seat, "home": state.home_shown(seat)})
+            events.append(
+                {
+                    "type": "start",
+                    "to": None,
+                    "seat": seat,
+                    "home": state.home_shown(seat),
+                    "flipped_to": flipped_to,
+                }
+            )
         _end_turn(state, events, round_over=True)
         return
     thief, scorer = state.thief, state.scorer

@@ -11,12 +11,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from engine.api import Json, StateError
 from engine.card import codec
 from engine.card.cards import NUMBER_VALUES, deck_cards
 from engine.card.moves import tiebreak_actions
 from engine.card.settings import normalize
 from engine.card.state import CardState
+from engine.types import Json, StateError
 
 
 def _steal_queue(players: int, direction: int, scorer: int, asked: int) -> list[int]:

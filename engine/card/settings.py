@@ -1,4 +1,4 @@
-"""Settings of a card game (RULES.md A1, A5): ``players``, ``deck``, ``longer_game``, ``pawns``, ``turn_cap``.
+"""Settings of a card game (docs/rules.md A1, A5): ``players``, ``deck``, ``longer_game``, ``pawns``, ``turn_cap``.
 
 :func:`normalize` validates a settings mapping and fills in the defaults, so a stored game records every setting.
 """
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import SettingsError
 from engine.card.cards import CARDS, DEFAULT_DECK
+from engine.types import SettingsError
 
 DEFAULTS: dict[str, Any] = {"players": 4, "deck": DEFAULT_DECK, "longer_game": False, "pawns": 4, "turn_cap": 2000}
 MAX_PAWNS = 20

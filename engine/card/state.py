@@ -1,4 +1,4 @@
-"""The state of a card game: hands, piles, the total, HOME counts, and who is asked what (RULES.md A2-A5).
+"""The state of a card game: hands, piles, the total, HOME counts, and who is asked what (docs/rules.md A2-A5).
 
 A ``CardState`` is a plain mutable record; :mod:`engine.card.rules` changes it. The seat *asked* (``asked``) is
 not always the seat whose turn it is (``seat``): reaction windows ask other seats (``kind`` says what for).
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import Action, Result
+from engine.types import Action, Result
 
 KINDS = ("turn", "play2", "steal", "block", "tiebreak")
 """Decision kinds: a turn card; a number card of a Play 2; steal or pass; block or pass; tiebreaker cards."""

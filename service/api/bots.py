@@ -16,9 +16,10 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from sqlalchemy import select
 
+from botlink.calls import BotConnection
+from botlink.netguard import RefusedAddress, UnresolvableHost, check_url, parse_allowlist, resolve
 from service import auth, db, ratelimits
-from service.arena_models import Bot
-from service.arena_schemas import (
+from service.bot_schemas import (
     BotCreatedSchema,
     BotCreateSchema,
     BotListSchema,
@@ -26,10 +27,8 @@ from service.arena_schemas import (
     BotUpdatedSchema,
     BotUpdateSchema,
 )
-from service.botcall import BotConnection
 from service.errors import ErrorSchema, fail
-from service.models import Player, now
-from service.netguard import RefusedAddress, UnresolvableHost, check_url, parse_allowlist, resolve
+from store.models import Bot, Player, now
 
 blp = Blueprint(
     "bots", __name__, url_prefix="/api/v1/bots", description="Bots: registered endpoints and pull bots"

@@ -18,9 +18,9 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 import engine
+from runtime.wakeups import game_channel, player_channel
 from service import auth, gameplay
 from service.api.games import UNAUTHORIZED, etag, json_response, language, not_modified
-from service.notify import game_channel, player_channel
 from service.schemas import DecisionsQuerySchema, DecisionsSchema
 
 blp = Blueprint(

@@ -23,11 +23,10 @@ from sqlalchemy import func, select
 
 import engine
 from engine import i18n
+from runtime.settings import MAX_BODY_BYTES
 from service import auth, db, gameplay, ratelimits
 from service.caches import GameInfo, Snapshot
-from service.config import MAX_BODY_BYTES
 from service.errors import ErrorSchema, fail
-from service.models import Game, Player, Seat
 from service.schemas import (
     MAX_ACTION,
     MAX_INT,
@@ -44,6 +43,7 @@ from service.schemas import (
     SeatTakeSchema,
     SubmittedSchema,
 )
+from store.models import Game, Player, Seat
 
 blp = Blueprint("games", __name__, url_prefix="/api/v1/games", description="Games, seats, hands, actions, events")
 
@@ -338,7 +338,8 @@ def wait_for_decision(moves: gameplay.Moves, game_id: int, seat: int, wait: floa
             return True
         if status != "active":
             return False
-        return engine.current_player(snapshot.state) == seat
+        asked = engine.decision(snapshot.state)
+        return asked is not None and asked.seat == seat
 
     moves.notifier.wait(game_id, ready, wait)
     return latest[-1]

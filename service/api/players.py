@@ -9,8 +9,8 @@ from flask_smorest import Blueprint
 
 from service import auth, db, ratelimits
 from service.errors import ErrorSchema
-from service.models import Player
 from service.schemas import PlayerCreatedSchema, PlayerCreateSchema
+from store.models import Player
 
 blp = Blueprint("players", __name__, url_prefix="/api/v1/players", description="Accounts of people and bots")
 

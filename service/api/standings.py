@@ -13,13 +13,13 @@ from flask_smorest import Blueprint
 from sqlalchemy import select
 
 from service import db
-from service.arena_models import RatingPool
-from service.arena_schemas import StandingsQuerySchema, StandingsSchema
+from service.tournament_schemas import StandingsQuerySchema, StandingsSchema
+from store.models import RatingPool
 
 blp = Blueprint("standings", __name__, url_prefix="/api/v1/standings", description="Elo standings")
 
 K_FACTOR = 32.0
-"""The K of a two-seat game (tournament/elo.py uses the same)."""
+"""The K of a two-seat game (ratings/elo.py uses the same)."""
 
 
 @blp.route("")

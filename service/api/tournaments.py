@@ -19,17 +19,16 @@ from flask_smorest import Blueprint
 from sqlalchemy import func, select
 
 import engine
+from runtime.jobqueue import START_JOB
 from service import auth, db
-from service.arena_models import Bot, Result, Tournament
-from service.arena_schemas import (
+from service.errors import ErrorSchema, fail
+from service.tournament_schemas import (
     TournamentCreateSchema,
     TournamentDetailSchema,
     TournamentListQuerySchema,
     TournamentListSchema,
 )
-from service.errors import ErrorSchema, fail
-from service.models import now
-from service.queueing import START_JOB
+from store.models import Bot, Result, Tournament, now
 
 blp = Blueprint("tournaments", __name__, url_prefix="/api/v1/tournaments", description="Round-robin tournaments")
 

@@ -1,4 +1,4 @@
-"""The web pages of the arena (issue 7), served by the API's Flask app: standings with rating charts, tournaments
+"""The web pages of the arena, served by the API's Flask app: standings with rating charts, tournaments
 that update while they run, and a replay viewer for both games, in English and French.
 
 Server-rendered (Jinja templates in ``templates/``); the little JavaScript they use is in ``static/`` and loads

@@ -1,4 +1,4 @@
-"""The SORRY! board as an SVG drawing, from a view of the board game (RULES.md B1; ``engine/board/geometry.py``).
+"""The SORRY! board as an SVG drawing, from a view of the board game (docs/rules.md B1; ``engine/board/geometry.py``).
 
 The board is a 16 x 16 grid whose border is the 60-square track, numbered clockwise from red's side: red's side is
 the bottom row (square 0 at the bottom-right corner), then blue's on the left, yellow's on top, green's on the

@@ -1,4 +1,4 @@
-"""The SORRY! Card Game table as an HTML fragment, from a view of the card game (RULES.md A2-A4).
+"""The SORRY! Card Game table as an HTML fragment, from a view of the card game (docs/rules.md A2-A4).
 
 It shows what A4 calls public: the play pile and its total, the direction of play, each player's HOME count and
 hand size, the draw pile's size and the discards; and the hands only when given (a finished game). The numbers sit

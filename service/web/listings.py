@@ -10,8 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from service.arena_models import Bot, Result, Tournament, TournamentGame
-from service.models import Game, Player, Seat
+from store.models import Bot, Game, Player, Result, Seat, Tournament, TournamentGame
 
 PAGE_SIZE = 50
 """Rows per page of a list."""

@@ -1,5 +1,5 @@
 """Rating pools (a game and a variant, as ``service.api.tournaments.variant_of`` names them) and their standings page
-data: the pool's rated results replayed by ``rating_history``, cached per app until a result is added.
+data: the pool's rated results replayed by ``ratings.history``, cached per app until a result is added.
 
 The page reads two columns of the pool's results (the bots and ranks of each game) in the order written, once per
 new result: at 100,000 games that is a few megabytes and well under a second; between new results it is one count.
@@ -17,9 +17,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from engine import i18n
-from service.arena_models import Bot, RatingPool, Result
-from service.web import rating_history
+from ratings import history as rating_history
 from service.web.messages import PAGES, text
+from store.models import Bot, RatingPool, Result
 
 VARIANTS: dict[str, tuple[str, ...]] = {
     "board": ("standard", "team", "points", "standard-1972", "team-1972", "points-1972"),

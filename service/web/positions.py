@@ -1,6 +1,6 @@
 """The engine state of a game after its first ``ply`` actions, for the game viewer's steps.
 
-A game is its settings, seed and actions (RULES.md Part C): the state at a step is replayed from them. The last
+A game is its settings, seed and actions (docs/rules.md Part C): the state at a step is replayed from them. The last
 state reached is kept per game (a few games per process), so that stepping forward applies one action and only a
 step back replays from the seed. Actions are append-only, so a kept state never goes stale.
 """
@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import engine
-from service.models import ActionRecord, Game
+from store.models import ActionRecord, Game
 
 KEPT_GAMES = 32
 

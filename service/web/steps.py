@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine import i18n
-from service.models import ActionRecord, EventRecord, Game
+from store.models import ActionRecord, EventRecord, Game
 
 MOVE_EVENTS = ("move", "action")
 """The event types that describe the action itself (board: ``move``; card game: ``action``)."""

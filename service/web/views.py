@@ -17,11 +17,10 @@ from markupsafe import Markup
 import engine
 from engine import i18n
 from service import db
-from service.arena_models import Tournament
-from service.models import Game
 from service.web import board_svg, card_table, charts, formatting, language, listings, pools, steps
 from service.web.errors import PageError, whole
 from service.web.messages import text
+from store.models import Game, Tournament
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/assets")
 

@@ -15,10 +15,9 @@ from flask.testing import FlaskClient
 from sqlalchemy import update
 
 import engine
-from service.arena_models import Bot
-from service.botcall import BotConnection
-from service.models import now
-from service.netguard import parse_allowlist
+from botlink.calls import BotConnection
+from botlink.netguard import parse_allowlist
+from store.models import Bot, now
 from tests.apikit import API, SQLITE_ONLY, Player
 from tests.arenakit import (
     bot_server,

@@ -23,9 +23,9 @@ from sqlalchemy import select
 
 import engine
 from clients.pull import PullClient, ServiceClock
-from service.arena_models import Bot, Tournament, TournamentGame
-from service.gameplay import as_utc
-from service.models import ActionRecord, Game
+from store import gamelog
+from store.gamelog import as_utc
+from store.models import ActionRecord, Bot, Game, Tournament, TournamentGame
 from tests.apikit import (
     API,
     SQLITE_ONLY,
@@ -40,7 +40,6 @@ from tests.arenakit import arena_app, create_tournament, push_bots, random_choic
 from tests.conftest import dispose
 from tests.liveserver import running, serving
 from tests.test_pull_client import Running
-from tournament import store
 
 TIMEOUT_MS = 1500
 
@@ -64,7 +63,7 @@ def saved(app: Flask, game_id: int) -> tuple[int, datetime]:
 
 
 def tournament_game(app: Flask, owner: Player, bots: list[dict[str, Any]], timeout_ms: int, seed: int) -> int:
-    """A tournament game created as the worker creates it (``tournament.store.create_game``), without a worker to
+    """A tournament game created as the worker creates it (``store.gamelog.create``), without a worker to
     play it: its seats' bots (pull bots) move through the API alone."""
     with app.extensions["db_sessions"]() as session:
         rows = [session.get(Bot, bot["id"]) for bot in bots]
@@ -89,7 +88,18 @@ def tournament_game(app: Flask, owner: Player, bots: list[dict[str, Any]], timeo
         )
         session.add(scheduled)
         session.flush()
-        return store.create_game(session, tournament, scheduled, [row for row in rows if row is not None]).id
+        game = gamelog.create(
+            session,
+            tournament.game,
+            tournament.settings,
+            seed,
+            tournament.table_size,
+            owner.id,
+            [row.player_id for row in rows if row is not None],
+        )
+        scheduled.game_id = game.id
+        session.commit()
+        return game.id
 
 
 def test_a_tournament_decisions_deadline_is_its_save_time_plus_the_timeout_in_every_process(

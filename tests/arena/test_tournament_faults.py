@@ -19,7 +19,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import update
 
 import engine
-from service.arena_models import Tournament
+from store.models import Tournament
 from tests.apikit import API, SQLITE_ONLY, Player
 from tests.arenakit import (
     Played,
@@ -34,7 +34,7 @@ from tests.arenakit import (
     wait_done,
 )
 from tests.botservers import garbage, slow
-from tournament import standings, store
+from tournament import results, standings
 
 pytestmark = SQLITE_ONLY
 
@@ -214,12 +214,12 @@ def test_a_tournament_is_done_only_once_its_standings_count_every_result(
         session.commit()
         tournament = session.get(Tournament, created["id"])
         assert tournament is not None
-        store.complete(session, tournament)
+        results.complete(session, tournament)
     assert client.get(f"{API}/tournaments/{created['id']}").get_json()["status"] == "running"
     with sessions() as session:  # the second worker refits with both results, then completes
         standings.refresh_tournament(session, created["id"])
         tournament = session.get(Tournament, created["id"])
         assert tournament is not None
-        store.complete(session, tournament)
+        results.complete(session, tournament)
     done = client.get(f"{API}/tournaments/{created['id']}").get_json()
     assert done["status"] == "done" and sum(row["games"] for row in done["standings"]) == 4

@@ -20,9 +20,8 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.arena_models import Tournament, TournamentGame
-from service.db import make_engine
-from service.models import Player, now
+from store.database import make_engine
+from store.models import Player, Tournament, TournamentGame, now
 from tournament import context, jobs, runs
 from tournament.runner import RunnerSettings
 

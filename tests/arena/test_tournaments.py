@@ -11,8 +11,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
-from service.arena_models import Result
-from service.models import ActionRecord
+from ratings.elo import EloTable
+from store.models import ActionRecord, Result
 from tests.apikit import API, Player, new_player
 from tests.arenakit import (
     arena_app,
@@ -25,7 +25,6 @@ from tests.arenakit import (
     wait_done,
 )
 from tests.conftest import dispose
-from tournament.elo import EloTable
 
 
 def test_a_round_robin_is_played_to_the_end_with_standings(client: FlaskClient, owner: Player) -> None:

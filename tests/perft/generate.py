@@ -85,9 +85,9 @@ def depth2(entry: dict[str, Any], card: str) -> int:
     for action in engine.legal_actions(state, entry["seat"]):
         after = _copy(state)
         engine.apply(after, action.id, entry["seat"])
-        seat = engine.current_player(after)
-        if seat is not None:
-            total += len(engine.legal_actions(after, seat))
+        asked = engine.decision(after)
+        if asked is not None:
+            total += len(engine.legal_actions(after, asked.seat))
     return total
 
 

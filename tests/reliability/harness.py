@@ -27,8 +27,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 import engine
-from service.arena_models import RatingPool, Result, Tournament, TournamentGame
-from service.models import ActionRecord, Game
+from store.models import ActionRecord, Game, RatingPool, Result, Tournament, TournamentGame
 from tests.apikit import Player, new_player
 from tests.arenakit import SECRET, create_tournament, register
 from tournament import standings

@@ -27,7 +27,7 @@ from pathlib import Path
 import redis
 from sqlalchemy import create_engine, text
 
-from service import migrate
+from store import migrate
 
 
 class ServerError(RuntimeError):

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import select
 
-from service.arena_models import Tournament
+from store.models import Tournament
 from tests.reliability.botproc import MISBEHAVIOURS
 from tests.reliability.conftest import make_arena
 from tests.reliability.harness import Arena, check_tournament, own_faults

@@ -17,11 +17,10 @@ from rq.job import Job, JobStatus
 from rq.utils import utcformat
 from sqlalchemy import select, update
 
-from service.arena_models import Result, Tournament, TournamentGame
-from service.config import Settings
-from service.models import now
-from service.notify import Notifier
-from service.queueing import RQQueue
+from runtime.jobqueue import RQQueue
+from runtime.settings import Settings
+from runtime.wakeups import Notifier
+from store.models import Result, Tournament, TournamentGame, now
 from tests.apikit import new_player
 from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
 from tests.conftest import dispose

@@ -14,7 +14,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import delete, event, insert, select, update
 
-from service.arena_models import RatingPool, Result, Tournament
+from store.models import RatingPool, Result, Tournament
 from tests.apikit import new_player
 from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
 from tests.conftest import dispose

@@ -18,9 +18,8 @@ from rq.registry import ScheduledJobRegistry
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service.arena_models import Tournament
-from service.models import now
-from service.queueing import QUEUE_NAME
+from runtime.jobqueue import QUEUE_NAME
+from store.models import Tournament, now
 from tests.reliability.harness import LEASE_SECONDS, Arena, check_tournament
 from tests.reliability.servers import PrivateRedis
 from tournament import runs

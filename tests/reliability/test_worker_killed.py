@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from service.arena_models import TournamentGame
+from store.models import TournamentGame
 from tests.reliability.harness import Arena, check_tournament
 
 

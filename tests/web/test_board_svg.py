@@ -1,4 +1,4 @@
-"""The board drawing (service/web/board_svg.py): well-formed SVG, the geometry of RULES.md B1 (a closed track of 60
+"""The board drawing (service/web/board_svg.py): well-formed SVG, the geometry of docs/rules.md B1 (a closed track of 60
 squares round the border, slides and safety zones where the rules put them), and every pawn where the view says."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def played_view(seed: int, plies: int, settings: dict | None = None) -> dict:
     for _ in range(plies):
         if engine.is_over(state):
             break
-        engine.apply(state, generator.choice(engine.legal_actions(state, engine.current_player(state))).id)
+        engine.apply(state, generator.choice(engine.legal_actions(state, engine.decision(state).seat)).id)
     return engine.view(state, None)
 
 

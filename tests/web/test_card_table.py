@@ -14,7 +14,7 @@ def view_after(plies: int, seed: int = 5, seats: int = 3) -> tuple[object, dict]
     state = engine.new_game("card", {"players": seats}, seed)
     generator = random.Random(seed)
     for _ in range(plies):
-        engine.apply(state, generator.choice(engine.legal_actions(state, engine.current_player(state))).id)
+        engine.apply(state, generator.choice(engine.legal_actions(state, engine.decision(state).seat)).id)
     return state, engine.view(state, None)
 
 

@@ -11,7 +11,7 @@ from markupsafe import escape
 from sqlalchemy import select
 
 from engine import i18n
-from service.models import EventRecord
+from store.models import EventRecord
 from tests.apikit import create_game, new_player
 from tests.web.webkit import SEED, elements, finished_game, live_game, page
 

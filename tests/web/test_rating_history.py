@@ -1,5 +1,5 @@
-"""The standings page's ratings (service/web/rating_history.py) equal the workers' incremental Elo
-(tournament.elo.EloTable), its wins and mean ranks equal tournament.summary's, and its history and intervals are
+"""The standings page's ratings (ratings/history.py) equal the workers' incremental Elo
+(ratings.elo.EloTable), its wins and mean ranks equal ratings.summary's, and its history and intervals are
 what the chart and the table need."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from service.web.rating_history import INITIAL_RATING, rate
-from tournament.elo import EloTable
-from tournament.summary import summarize
+from ratings.elo import EloTable
+from ratings.history import INITIAL_RATING, rate
+from ratings.summary import summarize
 
 
 def random_games(seed: int, count: int, players: int = 6) -> list[tuple[list[int], list[int]]]:

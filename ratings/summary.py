@@ -1,6 +1,6 @@
 """The standings table of one tournament, and its head-to-head results, in JSON-friendly shapes.
 
-Games are ``(players, ranks)`` as in ``tournament.rating_fit``: ``players[seat]`` finished ``ranks[seat]``, lower
+Games are ``(players, ranks)`` as in ``ratings.fit``: ``players[seat]`` finished ``ranks[seat]``, lower
 is better, equal ranks tie (0- or 1-based alike: only the order counts). A player's line:
 
 - ``games``: games played;
@@ -19,8 +19,8 @@ from collections.abc import Collection, Hashable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Generic, TypeVar
 
-from tournament.elo import check_game, pairwise
-from tournament.rating_fit import BOOTSTRAP, CONFIDENCE, fit
+from ratings.elo import check_game, pairwise
+from ratings.fit import BOOTSTRAP, CONFIDENCE, fit
 
 P = TypeVar("P", bound=Hashable)
 

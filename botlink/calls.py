@@ -1,7 +1,7 @@
 """Calling a push bot over HTTP: signed requests, hard deadlines, capped replies, faults instead of exceptions.
 
-One :class:`BotConnection` per bot per game (STYLE.md's bot HTTP rule: one session per match, explicit timeouts,
-capped response size, no redirects; the session is a urllib3 pool, see "Transport" below). Its
+One :class:`BotConnection` per bot per game (one session per match, explicit timeouts, capped response size, no
+redirects; the session is a urllib3 pool, see "Transport" below). Its
 :meth:`BotConnection.call` never raises for anything the bot does; it returns a :class:`BotReply` whose ``fault``
 is one of :data:`FAULTS` (docs/bot-protocol.md, "Faults"):
 
@@ -11,7 +11,7 @@ is one of :data:`FAULTS` (docs/bot-protocol.md, "Faults"):
 - ``status``: a status other than 2xx or 3xx; ``redirect``: a 3xx (never followed);
 - ``too_large``: a body over ``max_body`` bytes (64 KiB), read no further;
 - ``unparsable``: a non-empty body that is not a JSON object (an empty body is no body, and no fault);
-- ``refused``: the URL is malformed or leads to a refused address (:mod:`service.netguard`).
+- ``refused``: the URL is malformed or leads to a refused address (:mod:`botlink.netguard`).
 
 An illegal action is a fault too, but the caller judges legality.
 
@@ -22,7 +22,7 @@ header, TLS SNI and the certificate check keep the original name), so a second D
 service after the check.
 
 Transport: urllib3 directly, one pool of one kept-alive connection per :class:`BotConnection`, rather than a
-``requests.Session``, which costs the caller ~1.5x the CPU per round trip (MEASURED.md; benchmarks/botcall.py), and
+``requests.Session``, which costs the caller ~1.5x the CPU per round trip (benchmarks/botcall.py), and
 a worker's moves/s are bound by that. No retries, no redirects, no decompression, no proxies or settings from the
 environment; https trusts the system's certificate authorities unless given a ``ca_bundle``.
 
@@ -51,7 +51,7 @@ from urllib3.exceptions import HTTPError, NewConnectionError, ProtocolError, SSL
 from urllib3.response import BaseHTTPResponse
 from urllib3.util import Retry, Timeout
 
-from service import netguard, signing
+from botlink import netguard, signing
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ def _reject_constant(name: str) -> Any:
 class BotConnection:
     """Calls to one push bot for one game (or match): one kept-alive connection, one resolved address, one secret.
 
-    ``allow`` is the allowlist (:func:`service.netguard.parse_allowlist`). ``ca_bundle`` replaces the system's
+    ``allow`` is the allowlist (:func:`botlink.netguard.parse_allowlist`). ``ca_bundle`` replaces the system's
     certificate authorities for https (a private CA, or a test's). One call at a time: a connection is not shared
     between threads.
     """

@@ -1,54 +1,21 @@
-"""The stored data: players, games, seats, the append-only action log and the event log.
+"""Games: the game row (settings, seed, a snapshot of the state), its seats, the append-only action log and the
+event log.
 
 A game is stored as its settings, seed and action log, plus a snapshot of the engine state (``state``) that makes
 loading fast; ``ply`` is the number of actions applied, and the unique ``(game_id, ply)`` of the action log is what
-makes exactly one of two concurrent submissions for a ply win.
+makes exactly one of two concurrent submissions for a ply win. Every row of these tables is written by
+:mod:`store.gamelog`, the one writer of a game.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    JSON,
-    BigInteger,
-    DateTime,
-    Float,
-    ForeignKey,
-    Integer,
-    MetaData,
-    String,
-    Text,
-    UniqueConstraint,
-)
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy import JSON, BigInteger, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
 
-
-def now() -> datetime:
-    return datetime.now(UTC)
-
-
-class Base(DeclarativeBase):
-    # named constraints, so that later migrations can alter them on every database (SQLite included)
-    metadata = MetaData(
-        naming_convention={
-            "ix": "ix_%(column_0_label)s",
-            "uq": "uq_%(table_name)s_%(column_0_N_name)s",
-            "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-            "pk": "pk_%(table_name)s",
-        }
-    )
-
-
-class Player(Base):
-    __tablename__ = "players"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(64))
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    """SHA-256 of the bearer token (the token itself is shown once, never stored)."""
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+from store.models.base import Base, now
 
 
 class Game(Base):

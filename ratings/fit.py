@@ -1,7 +1,7 @@
 """Order-independent ratings of one tournament: a Bradley-Terry maximum-likelihood fit on the Elo scale, with
 bootstrap intervals.
 
-Every game counts as pairwise results between its seats, as in ``tournament.elo`` (1 to the better rank, half
+Every game counts as pairwise results between its seats, as in ``ratings.elo`` (1 to the better rank, half
 a win each for a tie). Bradley-Terry gives player ``i`` a strength ``gamma_i`` with ``P(i beats j) = gamma_i /
 (gamma_i + gamma_j)``; on the Elo scale ``elo_i = 400 * log10(gamma_i)`` this is exactly Elo's expected score.
 The fit maximises the likelihood of all pairwise results at once, so unlike incremental Elo it does not depend
@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass
 from statistics import NormalDist
 from typing import TypeVar
 
-from tournament.elo import check_game, pairwise
+from ratings.elo import check_game, pairwise
 
 P = TypeVar("P", bound=Hashable)
 

@@ -1,9 +1,10 @@
 """Where tournament work goes: RQ on Redis when ``REDIS_URL`` is set, else a thread pool in this process.
 
-The service never imports ``tournament``: it names jobs by their dotted path (``tournament.jobs.play_game``), as
-microblog does; RQ workers (``sorry-arena worker``) import them. Without Redis (the embedded default) the same job
-functions run on this process's threads, after ``tournament.jobs.configure`` points them at this app's database and
-notifier; scheduled starts and repeats need RQ's scheduler, so they need Redis.
+Neither the service nor this module imports ``tournament``: jobs are named by their dotted path
+(``tournament.jobs.play_game``), as microblog does; RQ workers (``sorry-arena worker``) import them. Without Redis
+(the embedded default) the same job functions run on this process's threads, after the app's ``configure`` hook
+(``tournament.context.configure``, found by its dotted name) points them at this app's database and notifier;
+scheduled starts and repeats need RQ's scheduler, so they need Redis.
 """
 
 from __future__ import annotations

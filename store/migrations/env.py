@@ -1,22 +1,25 @@
-"""Alembic's environment: brings a database to the schema of ``service.models``.
+"""Alembic's environment: brings a database to the schema of ``store.models``.
 
-The URL is the one ``service.migrate`` passes (``config.attributes["url"]``), else the ini's ``sqlalchemy.url``,
-else ``DATABASE_URL`` through ``service.config.Settings.from_env()``. SQLite runs in batch mode, so a later migration that alters a column
-works there too (SQLite's ALTER TABLE cannot, so alembic copies the table).
+The URL is the one ``store.migrate`` passes (``config.attributes["url"]``), else the ini's ``sqlalchemy.url``,
+else ``DATABASE_URL`` (as the service reads it). SQLite runs in batch mode, so a later migration that alters a
+column works there too (SQLite's ALTER TABLE cannot, so alembic copies the table).
 """
 
 from __future__ import annotations
 
+import os
+
 from alembic import context
 from sqlalchemy import create_engine, pool
 
-from service import arena_models  # noqa: F401  (its tables join Base.metadata)
-from service.config import Settings
-from service.models import Base
+from store.database import DEFAULT_DATABASE_URL, normalize_database_url
+from store.models import Base  # the package: every table joins Base.metadata
 
 config = context.config
 url: str = (
-    config.attributes.get("url") or config.get_main_option("sqlalchemy.url") or Settings.from_env().database_url
+    config.attributes.get("url")
+    or config.get_main_option("sqlalchemy.url")
+    or normalize_database_url(os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL)
 )
 
 

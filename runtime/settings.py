@@ -32,23 +32,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from store.database import DEFAULT_DATABASE_URL, normalize_database_url
+
 if TYPE_CHECKING:
     from limits import RateLimitItem
 
-DEFAULT_DATABASE_URL = "sqlite:///sorry-arena.db"
 MAX_BODY_BYTES = 64 * 1024
 DEFAULT_LIMIT_ACCOUNTS = "20/minute"
 DEFAULT_LIMIT_BOTS = "30/hour"
 DEFAULT_LIMIT_MOVES = "300/second"
 RATE_FORMS = "a rate such as '100/second', '20 per minute' or '5/2 minutes' (several separated by ';'), or 'off'"
-
-
-def normalize_database_url(url: str) -> str:
-    """Point a driverless PostgreSQL URL at psycopg 3 (SQLAlchemy's own default would be psycopg2)."""
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url.removeprefix(prefix)
-    return url
 
 
 @dataclass

@@ -9,7 +9,7 @@ a two-player game. All the pairs of one game use the ratings from before it (the
 the seat order within a game does not matter and the ratings' sum is conserved.
 
 Incremental Elo *does* depend on the order of the games (beating a player before or after their rating rises is
-worth different amounts); ``tournament.rating_fit`` gives order-independent ratings per tournament. Keep one
+worth different amounts); ``ratings.fit`` gives order-independent ratings per tournament. Keep one
 ``EloTable`` per game and variant, fed in game order.
 """
 

@@ -20,8 +20,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, pool
 
-from service.config import normalize_database_url
-from service.models import Base
+from store.database import normalize_database_url
+from store.models import Base
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -63,7 +63,7 @@ def head() -> str | None:
 
 
 def check(url: str) -> list[Any]:
-    """The differences between the database's schema and ``service.models`` (empty: they match)."""
+    """The differences between the database's schema and ``store.models`` (empty: they match)."""
     engine = create_engine(normalize_database_url(url), poolclass=pool.NullPool)
     try:
         with engine.connect() as connection:

@@ -1,1 +1,0 @@
-"""Alembic migrations of the service's database (``service.migrate`` runs them; see env.py)."""

@@ -1,1 +1,0 @@
-"""One module per schema revision, oldest first (0001_initial creates the tables of ``service.models``)."""

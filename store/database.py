@@ -1,0 +1,46 @@
+"""The database engine, without Flask: the API, the workers and the command line all open it here.
+
+SQLite (the embedded default) runs in WAL mode with ``synchronous=NORMAL`` and a busy timeout (commits about 5x
+faster than the default journal on this kind of machine; ``benchmarks/tournament.py`` measures a worker on it), and
+writers wait for each other instead of failing. ``postgres://`` and ``postgresql://`` URLs, as hosting platforms
+write them, use psycopg 3, the installed driver.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+DEFAULT_DATABASE_URL = "sqlite:///sorry-arena.db"
+
+
+def normalize_database_url(url: str) -> str:
+    """Point a driverless PostgreSQL URL at psycopg 3 (SQLAlchemy's own default would be psycopg2)."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url.removeprefix(prefix)
+    return url
+
+
+def make_engine(url: str) -> Engine:
+    url = normalize_database_url(url)
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(connection: Any, _: Any) -> None:
+            cursor = connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def sessions(engine: Engine) -> sessionmaker[Session]:
+    """The session factory every process uses (objects stay readable after a commit)."""
+    return sessionmaker(engine, expire_on_commit=False)

@@ -1,0 +1,142 @@
+"""The fast lane: Core statements compiled once per database dialect and run straight on a DB-API cursor.
+
+The requests every move makes (a bot's poll and its submission) and the game log's writes go through here: Core
+statements, written with ``select()`` / ``update()`` / ``insert()`` like any other, compiled once per dialect and
+run on the DB-API cursor of a pooled connection. SQLAlchemy's per-call execution machinery costs about 60 us a
+statement on a 2-core machine, six times the cursor call itself; a move needs four or five statements. Values go
+through each column type's own bind processor, as SQLAlchemy would send them. A move's writes go through the
+process's :class:`store.groupcommit.Writer`, which saves the moves that arrive together in one transaction.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
+
+from sqlalchemy import BindParameter, Engine
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import ClauseElement
+
+from store.groupcommit import Write, Writer
+
+
+def param(name: str) -> BindParameter[Any]:
+    """A named parameter of a fast-lane statement (``lane.execute(statement, {name: value})``)."""
+    return BindParameter(name, required=True)
+
+
+_GIVEN = object()
+"""Marks a parameter whose value each call gives (the others are the statement's own literals)."""
+
+
+class Compiled:
+    """One statement compiled for one dialect: its SQL, and how to turn named values into the driver's."""
+
+    def __init__(self, statement: ClauseElement, engine: Engine) -> None:
+        dialect = engine.dialect
+        compiled = cast(SQLCompiler, statement.compile(dialect=dialect, for_executemany=True))
+        self.sql = compiled.string
+        self.positional = bool(compiled.positional)
+        binds = {name: bind for bind, name in compiled.bind_names.items()}
+        self.names = tuple(compiled.positiontup or ()) if self.positional else tuple(binds)
+        self._plan: list[tuple[str, Any, Any]] = []
+        """Per driver parameter: its name, its value if the statement fixes it (else ``_GIVEN``), the column
+        type's bind processor (``None``: the value goes as it is)."""
+        for name in self.names:
+            bind = binds[name]
+            processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
+            if bind.required:
+                self._plan.append((name, _GIVEN, processor))
+            else:  # a literal of the statement (``Game.status == "active"``): processed once, here
+                self._plan.append((name, bind.value if processor is None else processor(bind.value), None))
+
+    def parameters(self, values: Mapping[str, Any]) -> Any:
+        row = [
+            (values[name] if processor is None else processor(values[name])) if fixed is _GIVEN else fixed
+            for name, fixed, processor in self._plan
+        ]
+        return tuple(row) if self.positional else dict(zip(self.names, row, strict=True))
+
+
+class Statements:
+    """The fast-lane statements of one engine, compiled on first use, and its writer."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.integrity_error: type[Exception] = engine.dialect.dbapi.IntegrityError  # type: ignore[union-attr]
+        self.writer = Writer(engine)
+        self._compiled: dict[int, tuple[ClauseElement, Compiled]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, statement: ClauseElement) -> Compiled:
+        found = self._compiled.get(id(statement))
+        if found is None:
+            with self._lock:
+                found = (statement, Compiled(statement, self.engine))  # keeps the statement alive: ids stay unique
+                self._compiled[id(statement)] = found
+        return found[1]
+
+
+class Lane:
+    """A request's fast lane: its pooled DB-API connection (taken on first use) and the compiled statements."""
+
+    def __init__(self, statements: Statements) -> None:
+        self.statements = statements
+        self.integrity_error = statements.integrity_error
+        """The driver's IntegrityError (a unique constraint said no)."""
+        self._connection: Any = None
+
+    def write(
+        self,
+        key: int,
+        condition: tuple[ClauseElement, Mapping[str, Any]],
+        *then: tuple[ClauseElement, Sequence[Mapping[str, Any]]],
+    ) -> bool:
+        """Through the process's writer: run ``condition`` (a statement and its values), and if it changed a row,
+        each statement of ``then`` with each of its rows, in one transaction; whether the condition held."""
+        get = self.statements.get
+        statement, values = condition
+        compiled = get(statement)
+        steps = [(compiled.sql, [compiled.parameters(values)])]
+        for statement, rows in then:
+            compiled = get(statement)
+            steps.append((compiled.sql, [compiled.parameters(row) for row in rows]))
+        return self.statements.writer.save(Write(key, steps))
+
+    def connection(self) -> Any:
+        if self._connection is None:
+            self._connection = self.statements.engine.raw_connection()
+        return self._connection
+
+    def execute(self, statement: ClauseElement, values: Mapping[str, Any] = {}) -> Any:  # never mutated
+        """Run a statement; the DB-API cursor (its rows, ``rowcount``)."""
+        compiled = self.statements.get(statement)
+        cursor = self.connection().cursor()
+        cursor.execute(compiled.sql, compiled.parameters(values))
+        return cursor
+
+    def execute_many(self, statement: ClauseElement, rows: Iterable[Mapping[str, Any]]) -> None:
+        compiled = self.statements.get(statement)
+        parameters = [compiled.parameters(row) for row in rows]
+        if parameters:
+            self.connection().cursor().executemany(compiled.sql, parameters)
+
+    def scalar(self, statement: ClauseElement, values: Mapping[str, Any] = {}) -> Any:
+        """The first column of the first row (``None`` without a row)."""
+        row = self.execute(statement, values).fetchone()
+        return None if row is None else row[0]
+
+    def commit(self) -> None:
+        self.connection().commit()
+
+    def rollback(self) -> None:
+        """End the transaction (a read's too: PostgreSQL would hold it open)."""
+        if self._connection is not None:
+            self._connection.rollback()
+
+    def release(self) -> None:
+        """Give the connection back to the pool now (before a long wait); the next statement takes one again."""
+        if self._connection is not None:
+            connection, self._connection = self._connection, None
+            connection.close()

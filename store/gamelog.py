@@ -1,0 +1,298 @@
+"""The one writer of a game: create it with its opening events, take its seats, advance it by plies, finish it.
+
+Both ways a move reaches the database go through here: a pull bot's ``POST /games/{id}/actions`` (the service's
+fast lane, one move per write, saved by the process's group commit) and a tournament worker's batch of push-bot
+moves (the worker's session, up to a batch per write). Each write of moves is one :class:`Advance`: a conditional
+UPDATE of the game row (the guard: the game is still at the ply the first move answered, and still active) and,
+only if that changed the row, the action rows (unique per game and ply) and the event rows, in one transaction. Of
+two writers at one ply exactly one wins; the other learns it from the guard (``False``) or from the unique key.
+
+The rules every write keeps, written once here:
+
+- the state is stored as the engine's JSON in compact form (:func:`encode_state`);
+- events are numbered ``0, 1, 2, ...`` per game in the order they happened (the opening's first); an event of the
+  move that answered ply ``p`` carries ``ply = p + 1`` (the opening's carry 0);
+- ``games.updated_at`` moves with every change of the ply (a tournament decision's deadline counts from it);
+- a game is ``open`` until its last seat is taken, ``active`` while it is played, ``over`` once finished; only an
+  active game advances.
+
+Reads that the writes depend on (the current position and the next event number) use :data:`POSITION`, so that
+the state, the event count and the save time are of one moment on every database.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.dml import UpdateBase
+
+import engine
+from store.fastlane import param
+from store.models import ActionRecord, EventRecord, Game, Seat, now
+
+encode_state = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+"""The stored text of an engine state (``engine.to_json``): JSON without the spaces of ``json.dumps``."""
+
+
+def decode_state(text: str) -> Any:
+    """The engine state stored as ``text``."""
+    return engine.from_json(json.loads(text))
+
+
+# --- the statements, defined once: the fast lane compiles them, a session executes them -------------------------
+
+_GUARD = (Game.id == param("game_id"), Game.ply == param("ply"), Game.status == "active")
+"""The condition of every write of moves: the game is where the first move found it, and still being played."""
+
+ADVANCE = update(Game).where(*_GUARD).values(ply=param("new_ply"), state=param("state"), updated_at=param("now"))
+ADVANCE_TO_END = (
+    update(Game)
+    .where(*_GUARD)
+    .values(
+        ply=param("new_ply"), state=param("state"), status="over", result=param("result"), updated_at=param("now")
+    )
+)
+"""The advance whose last move ends the game by the rules (the engine's result)."""
+RECORD_ACTION = insert(ActionRecord).values(
+    game_id=param("game_id"),
+    ply=param("ply"),
+    seat=param("seat"),
+    action=param("action"),
+    latency_ms=param("latency_ms"),
+    fault=param("fault"),
+    created_at=param("now"),
+)
+RECORD_EVENT = insert(EventRecord).values(
+    game_id=param("game_id"),
+    seq=param("seq"),
+    ply=param("ply"),
+    to_seat=param("to_seat"),
+    payload=param("payload"),
+)
+POSITION = select(
+    Game.ply,
+    Game.status,
+    Game.state,
+    select(func.max(EventRecord.seq)).where(EventRecord.game_id == Game.id).scalar_subquery(),
+    Game.updated_at,
+).where(Game.id == param("game_id"))
+"""A game's ply, status, state text, last event number and save time, in one statement (:meth:`Position.of`)."""
+_START = update(Game).where(Game.id == param("game_id"), Game.status == "open").values(status="active")
+# (A parameter of an UPDATE's condition is not named after a column it leaves unchanged: SQLAlchemy would take it
+# for a new value of that column.)
+_FINISH = (
+    update(Game)
+    .where(Game.id == param("game_id"), Game.ply == param("at_ply"))
+    .values(status="over", result=param("result"))
+)
+_LATENCY = (
+    update(ActionRecord)
+    .where(ActionRecord.game_id == param("of_game"), ActionRecord.ply == param("at_ply"))
+    .values(latency_ms=param("latency_ms"))
+)
+_FAULTS = (
+    select(ActionRecord.seat, ActionRecord.fault)
+    .where(ActionRecord.game_id == param("game_id"))
+    .order_by(ActionRecord.ply)
+)
+
+
+# --- what is written --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Move:
+    """One applied action and what it caused."""
+
+    ply: int
+    """The ply the action answered."""
+    seat: int
+    action: str
+    events: list[engine.Event]
+    latency_ms: float | None = None
+    """How long the bot took to answer (tournament games)."""
+    fault: str | None = None
+    """Why the action is the game's seeded fallback rather than the bot's (``None``: the bot's own)."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """A game as stored: its ply and status, its state's text, the number of its next event, when it was saved."""
+
+    ply: int
+    status: str
+    state: str
+    next_seq: int
+    saved_at: datetime
+
+    @classmethod
+    def of(cls, row: Sequence[Any]) -> Position:
+        """From a row of :data:`POSITION` (a DB-API cursor's or a SQLAlchemy result's)."""
+        ply, status, text, last_seq, saved_at = row
+        return cls(ply, status, text, 0 if last_seq is None else last_seq + 1, as_utc(saved_at))
+
+
+@dataclass(frozen=True)
+class Advance:
+    """One write of moves: the guarded UPDATE (``condition``), and the rows that follow it if it held."""
+
+    game_id: int
+    new_ply: int
+    state: str
+    """The stored text of the state after the moves."""
+    next_seq: int
+    """The number of the event after these moves' events."""
+    saved_at: datetime
+    condition: tuple[UpdateBase, dict[str, Any]]
+    then: tuple[tuple[UpdateBase, list[dict[str, Any]]], ...]
+
+
+def advance(
+    game_id: int,
+    moves: Sequence[Move],
+    state: Any,
+    next_seq: int,
+    result: engine.Result | None = None,
+) -> Advance:
+    """The write that appends ``moves`` (consecutive, from the game's current ply) and the state after them;
+    ``next_seq`` is the number of the game's next event, ``result`` the engine's when the last move ended the game.
+    """
+    if not moves:
+        raise ValueError("an advance needs at least one move")
+    ply = moves[0].ply
+    if [move.ply for move in moves] != list(range(ply, ply + len(moves))):
+        raise ValueError(f"moves must answer consecutive plies from {ply}: {[move.ply for move in moves]}")
+    moment = now()
+    new_ply = ply + len(moves)
+    text = encode_state(engine.to_json(state))
+    changes: dict[str, Any] = {"game_id": game_id, "ply": ply, "new_ply": new_ply, "state": text, "now": moment}
+    if result is not None:
+        changes["result"] = result.to_json()
+    actions = [
+        {
+            "game_id": game_id,
+            "ply": move.ply,
+            "seat": move.seat,
+            "action": move.action,
+            "latency_ms": move.latency_ms,
+            "fault": move.fault,
+            "now": moment,
+        }
+        for move in moves
+    ]
+    events: list[dict[str, Any]] = []
+    for move in moves:
+        events += event_rows(game_id, next_seq + len(events), move.ply + 1, move.events)
+    return Advance(
+        game_id,
+        new_ply,
+        text,
+        next_seq + len(events),
+        moment,
+        (ADVANCE if result is None else ADVANCE_TO_END, changes),
+        ((RECORD_ACTION, actions), (RECORD_EVENT, events)),
+    )
+
+
+def event_rows(game_id: int, first_seq: int, ply: int, events: Sequence[engine.Event]) -> list[dict[str, Any]]:
+    """The event rows of one ply, numbered from ``first_seq``."""
+    return [
+        {"game_id": game_id, "seq": first_seq + i, "ply": ply, "to_seat": event.get("to"), "payload": event}
+        for i, event in enumerate(events)
+    ]
+
+
+# --- writing through a session (the workers, and the service's ORM requests) -------------------------------------
+
+
+def save(session: Session, write: Advance) -> bool:
+    """Run ``write`` in the session's transaction (the caller commits); ``False``, with nothing written, when the
+    guard did not hold (the game moved on, or is not active)."""
+    connection = session.connection()
+    statement, values = write.condition
+    if connection.execute(statement, values).rowcount != 1:
+        return False
+    for statement, rows in write.then:
+        if rows:
+            connection.execute(statement, rows)
+    return True
+
+
+def create(
+    session: Session,
+    kind: str,
+    settings: engine.Json,
+    seed: int,
+    seats: int,
+    created_by: int,
+    players: Sequence[int] = (),
+) -> Game:
+    """A new game and its opening events, in the session's transaction (flushed; the caller commits): ``open``
+    with every seat free, or, given ``players`` (one player per seat, in seat order), started. Raises
+    ``engine.SettingsError`` for settings that describe no game."""
+    state = engine.new_game(kind, settings, seed)
+    events = engine.opening_events(state)
+    game = Game(
+        game=kind,
+        settings=engine.normalize_settings(kind, settings),
+        seed=seed,
+        seats=seats,
+        status="active" if players else "open",
+        ply=0,
+        state=encode_state(engine.to_json(state)),
+        created_by=created_by,
+    )
+    session.add(game)
+    session.flush()
+    session.add_all(Seat(game_id=game.id, seat=seat, player_id=player) for seat, player in enumerate(players))
+    if events:
+        session.connection().execute(RECORD_EVENT, event_rows(game.id, 0, 0, events))
+    session.flush()
+    return game
+
+
+def take_seat(session: Session, game_id: int, seat: int, player_id: int, last: bool) -> None:
+    """Seat ``player_id`` (flushed: the unique ``(game, seat)`` and ``(game, player)`` decide between concurrent
+    takers, as an IntegrityError); the ``last`` free seat starts the game."""
+    session.add(Seat(game_id=game_id, seat=seat, player_id=player_id))
+    session.flush()
+    if last:
+        session.connection().execute(_START, {"game_id": game_id})
+
+
+def finish(session: Session, game_id: int, ply: int, result: engine.Json) -> bool:
+    """Mark the game over at ``ply`` with ``result`` (a tournament's: the engine's ranks with forfeits applied),
+    whether its last move already ended it by the rules or forfeits end it; ``False`` if it is not at ``ply``."""
+    finished = session.connection().execute(_FINISH, {"game_id": game_id, "at_ply": ply, "result": result})
+    return finished.rowcount == 1
+
+
+def record_latency(session: Session, game_id: int, ply: int, latency_ms: float) -> None:
+    """Note how long a pull bot took for the move that answered ``ply`` (saved by the games API, timed by the
+    worker that waited for it)."""
+    session.connection().execute(_LATENCY, {"of_game": game_id, "at_ply": ply, "latency_ms": latency_ms})
+
+
+def position(session: Session, game_id: int) -> Position | None:
+    """The game as stored now (``None``: no such game)."""
+    row = session.connection().execute(POSITION, {"game_id": game_id}).fetchone()
+    return None if row is None else Position.of(row)
+
+
+def faults(session: Session, game_id: int) -> list[tuple[int, str | None]]:
+    """(seat, fault) of every saved action in ply order: a resumed game recounts consecutive faults from it."""
+    rows = session.connection().execute(_FAULTS, {"game_id": game_id})
+    return [(seat, fault) for seat, fault in rows]
+
+
+def as_utc(value: Any) -> datetime:
+    """A stored time as an aware UTC datetime: a DB-API cursor gives SQLite's text (naive UTC, as SQLAlchemy
+    stores it), the ORM a naive datetime on SQLite, PostgreSQL an aware one in the session's time zone."""
+    moment: datetime = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

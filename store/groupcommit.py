@@ -1,0 +1,178 @@
+"""Group commit: the moves that one process's requests want saved at the same time go into one transaction."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from typing import Any
+
+from sqlalchemy import Engine
+
+
+class Write:
+    """One transaction's worth of work for the :class:`Writer`: a conditional statement (an UPDATE checked by
+    ``rowcount``), then statements that run only if it changed a row. ``key`` orders the writes of a batch (the
+    row the condition locks: one order in every process, so no two batches deadlock on PostgreSQL)."""
+
+    __slots__ = ("done", "error", "finished", "key", "lead", "saved", "steps")
+
+    def __init__(self, key: int, steps: list[tuple[str, list[Any]]]) -> None:
+        self.key = key
+        self.steps = steps
+        """(SQL, driver parameter rows): the first step has one row, the condition."""
+        self.done: Any = None
+        """A held lock that the leader releases once this write is saved (or this thread is to lead): made only
+        for a write that has to wait (a plain lock: an Event costs ten times as much to make)."""
+        self.lead = False
+        self.saved = False
+        self.finished = False
+        self.error: BaseException | None = None
+
+    def finish(self, error: BaseException | None = None) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        if error is not None:
+            self.saved = False
+            self.error = error
+        if self.done is not None:
+            self.done.release()
+
+
+class Writer:
+    """Group commit: the moves that requests of this process want saved at the same time go into one
+    transaction, each still checked by its own condition.
+
+    A transaction per request makes requests queue for the database's write lock (SQLite has one writer at a time)
+    or for a commit each (PostgreSQL's is a disk flush); under load the queue grows long, and a thread holding the
+    lock also waits for its turn at the GIL after each database call. Here the request that finds nobody writing
+    becomes the leader: it writes its own move and whatever others queued meanwhile, batch after batch, on the
+    writer's connection, then hands over to a waiting request after a few batches (so no request pays for long).
+    The others wait for their batch's commit, so an answer still comes only once its move is saved.
+    """
+
+    MAX_BATCH = 64
+    ROUNDS = 4
+    """Batches a leader writes before it hands the queue over."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._integrity_error: type[Exception] = engine.dialect.dbapi.IntegrityError  # type: ignore[union-attr]
+        self._lock = threading.Lock()
+        self._queue: list[Write] = []
+        self._leading = False
+        self._connection: Any = None
+        """The writer's own pooled connection, used by one leader at a time (no checkout per move)."""
+        self._pid = os.getpid()
+
+    def save(self, write: Write) -> bool:
+        """Whether the write's condition held (then all of it is committed); its database error, if any."""
+        with self._lock:
+            lead = not self._leading
+            if lead:
+                self._leading = True
+            else:
+                write.done = threading.Lock()
+                write.done.acquire()
+            self._queue.append(write)
+        if not lead:
+            write.done.acquire()  # until the leader has saved it, or hands the queue over to this thread
+            lead = write.lead
+        if lead:
+            self._lead()
+        if write.error is not None:
+            raise write.error
+        return write.saved
+
+    def _lead(self) -> None:
+        try:
+            self._write_queue()
+        except BaseException as error:  # never leave the queue without a leader: fail what waits, and go on
+            with self._lock:
+                stranded, self._queue = self._queue, []
+                self._leading = False
+            for write in stranded:
+                write.finish(error)
+            raise
+
+    def _write_queue(self) -> None:
+        if self._pid != os.getpid():  # a forked child: the parent's connection is not its own
+            self._connection, self._pid = None, os.getpid()
+        for _ in range(self.ROUNDS):
+            with self._lock:
+                batch = self._queue[: self.MAX_BATCH]
+                del self._queue[: self.MAX_BATCH]
+                if not batch:
+                    self._leading = False
+                    return
+            if self._connection is None:
+                try:
+                    self._connection = self._engine.raw_connection()
+                except BaseException as error:
+                    for write in batch:
+                        write.finish(error)
+                    continue
+            if not self._write(self._connection, batch):
+                connection, self._connection = self._connection, None
+                with contextlib.suppress(Exception):
+                    connection.invalidate()  # broken: the next batch takes a new one
+        with self._lock:  # enough for this request: the first waiting one takes over (its write still queued)
+            if not self._queue:
+                self._leading = False
+                return
+            heir = self._queue[0]
+            waiting, heir.done = heir.done, None  # the heir saves its own write: nothing to signal then
+            heir.lead = True
+            waiting.release()
+
+    def _write(self, connection: Any, batch: list[Write]) -> bool:
+        """Save a batch in one transaction; if a unique key refuses it, each write alone. ``False``: the database
+        failed otherwise (its error goes to every write of the batch), and the connection is not to be trusted."""
+        batch.sort(key=lambda write: write.key)
+        try:
+            self._transaction(connection, batch)
+        except self._integrity_error as error:
+            connection.rollback()
+            if len(batch) == 1:
+                batch[0].finish(error)
+                return True
+            for write in batch:  # find the write that broke a unique key, and save the others
+                try:
+                    self._transaction(connection, [write])
+                except self._integrity_error as single:
+                    connection.rollback()
+                    write.finish(single)
+                except BaseException as failure:
+                    with contextlib.suppress(Exception):
+                        connection.rollback()
+                    for unsaved in batch:
+                        unsaved.finish(failure)
+                    return False
+                else:
+                    write.finish()
+            return True
+        except BaseException as error:
+            with contextlib.suppress(Exception):
+                connection.rollback()
+            for write in batch:
+                write.finish(error)
+            return False
+        for write in batch:
+            write.finish()
+        return True
+
+    @staticmethod
+    def _transaction(connection: Any, batch: list[Write]) -> None:
+        cursor = connection.cursor()
+        for write in batch:
+            (condition, (row,)), *rest = write.steps
+            cursor.execute(condition, row)
+            write.saved = cursor.rowcount == 1
+            if write.saved:
+                for sql, rows in rest:
+                    if len(rows) == 1:
+                        cursor.execute(sql, rows[0])
+                    elif rows:
+                        cursor.executemany(sql, rows)
+        connection.commit()

@@ -1,0 +1,22 @@
+"""The stored data, one module per subject: accounts (players, bots), games (games, seats, actions, events),
+tournaments (schedules, results, rating pools). Every table joins ``Base.metadata`` on import of this package."""
+
+from store.models.accounts import Bot, Player
+from store.models.base import Base, now
+from store.models.games import ActionRecord, EventRecord, Game, Seat
+from store.models.tournaments import RatingPool, Result, Tournament, TournamentGame
+
+__all__ = [
+    "ActionRecord",
+    "Base",
+    "Bot",
+    "EventRecord",
+    "Game",
+    "Player",
+    "RatingPool",
+    "Result",
+    "Seat",
+    "Tournament",
+    "TournamentGame",
+    "now",
+]

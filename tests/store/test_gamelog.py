@@ -1,0 +1,234 @@
+"""The one writer of a game (store/gamelog.py), on SQLite and PostgreSQL, through both of its paths: the fast lane
+with the group-commit writer (a pull bot's move through the API) and a session (a worker's batch of push moves).
+
+The two paths write the same rows: a game advanced partly through each is stored exactly as the engine replays it,
+with one event numbering, and the guard refuses a stale ply or a game that is not active on both.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+import engine
+from store import gamelog
+from store.database import make_engine, sessions
+from store.fastlane import Lane, Statements
+from store.models import ActionRecord, EventRecord, Game, Player, Seat
+
+SEED = 11
+SETTINGS = {"players": 2}
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Engine]:
+    engine_ = make_engine(database_url)
+    yield engine_
+    engine_.dispose()
+
+
+def players(session: Session, count: int) -> list[int]:
+    made = [Player(name=f"p{i}", token_hash=f"{i:064x}") for i in range(count)]
+    session.add_all(made)
+    session.flush()
+    return [player.id for player in made]
+
+
+def play_moves(state: Any, first_ply: int, count: int) -> list[gamelog.Move]:
+    """``count`` moves of the seat asked at each step (its first legal action), applied to ``state``."""
+    moves = []
+    for ply in range(first_ply, first_ply + count):
+        asked = engine.decision(state)
+        assert asked is not None
+        action = engine.legal_actions(state, asked.seat)[0].id
+        moves.append(gamelog.Move(ply, asked.seat, action, engine.apply(state, action, asked.seat)))
+    return moves
+
+
+def stored(session: Session, game_id: int) -> tuple[Game, list[ActionRecord], list[EventRecord]]:
+    session.expire_all()
+    game = session.get(Game, game_id)
+    assert game is not None
+    actions = list(session.scalars(select(ActionRecord).where(ActionRecord.game_id == game_id).order_by("ply")))
+    events = list(session.scalars(select(EventRecord).where(EventRecord.game_id == game_id).order_by("seq")))
+    return game, actions, events
+
+
+def test_a_game_written_by_both_paths_is_the_engines_game(database: Engine) -> None:
+    """Create (started), then moves through a session, through the fast lane, through a session again: the rows
+    are the engine's replay, the events numbered 0..n-1 in order with the ply they followed."""
+    with sessions(database)() as session:
+        seated = players(session, 3)
+        game = gamelog.create(session, "board", SETTINGS, SEED, 2, seated[0], seated[1:])
+        session.commit()
+        game_id = game.id
+        assert game.status == "active"
+        assert [seat.player_id for seat in session.scalars(select(Seat).order_by(Seat.seat))] == seated[1:]
+    state = engine.new_game("board", SETTINGS, SEED)
+    opening = engine.opening_events(state)
+    expected_events = [(0, event) for event in opening]
+    lane = Lane(Statements(database))
+    next_seq, ply = len(opening), 0
+    for path in ("session", "lane", "session", "lane"):
+        moves = play_moves(state, ply, 3 if path == "session" else 1)
+        write = gamelog.advance(game_id, moves, state, next_seq)
+        if path == "session":
+            with sessions(database)() as session:
+                assert gamelog.save(session, write)
+                session.commit()
+        else:
+            assert lane.write(game_id, write.condition, *write.then)
+        expected_events += [(move.ply + 1, event) for move in moves for event in move.events]
+        next_seq, ply = write.next_seq, write.new_ply
+    lane.release()
+    with sessions(database)() as session:
+        game, actions, events = stored(session, game_id)
+        position = gamelog.position(session, game_id)
+    assert game.ply == ply == 8 and game.status == "active"
+    assert game.state == gamelog.encode_state(engine.to_json(state))
+    assert json.loads(game.state) == engine.to_json(
+        engine.replay("board", SETTINGS, SEED, [a.action for a in actions])
+    )
+    assert [action.ply for action in actions] == list(range(8))
+    assert [event.seq for event in events] == list(range(len(expected_events)))
+    assert [(event.ply, event.payload) for event in events] == expected_events
+    assert [event.to_seat for event in events] == [payload.get("to") for _, payload in expected_events]
+    assert position is not None and (position.ply, position.next_seq) == (8, len(expected_events))
+    assert position.saved_at == gamelog.as_utc(game.updated_at)
+
+
+def test_the_guard_refuses_a_stale_ply_on_both_paths(database: Engine) -> None:
+    with sessions(database)() as session:
+        seated = players(session, 3)
+        game_id = gamelog.create(session, "card", SETTINGS, SEED, 2, seated[0], seated[1:]).id
+        session.commit()
+    state = engine.new_game("card", SETTINGS, SEED)
+    next_seq = len(engine.opening_events(state))
+    first = gamelog.advance(game_id, play_moves(state, 0, 1), state, next_seq)
+    with sessions(database)() as session:
+        assert gamelog.save(session, first)
+        session.commit()
+    late = engine.new_game("card", SETTINGS, SEED)  # another writer, still at ply 0
+    stale = gamelog.advance(game_id, play_moves(late, 0, 2), late, next_seq)
+    with sessions(database)() as session:
+        assert not gamelog.save(session, stale)
+        session.rollback()
+    lane = Lane(Statements(database))
+    assert not lane.write(game_id, stale.condition, *stale.then)
+    lane.release()
+    with sessions(database)() as session:
+        game, actions, events = stored(session, game_id)
+    assert game.ply == 1 and len(actions) == 1 and len(events) == first.next_seq
+
+
+def test_only_an_active_game_advances_and_a_finished_one_keeps_its_result(database: Engine) -> None:
+    with sessions(database)() as session:
+        seated = players(session, 3)
+        open_game = gamelog.create(session, "board", SETTINGS, SEED, 2, seated[0])
+        session.commit()
+        assert open_game.status == "open"
+    state = engine.new_game("board", SETTINGS, SEED)
+    write = gamelog.advance(open_game.id, play_moves(state, 0, 1), state, len(engine.opening_events(state)))
+    with sessions(database)() as session:
+        assert not gamelog.save(session, write), "an open game must not advance"
+        session.rollback()
+        gamelog.take_seat(session, open_game.id, 0, seated[1], last=False)
+        gamelog.take_seat(session, open_game.id, 1, seated[2], last=True)
+        session.commit()
+    with sessions(database)() as session:
+        assert gamelog.save(session, write), "the last seat started it"
+        assert gamelog.finish(session, open_game.id, write.new_ply, {"ranks": [1, 2], "reason": "forfeit"})
+        session.commit()
+    later = gamelog.advance(open_game.id, play_moves(state, 1, 1), state, write.next_seq)
+    lane = Lane(Statements(database))
+    assert not lane.write(open_game.id, later.condition, *later.then), "a game over does not advance"
+    lane.release()
+    with sessions(database)() as session:
+        game, actions, _ = stored(session, open_game.id)
+        assert not gamelog.finish(session, open_game.id, 0, {"ranks": [2, 1]}), "finish is checked by ply"
+    assert (game.status, game.ply, game.result, len(actions)) == (
+        "over",
+        1,
+        {"ranks": [1, 2], "reason": "forfeit"},
+        1,
+    )
+
+
+def test_a_move_that_ends_the_game_stores_the_engines_result(database: Engine) -> None:
+    with sessions(database)() as session:
+        seated = players(session, 3)
+        game_id = gamelog.create(session, "card", SETTINGS, SEED, 2, seated[0], seated[1:]).id
+        session.commit()
+    state = engine.new_game("card", SETTINGS, SEED)
+    moves = []
+    while not engine.is_over(state):
+        moves += play_moves(state, len(moves), 1)
+    write = gamelog.advance(game_id, moves, state, len(engine.opening_events(state)), engine.result(state))
+    lane = Lane(Statements(database))
+    assert lane.write(game_id, write.condition, *write.then)
+    lane.release()
+    with sessions(database)() as session:
+        game, actions, _ = stored(session, game_id)
+        faults = gamelog.faults(session, game_id)
+    result = engine.result(state)
+    assert result is not None
+    assert (game.status, game.ply, game.result) == ("over", len(moves), result.to_json())
+    assert faults == [(move.seat, None) for move in moves] and len(actions) == len(moves)
+
+
+def test_latency_and_faults_are_stored_with_the_move(database: Engine) -> None:
+    with sessions(database)() as session:
+        seated = players(session, 3)
+        game_id = gamelog.create(session, "board", SETTINGS, SEED, 2, seated[0], seated[1:]).id
+        session.commit()
+    state = engine.new_game("board", SETTINGS, SEED)
+    moves = play_moves(state, 0, 2)
+    moves[0].latency_ms, moves[0].fault = 1000.0, "timeout"
+    with sessions(database)() as session:
+        assert gamelog.save(session, gamelog.advance(game_id, moves, state, len(engine.opening_events(state))))
+        gamelog.record_latency(session, game_id, 1, 12.5)
+        session.commit()
+        _, actions, _ = stored(session, game_id)
+        assert gamelog.faults(session, game_id) == [(moves[0].seat, "timeout"), (moves[1].seat, None)]
+    assert [(action.latency_ms, action.fault) for action in actions] == [(1000.0, "timeout"), (12.5, None)]
+
+
+def test_a_second_write_of_one_ply_is_refused_by_the_unique_key(database: Engine) -> None:
+    """The guard and the unique (game, ply) agree: a write that slips past a stale guard (a hand-made condition
+    at the right ply after another wrote it is impossible, so here: the same action rows twice) fails whole."""
+    with sessions(database)() as session:
+        seated = players(session, 3)
+        game_id = gamelog.create(session, "board", SETTINGS, SEED, 2, seated[0], seated[1:]).id
+        session.commit()
+    state = engine.new_game("board", SETTINGS, SEED)
+    write = gamelog.advance(game_id, play_moves(state, 0, 1), state, len(engine.opening_events(state)))
+    with sessions(database)() as session:
+        assert gamelog.save(session, write)
+        session.commit()
+        with pytest.raises(IntegrityError):
+            session.connection().execute(*write.then[0])
+        session.rollback()
+        _, actions, _ = stored(session, game_id)
+    assert len(actions) == 1
+
+
+@pytest.mark.parametrize("plies", [[], [0, 2], [1, 0]], ids=["no moves", "a gap", "out of order"])
+def test_an_advance_needs_consecutive_moves(plies: list[int]) -> None:
+    moves = [gamelog.Move(ply, 0, "x", []) for ply in plies]
+    with pytest.raises(ValueError):
+        gamelog.advance(1, moves, engine.new_game("board", SETTINGS, SEED), 0)
+
+
+def test_settings_that_describe_no_game_are_refused_before_anything_is_written(database: Engine) -> None:
+    with sessions(database)() as session:
+        seated = players(session, 1)
+        with pytest.raises(engine.SettingsError):
+            gamelog.create(session, "board", {"players": 9}, SEED, 9, seated[0])
+        session.rollback()
+        assert session.scalar(select(Game.id)) is None

@@ -1,0 +1,76 @@
+"""Results: a finished scheduled game's result, written once, and the tournament marked done when all are in.
+
+The result is a row unique per scheduled game: written once, whoever tries again (a resumed game, a second worker).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from store.models import Result, Tournament, TournamentGame, now
+
+
+def unfinished_tournaments(session: Session, before: datetime) -> list[int]:
+    """Running tournaments with every result written (the last before ``before``) yet not done: the worker that
+    wrote the last result failed before it refreshed the standings or marked the tournament done."""
+    return list(
+        session.scalars(
+            select(Tournament.id)
+            .join(Result, Result.tournament_id == Tournament.id)
+            .where(Tournament.status == "running")
+            .group_by(Tournament.id, Tournament.games_total)
+            .having(func.count(Result.id) >= Tournament.games_total, func.max(Result.finished_at) < before)
+        )
+    )
+
+
+def finish(
+    session: Session, tournament: Tournament, scheduled: TournamentGame, game_id: int, outcome: dict[str, Any]
+) -> bool:
+    """Write the result (once: ``False`` if it was already written) and mark the scheduled game done."""
+    try:
+        session.execute(
+            insert(Result).values(
+                tournament_game_id=scheduled.id,
+                tournament_id=tournament.id,
+                game_id=game_id,
+                game=tournament.game,
+                variant=tournament.variant,
+                rated=tournament.rated,
+                bot_ids=scheduled.bot_ids,
+                finished_at=now(),
+                **outcome,
+            )
+        )
+        session.execute(
+            update(TournamentGame).where(TournamentGame.id == scheduled.id).values(status="done", lease_until=None)
+        )
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        return False
+    return True
+
+
+def complete(session: Session, tournament: Tournament) -> None:
+    """Mark the tournament done once every scheduled game has its result and its standings count them all.
+
+    Two workers may finish its last games at once: the one whose refit counted fewer results must not mark it done
+    before the other's complete standings are stored."""
+    done = session.scalar(select(func.count(Result.id)).where(Result.tournament_id == tournament.id))
+    if done == tournament.games_total:
+        session.execute(
+            update(Tournament)
+            .where(
+                Tournament.id == tournament.id,
+                Tournament.status != "done",
+                Tournament.standings_through >= tournament.games_total,
+            )
+            .values(status="done", finished_at=now())
+        )
+        session.commit()
