@@ -9,9 +9,7 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUTSIDE = re.compile(
-    r"\.\./shared|\b(?:RULES|STYLE|MEASURED)\.md\b|\bseeds/|\b\d{3}_[0-9a-f]{16}\.txt\b"
-)
+OUTSIDE = re.compile(r"\.\./shared|\b(?:RULES|STYLE|MEASURED)\.md\b|\bseeds/|\b\d{3}_[0-9a-f]{16}\.txt\b")
 """The notes and rule sheets kept beside the repository by its maintainers, which a clone does not have."""
 ISSUE_NUMBER = re.compile(r"(?i)\bissues? #?\d+\b")
 MARKDOWN_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
