@@ -21,7 +21,7 @@ test: venv browser
 	$(BIN)/mypy engine store botlink ratings runtime cli service tournament clients
 	$(BIN)/lint-imports
 
-# Debian's chromium for the page tests (tests/web/browser.py: Playwright drives it and downloads no browser).
+# Debian's chromium for the page tests (tests/service/web/browser.py: Playwright drives it, downloads no browser).
 # Quick when installed; without root it only says so (the browser tests then skip locally and fail in CI).
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
@@ -37,9 +37,9 @@ bench: venv
 # Schemathesis over every operation with a large example budget (the default suite runs 25 per operation).
 FUZZ_EXAMPLES ?= 1000
 fuzz: venv
-	SORRY_ARENA_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest tests/test_api_schemathesis.py --hypothesis-show-statistics
+	SORRY_ARENA_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest tests/service/test_schemathesis.py --hypothesis-show-statistics
 
-# Rewrite openapi/openapi.json from the code (tests/test_openapi_file.py fails while it is stale).
+# Rewrite openapi/openapi.json from the code (tests/service/test_openapi_file.py fails while it is stale).
 openapi: venv
 	$(BIN)/sorry-arena openapi --output openapi/openapi.json
 

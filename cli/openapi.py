@@ -1,7 +1,7 @@
 """``sorry-arena openapi``: write the API's OpenAPI 3 document (the one served at ``/openapi.json``) to a file.
 
 The file is committed (``openapi/openapi.json``) so that clients can be generated without running the service;
-``tests/test_openapi_file.py`` fails when it is stale, and ``--check`` does the same from the command line.
+``tests/service/test_openapi_file.py`` fails when it is stale, and ``--check`` does the same from the command line.
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ class Snapshot:
     def copy(self) -> Any:
         """A private engine state to apply an action to (never the shared one): ``engine.copy`` copies what
         changes and shares the rest, far cheaper than a generic deep copy or ``engine.from_json`` of the state's
-        JSON (benchmarks/search.py; tests/test_api_caches.py checks the copies against from_json)."""
+        JSON (benchmarks/search.py; tests/service/test_caches.py checks the copies against from_json)."""
         return engine.copy(self.state)
 
 

@@ -1,29 +1,34 @@
-"""Helpers of the bot and tournament tests: an app that may call loopback bots, push bots served in threads,
-registration and tournament creation through the API, and a wait for a tournament's end."""
+"""Helpers of the bot and tournament tests (tests/tournament/, tests/clients/, and others): an app that may call
+loopback bots and the fixtures on it (``arena``, ``client``, ``owner``: a folder's conftest.py imports them), push
+bots served in threads and pull clients run on threads, registration and tournament creation through the API, and
+a wait for a tournament's end."""
 
 from __future__ import annotations
 
 import json
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
 import engine
 from clients.examples import greedy_bot, random_bot
+from clients.pull import PullClient, Stats
 from clients.push import PushServer, serve
 from runtime.settings import Settings
 from service.app import create_app
 from store.models import ActionRecord, Game
-from tests.apikit import API, Player
+from tests.apikit import API, Player, new_player
 from tests.botservers import Behaviour, BotServer, Handler, Received, reply
-from tests.conftest import TEST_LIMITS
+from tests.conftest import TEST_LIMITS, dispose
 
 SECRET = "s" * 40
 Choose = Callable[[dict[str, Any]], str]
@@ -36,6 +41,27 @@ def arena_app(database_url: str, redis_url: str | None = None, **settings: Any) 
     return app
 
 
+@pytest.fixture
+def arena(database_url: str) -> Iterator[Flask]:
+    """An app that may call loopback bots and runs its jobs on its own threads (the embedded queue), on SQLite and
+    PostgreSQL; its queue drained before the database goes."""
+    app = arena_app(database_url)
+    yield app
+    app.extensions["queue"].wait(timeout=60)
+    dispose(app)
+
+
+@pytest.fixture
+def client(arena: Flask) -> FlaskClient:
+    return arena.test_client()
+
+
+@pytest.fixture
+def owner(client: FlaskClient) -> Player:
+    """A player who owns the bots."""
+    return new_player(client, "owner")
+
+
 @contextmanager
 def push_bots(*chooses: Choose, secret: str = SECRET) -> Iterator[list[PushServer]]:
     servers = [serve(choose, secret=secret, name=f"bot{n}").start_background() for n, choose in enumerate(chooses)]
@@ -44,6 +70,36 @@ def push_bots(*chooses: Choose, secret: str = SECRET) -> Iterator[list[PushServe
     finally:
         for server in servers:
             server.shutdown()
+
+
+class Running:
+    """A pull client playing on a thread until stopped (or until its own stop condition)."""
+
+    def __init__(self, client: PullClient, **stop_when: Any) -> None:
+        self.client = client
+        self.stop = threading.Event()
+        self.stats: Stats | None = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, kwargs=stop_when, daemon=True)
+        self.thread.start()
+
+    def _run(self, **stop_when: Any) -> None:
+        try:
+            self.stats = self.client.run(self.stop, **stop_when)
+        except BaseException as error:
+            self.error = error
+
+    def join(self, timeout: float = 60) -> Stats:
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), "the pull client did not stop"
+        if self.error is not None:
+            raise self.error
+        assert self.stats is not None
+        return self.stats
+
+    def finish(self) -> Stats:
+        self.stop.set()
+        return self.join()
 
 
 def register(

@@ -55,7 +55,7 @@ def redis_url() -> str:
 
 TEST_LIMITS = {"limit_accounts": "100000/minute", "limit_bots": "100000/hour", "limit_moves": "100000/second"}
 """The test apps' rate limits: counted as in production, but far above what a test makes (a test creates up to
-hundreds of accounts from one address); ``tests/test_rate_limits.py`` tests the real defaults."""
+hundreds of accounts from one address); ``tests/service/test_rate_limits.py`` tests the real defaults."""
 
 
 def make_app(database_url: str, redis_url: str | None = None) -> Flask:

@@ -1,6 +1,6 @@
 """A one-ply greedy bot for both games: it scores each offered action from its description alone and plays the
 best (ties: the first offered). It wins about four two-player games in five against the random bot
-(tests/test_push_client.py plays 200 of each game).
+(tests/clients/test_push.py plays 200 of each game).
 
 Board: race progress in steps to HOME (a backward 4 or 10 next to the start circle is a shortcut, and scores as
 one), reaching HOME or the safety zone, bumping opponents (their lost progress), leaving START.

@@ -1,0 +1,423 @@
+"""botlink.calls against real local HTTP servers (tests/botservers.py): every fault kind, deadlines that hold
+against endless or trickled replies, signed requests, the resolved address pinned, keep-alive, https names."""
+
+from __future__ import annotations
+
+import multiprocessing
+import shutil
+import socket
+import ssl
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from botlink import signing
+from botlink.calls import FAULTS, BotConnection, BotReply
+from botlink.netguard import parse_allowlist
+from tests import botservers
+from tests.botservers import BotServer
+
+LOOPBACK = parse_allowlist("loopback")
+SECRET = "test-secret"
+MOVE = {
+    "type": "move",
+    "game_id": 17,
+    "seat": 1,
+    "ply": 42,
+    "decision": "move",
+    "view": {"game": "board"},
+    "actions": [{"id": "1:start:yellow"}, {"id": "5:yellow0+5"}],
+    "deadline_ms": 1000,
+    "last_latency_ms": None,
+}
+SLACK_S = 0.4
+"""How much later than its timeout a call may return on a busy two-core machine."""
+
+
+def connect(server: BotServer, timeout: float = 0.5, **kwargs: object) -> BotConnection:
+    return BotConnection(server.url(), SECRET, LOOPBACK, timeout=timeout, **kwargs)  # type: ignore[arg-type]
+
+
+def timed_move(connection: BotConnection) -> tuple[BotReply, float]:
+    started = time.monotonic()
+    reply = connection.move(MOVE)
+    return reply, time.monotonic() - started
+
+
+def test_a_good_bot_answers_its_move() -> None:
+    with BotServer(botservers.reply()) as server, connect(server) as connection:
+        reply = connection.move(MOVE)
+    assert reply == BotReply({"action": "1:start:yellow"}, None, "", reply.latency_ms)
+    assert reply.ok and 0 < reply.latency_ms < 500
+    assert server.received[0].path == "/bot/move"
+    assert server.received[0].json() == MOVE
+
+
+def test_requests_are_signed_json_with_the_original_host() -> None:
+    with BotServer(botservers.reply()) as server, connect(server) as connection:
+        connection.call("info", {"type": "info", "nonce": "ab12"})
+        connection.move(MOVE)
+    for request in server.received:
+        assert request.headers["Content-Type"] == "application/json"
+        assert request.headers["Host"] == f"127.0.0.1:{server.port}"
+        assert signing.verify(SECRET, request.headers, request.body)
+        assert not signing.verify("another secret", request.headers, request.body)
+        assert not signing.verify(SECRET, request.headers, request.body + b" ")
+    assert server.received[0].json() == {"type": "info", "nonce": "ab12"}
+
+
+def test_requests_name_the_service_and_ask_for_no_compression() -> None:
+    with BotServer(botservers.reply()) as server, connect(server) as connection:
+        connection.move(MOVE)
+    headers = server.received[0].headers
+    assert headers["User-Agent"] == "sorry-arena"
+    assert headers["Accept-Encoding"] == "identity"
+    assert int(headers["Content-Length"]) == len(server.received[0].body)
+
+
+def test_info_echoes_the_nonce_and_start_or_end_may_answer_nothing() -> None:
+    with BotServer(botservers.reply()) as server, connect(server) as connection:
+        assert connection.call("info", {"type": "info", "nonce": "ff00"}).body == {
+            "nonce": "ff00",
+            "name": "test",
+            "games": ["board", "card"],
+        }
+    with BotServer(botservers.raw(b"")) as server, connect(server) as connection:
+        reply = connection.call("start", {"type": "start", "game_id": 1})
+        assert (reply.body, reply.fault, reply.detail) == (None, None, "")
+
+
+def test_one_connection_is_kept_alive_across_calls() -> None:
+    with BotServer(botservers.reply()) as server, connect(server) as connection:
+        for _ in range(5):
+            assert connection.move(MOVE).ok
+    assert len({request.client_port for request in server.received}) == 1
+
+
+def test_a_slow_bot_times_out_near_the_deadline() -> None:
+    with BotServer(botservers.slow(3.0)) as server, connect(server, timeout=0.3) as connection:
+        reply, elapsed = timed_move(connection)
+    assert (reply.fault, reply.detail, reply.body) == ("timeout", "timed out after 300 ms", None)
+    assert 0.3 <= elapsed < 0.3 + SLACK_S
+    assert 300 <= reply.latency_ms < 1000 * (0.3 + SLACK_S)
+
+
+def test_latency_is_measured() -> None:
+    with BotServer(botservers.slow(0.15)) as server, connect(server, timeout=1.0) as connection:
+        reply = connection.move(MOVE)
+    assert reply.ok
+    assert 150 <= reply.latency_ms < 900
+
+
+def test_the_default_timeout_is_one_second() -> None:
+    with BotServer(botservers.slow(5.0)) as server:
+        connection = BotConnection(server.url(), SECRET, LOOPBACK)
+        reply, elapsed = timed_move(connection)
+        connection.close()
+    assert reply.fault == "timeout" and reply.detail == "timed out after 1000 ms"
+    assert 1.0 <= elapsed < 1.0 + SLACK_S
+
+
+@pytest.mark.parametrize("code", [400, 404, 500, 503])
+def test_a_non_2xx_status_is_a_fault_quoting_the_start_of_the_body(code: int) -> None:
+    server = BotServer(botservers.status(code, b'{"error": "choose() raised KeyError"}'))
+    with server, connect(server) as connection:
+        reply = connection.move(MOVE)
+    assert (reply.fault, reply.body) == ("status", None)
+    assert reply.detail == f'HTTP {code}: {{"error": "choose() raised KeyError"}}'
+
+
+def test_the_quoted_error_text_is_short_and_printable() -> None:
+    with BotServer(botservers.status(500, b"\x1b[31m" + b"e" * 10_000)) as server, connect(server) as connection:
+        reply = connection.move(MOVE)
+    assert reply.fault == "status"
+    assert len(reply.detail) < 140 and reply.detail.isprintable()
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        (b"<html>this is not JSON</html>", "the reply is not valid JSON"),
+        (b'{"action": "a"', "the reply is not valid JSON"),
+        (b"\xff\xfe\x00garbage", "the reply is not valid JSON"),
+        (b'{"action": NaN}', "the reply is not valid JSON"),
+        (b"[" * 60_000, "the reply is not valid JSON"),
+        (b"1" * 5_000, "the reply is not valid JSON"),
+        (b'["1:start:yellow"]', "the reply is a JSON list, not an object"),
+        (b'"1:start:yellow"', "the reply is a JSON str, not an object"),
+    ],
+)
+def test_an_unparsable_body_is_a_fault(body: bytes, detail: str) -> None:
+    with BotServer(botservers.raw(body)) as server, connect(server) as connection:
+        reply = connection.call("move", MOVE)
+    assert (reply.fault, reply.detail, reply.body) == ("unparsable", detail, None)
+
+
+@pytest.mark.parametrize("body", [b"", b"{}", b'{"action": 5}', b'{"move": "1:start:yellow"}'])
+def test_a_move_reply_needs_a_string_action(body: bytes) -> None:
+    with BotServer(botservers.raw(body)) as server, connect(server) as connection:
+        reply = connection.move(MOVE)
+    assert (reply.fault, reply.detail) == ("unparsable", 'the reply has no string "action"')
+
+
+def test_a_body_of_exactly_the_cap_is_fine_and_one_byte_more_is_too_large() -> None:
+    with BotServer(botservers.big(65536)) as server, connect(server) as connection:
+        assert connection.move(MOVE).ok
+    with BotServer(botservers.big(65537)) as server, connect(server) as connection:
+        reply = connection.move(MOVE)
+    assert (reply.fault, reply.detail) == ("too_large", "the reply is over 65536 bytes")
+
+
+def test_a_large_chunked_body_is_too_large_without_a_content_length() -> None:
+    # endless() announces no length: the cap is found by reading, and the read stops right after it.
+    with BotServer(botservers.endless()) as server, connect(server, timeout=2.0, max_body=1000) as connection:
+        reply, elapsed = timed_move(connection)
+    assert reply.fault == "too_large"
+    assert elapsed < 1.0
+
+
+def test_an_endless_body_stops_at_the_deadline() -> None:
+    server = BotServer(botservers.endless())
+    with server, connect(server, timeout=0.3, max_body=10**12) as connection:
+        reply, elapsed = timed_move(connection)
+    assert reply.fault == "timeout"
+    assert elapsed < 0.3 + SLACK_S
+
+
+def test_an_endless_body_within_the_cap_is_cut_by_size_first() -> None:
+    with BotServer(botservers.endless()) as server, connect(server, timeout=0.3) as connection:
+        reply, elapsed = timed_move(connection)
+    assert reply.fault == "too_large"
+    assert elapsed < 0.3 + SLACK_S
+
+
+def test_headers_trickled_byte_by_byte_stop_at_the_deadline() -> None:
+    # Every socket read succeeds within requests' per-read timeout; only the watchdog ends the call.
+    with BotServer(botservers.trickle_headers(0.05)) as server, connect(server, timeout=0.3) as connection:
+        reply, elapsed = timed_move(connection)
+    assert reply.fault == "timeout"
+    assert elapsed < 0.3 + SLACK_S
+
+
+def test_a_redirect_is_a_fault_and_never_followed() -> None:
+    with BotServer(botservers.reply()) as target:
+        with BotServer(botservers.redirect(target.url(path="/bot/move"))) as server, connect(server) as connection:
+            reply = connection.move(MOVE)
+        assert target.received == []
+    assert (reply.fault, reply.body) == ("redirect", None)
+    assert reply.detail == "HTTP 302 redirect (redirects are not followed)"
+
+
+@pytest.mark.parametrize("code", [301, 307, 308])
+def test_every_redirect_status_is_a_fault(code: int) -> None:
+    with BotServer(botservers.redirect("http://127.0.0.1:1/", code)) as server, connect(server) as connection:
+        assert connection.move(MOVE).fault == "redirect"
+
+
+def test_a_closed_port_is_a_connection_fault() -> None:
+    url = f"http://127.0.0.1:{botservers.closed_port()}/bot"
+    with BotConnection(url, SECRET, LOOPBACK, timeout=0.5) as connection:
+        reply, elapsed = timed_move(connection)
+    assert (reply.fault, reply.detail, reply.body) == ("connection", "connection refused", None)
+    assert elapsed < 0.5
+
+
+def test_a_reply_that_is_not_http_is_a_connection_fault() -> None:
+    with BotServer(botservers.not_http()) as server, connect(server) as connection:
+        reply = connection.move(MOVE)
+    assert reply.fault == "connection"
+
+
+def test_a_redirect_body_is_never_read() -> None:
+    # A 3xx that streams an endless body: the fault comes at once, not at the deadline or the cap.
+    behaviour = botservers.endless(code=302, headers={"Location": "http://127.0.0.1:1/"})
+    with BotServer(behaviour) as server, connect(server, timeout=2.0, max_body=10**12) as connection:
+        reply, elapsed = timed_move(connection)
+    assert (reply.fault, reply.detail) == ("redirect", "HTTP 302 redirect (redirects are not followed)")
+    assert elapsed < 1.0
+
+
+def test_a_connection_recovers_after_faults() -> None:
+    answers = iter([botservers.status(500), botservers.slow(2.0), botservers.garbage(), botservers.reply()])
+
+    def next_answer(handler: botservers.Handler, request: botservers.Received) -> None:
+        next(answers)(handler, request)
+
+    with BotServer(next_answer) as server, connect(server, timeout=0.3) as connection:
+        faults = [connection.move(MOVE).fault for _ in range(4)]
+    assert faults == ["status", "timeout", "unparsable", None]
+
+
+def test_a_connection_recovers_after_faults_that_drop_it() -> None:
+    # Each of these leaves a reply unread: the connection is dropped, and the next call opens a new one.
+    behaviours = [
+        botservers.redirect("http://127.0.0.1:1/"),
+        botservers.big(65537),
+        botservers.endless(),
+        botservers.not_http(),
+        botservers.reply(),
+        botservers.reply(),
+    ]
+    answers = iter(behaviours)
+
+    def next_answer(handler: botservers.Handler, request: botservers.Received) -> None:
+        next(answers)(handler, request)
+
+    with BotServer(next_answer) as server, connect(server) as connection:
+        faults = [connection.move(MOVE).fault for _ in behaviours]
+    assert faults == ["redirect", "too_large", "too_large", "connection", None, None]
+    ports = [request.client_port for request in server.received]
+    assert ports[-1] == ports[-2]  # kept alive again once the bot behaves
+
+
+def test_loopback_is_refused_without_the_allowlist() -> None:
+    with BotServer(botservers.reply()) as server:
+        for host in ("127.0.0.1", "localhost"):
+            connection = BotConnection(server.url(host=host), SECRET)
+            reply = connection.move(MOVE)
+            assert reply.fault == "refused"
+            assert reply.detail == "the bot URL's host resolves to a loopback address, which is not allowed"
+            assert connection.refusal == reply.detail and connection.target is None
+            assert connection.move(MOVE).fault == "refused"  # every call
+        assert server.received == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://127.0.0.1/bot",
+        "http://user:pw@127.0.0.1:80/bot",
+        "http://127.0.0.1:99999/bot",
+        "not a url",
+        "http:///",
+    ],
+)
+def test_a_malformed_url_is_refused_on_every_call(url: str) -> None:
+    connection = BotConnection(url, SECRET, LOOPBACK)
+    assert connection.call("info", {"type": "info", "nonce": "00"}).fault == "refused"
+    assert connection.refusal
+
+
+def test_localhost_connects_to_the_address_resolved_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    with BotServer(botservers.reply()) as server:
+        connection = BotConnection(server.url(host="localhost"), SECRET, LOOPBACK, timeout=0.5)
+        assert connection.target is not None and str(connection.target.ip) in ("127.0.0.1", "::1")
+
+        lookups: list[object] = []
+        real_getaddrinfo = socket.getaddrinfo
+
+        def recorded(host: str, *args: Any, **kwargs: Any) -> Any:
+            lookups.append(host)
+            return real_getaddrinfo(host, *args, **kwargs)
+
+        monkeypatch.setattr(socket, "getaddrinfo", recorded)
+        if connection.target.ip.version == 6:
+            pytest.skip("localhost resolves to ::1 first here; the server listens on 127.0.0.1")
+        reply = connection.move(MOVE)
+        connection.close()
+    assert reply.ok
+    assert lookups == ["127.0.0.1"]  # the connection's own look-up of the IP literal, never of "localhost"
+    assert server.received[0].headers["Host"] == f"localhost:{server.port}"
+
+
+def test_an_unresolvable_name_is_a_connection_fault_of_every_call() -> None:
+    connection = BotConnection("http://no-such-bot.invalid/bot", SECRET, LOOPBACK, timeout=0.5)
+    for _ in range(2):
+        reply = connection.move(MOVE)
+        assert (reply.fault, reply.detail) == ("connection", "the bot URL's host name does not resolve")
+    assert connection.refusal is None and connection.target is None
+
+
+def test_calls_from_several_threads_each_keep_their_own_deadline() -> None:
+    # One watchdog serves every connection of the process: a slow bot must not cut a fast one.
+    results: dict[str, BotReply] = {}
+    with BotServer(botservers.slow(3.0)) as slow_server, BotServer(botservers.slow(0.2)) as fast_server:
+
+        def run(name: str, server: BotServer, timeout: float) -> None:
+            with connect(server, timeout=timeout) as connection:
+                results[name] = connection.move(MOVE)
+
+        threads = [
+            threading.Thread(target=run, args=("slow", slow_server, 0.3)),
+            threading.Thread(target=run, args=("fast", fast_server, 1.0)),
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(5)
+    assert results["slow"].fault == "timeout"
+    assert results["fast"].ok
+
+
+def _timed_call_in_child(url: str, results: Any) -> None:
+    with BotConnection(url, SECRET, LOOPBACK, timeout=0.3) as connection:
+        reply, elapsed = timed_move(connection)
+    results.put((reply.fault, elapsed))
+
+
+def test_deadlines_hold_in_a_forked_child() -> None:
+    # RQ's default worker forks a child per job: the watchdog thread does not survive a fork and must restart.
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    with BotServer(botservers.trickle_headers(0.05)) as server:
+        with connect(server, timeout=0.3) as connection:  # the parent's watchdog thread is running
+            assert connection.move(MOVE).fault == "timeout"
+        child = context.Process(target=_timed_call_in_child, args=(server.url(), results))
+        child.start()
+        fault, elapsed = results.get(timeout=10)
+        child.join(10)
+    assert fault == "timeout" and elapsed < 0.3 + SLACK_S
+
+
+def test_fault_kinds_are_the_documented_ones() -> None:
+    assert FAULTS == ("timeout", "connection", "status", "unparsable", "too_large", "redirect", "refused")
+    text = (Path(__file__).resolve().parents[2] / "docs" / "bot-protocol.md").read_text()
+    for fault in FAULTS:
+        assert f"`{fault}`" in text
+
+
+# https: the URL names the bot's host; the connection goes to the resolved IP; SNI and the certificate check use the
+# name. A certificate for another name must fail.
+
+
+def make_certificate(directory: Path, name: str) -> tuple[Path, Path]:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = directory / f"{name}.pem", directory / f"{name}.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={name}"]
+        + ["-addext", f"subjectAltName=DNS:{name}", "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+def tls_server(cert: Path, key: Path) -> BotServer:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    return BotServer(botservers.reply(), ssl_context=context)
+
+
+def test_https_checks_the_certificate_against_the_url_host(tmp_path: Path) -> None:
+    cert, key = make_certificate(tmp_path, "localhost")
+    with tls_server(cert, key) as server:
+        connection = BotConnection(server.url(host="localhost"), SECRET, LOOPBACK, ca_bundle=str(cert))
+        if connection.target is None or connection.target.ip.version == 6:
+            pytest.skip("localhost does not resolve to 127.0.0.1 first here")
+        assert connection.target.url_for("move").startswith("https://127.0.0.1:")
+        reply = connection.move(MOVE)
+        connection.close()
+    assert reply.ok, reply.detail
+
+
+def test_https_with_a_certificate_for_another_name_is_a_connection_fault(tmp_path: Path) -> None:
+    cert, key = make_certificate(tmp_path, "other.example")
+    server = tls_server(cert, key)
+    with server, BotConnection(server.url(host="localhost"), SECRET, LOOPBACK, ca_bundle=str(cert)) as connection:
+        reply = connection.move(MOVE)
+    assert (reply.fault, reply.detail) == ("connection", "TLS failed (certificate or handshake)")
