@@ -23,8 +23,10 @@ service after the check.
 
 Transport: urllib3 directly, one pool of one kept-alive connection per :class:`BotConnection`, rather than a
 ``requests.Session``, which costs the caller ~1.5x the CPU per round trip (benchmarks/botcall.py), and
-a worker's moves/s are bound by that. No retries, no redirects, no decompression, no proxies or settings from the
-environment; https trusts the system's certificate authorities unless given a ``ca_bundle``.
+a worker's moves/s are bound by that. No redirects, no decompression, no proxies or settings from the environment;
+https trusts the system's certificate authorities unless given a ``ca_bundle``. One retry rule: a refused connection
+(nothing was sent: a bot that restarts) is tried again, after 50 ms doubling to 250 ms, until the call's deadline;
+only then is it a ``connection`` fault.
 
 Deadlines: urllib3's timeouts bound each socket operation, not a whole reply, so one daemon thread (the
 :class:`_Watchdog`) shuts down the socket of any call still running at its deadline, which wakes the blocked read.
@@ -88,6 +90,24 @@ class BotReply:
     @property
     def ok(self) -> bool:
         return self.fault is None
+
+
+REFUSED_FIRST_PAUSE = 0.05
+REFUSED_LONGEST_PAUSE = 0.25
+"""Pauses between the attempts of a call whose connection is refused (seconds)."""
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """The exception and its causes, as urllib3 wraps OSError."""
+    chain: list[BaseException] = [exc]
+    while len(chain) < 10 and (chain[-1].__cause__ or chain[-1].__context__) is not None:
+        chain.append(chain[-1].__cause__ or chain[-1].__context__)  # type: ignore[arg-type]
+    return chain
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether the connection was refused (so nothing of the request was sent, and trying again is safe)."""
+    return not isinstance(exc, _Fault) and any(isinstance(item, ConnectionRefusedError) for item in _chain(exc))
 
 
 class _Call:
@@ -289,7 +309,17 @@ class BotConnection:
         _watchdog.watch(call)
         _current.call = call
         try:
-            data = self._exchange(self._pool, f"{self.target.path}/{route}", body, headers, call)
+            pause = REFUSED_FIRST_PAUSE
+            while True:
+                try:
+                    data = self._exchange(self._pool, f"{self.target.path}/{route}", body, headers, call)
+                    break
+                except Exception as exc:
+                    left = call.deadline - time.monotonic()
+                    if not _refused(exc) or left <= pause:  # not refused, or no time left to try again
+                        raise
+                    time.sleep(pause)
+                    pause = min(pause * 2, REFUSED_LONGEST_PAUSE)
         except _Fault as fault:
             return BotReply(None, fault.fault, fault.detail, self._since(started))
         except Exception as exc:  # whatever a bot sends must not crash the game: classify what we can
@@ -407,11 +437,9 @@ class BotConnection:
             return _Fault("timeout", self._timeout_detail())
         if isinstance(exc, SSLError):
             return _Fault("connection", "TLS failed (certificate or handshake)")
-        chain: list[BaseException] = [exc]  # the exception and its causes, as urllib3 wraps OSError
-        while len(chain) < 10 and (chain[-1].__cause__ or chain[-1].__context__) is not None:
-            chain.append(chain[-1].__cause__ or chain[-1].__context__)  # type: ignore[arg-type]
+        chain = _chain(exc)
         if any(isinstance(item, ConnectionRefusedError) for item in chain):
-            return _Fault("connection", "connection refused")
+            return _Fault("connection", "connection refused (tried again until the deadline)")
         if any(isinstance(item, http.client.HTTPException | ProtocolError) for item in chain):
             return _Fault("connection", "the connection failed or the reply is not valid HTTP")
         if isinstance(exc, HTTPError | OSError):

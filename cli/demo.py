@@ -88,7 +88,7 @@ def start_bot(name: str, secret: str, stack: ExitStack) -> str:
 def start_workers(count: int, env: dict[str, str], stack: ExitStack) -> None:
     for _ in range(count):
         process = subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "worker", "--maintenance-interval", "5"],
+            [sys.executable, "-m", "cli.main", "worker", "--maintenance-interval", "5", "--games", "1"],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -132,7 +132,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 f"sorry-arena demo: cannot use the database {database_url}: {exc}".splitlines()[0], file=sys.stderr
             )
             return 1
-        settings = Settings(database_url=database_url, redis_url=redis_url, bot_allow="loopback")
+        # two games at once: the search bot thinks for a share of its deadline, and more games at once on a
+        # 2-core machine would starve its thinking and blur the standings the demo shows
+        settings = Settings(
+            database_url=database_url, redis_url=redis_url, bot_allow="loopback", games_per_worker=2
+        )
         app = create_app(settings)
         stack.callback(app.extensions["db_engine"].dispose)
         if redis_url:

@@ -6,20 +6,31 @@ path, e.g. ``http://127.0.0.1:8001/bot``). ``--pull`` plays through the service'
 ``choose(request) -> str`` (clients/bot.py is the template). The secret and the token may come from the
 environment (``SORRY_ARENA_SECRET``, ``SORRY_ARENA_TOKEN``) rather than the command line, where other users of the
 machine could read them.
+
+Ctrl-C stops either mode without a traceback: once the bot runs, it prints ``stopped`` (pulling, with what it did)
+and exits with status 0 (:func:`interruptible`); before, while it starts up, it ends at once with the signal's
+status (130 in a shell): ``python -m clients`` and clients/bot.py put SIGINT at its default action first thing.
 """
 
 from __future__ import annotations
+
+import signal
+
+if __name__ == "__main__" and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C while starting up (the imports below too): end quietly
 
 import argparse
 import importlib.util
 import logging
 import os
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from clients.pull import DEFAULT_DEADLINE_MS, PullClient, PullError
+from clients.pull import DEFAULT_DEADLINE_MS, PullClient, PullError, Stats
 from clients.push import Choose, serve
 
 BUILT_IN = {
@@ -30,6 +41,24 @@ BUILT_IN = {
 DEFAULT_URL = "http://127.0.0.1:8000"
 PUSH_ONLY = ("host", "port", "secret", "games")
 PULL_ONLY = ("url", "token", "wait", "deadline_ms", "max_games", "until_idle")
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """Within, Ctrl-C raises ``KeyboardInterrupt``, which the caller catches to stop cleanly; after, SIGINT is back at
+    its default, so that a second Ctrl-C while the bot shuts down ends it at once. Only a program's quiet start-up
+    (SIGINT at its default) is changed: a handler that whoever runs :func:`main` set (a test runner's; SIGINT
+    ignored in a background job) is left alone."""
+    ours = (
+        signal.getsignal(signal.SIGINT) is signal.SIG_DFL and threading.current_thread() is threading.main_thread()
+    )
+    try:
+        if ours:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        yield
+    finally:
+        if ours:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def load_bot(spec: str) -> tuple[str, Choose]:
@@ -162,13 +191,15 @@ def run_push(args: argparse.Namespace, usage: argparse.ArgumentParser, choose: C
     except OSError as exc:
         print(f"cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    print(
-        f"{server.name} ({', '.join(games)}) serving at {server.url} -- register e.g. {server.url}/bot", flush=True
-    )
-    if not secret:
-        print("warning: no --secret: request signatures are NOT checked", file=sys.stderr)
     try:
-        server.serve_forever()
+        with interruptible():
+            print(
+                f"{server.name} ({', '.join(games)}) serving at {server.url} -- register e.g. {server.url}/bot",
+                flush=True,
+            )
+            if not secret:
+                print("warning: no --secret: request signatures are NOT checked", file=sys.stderr)
+            server.serve_forever()
     except KeyboardInterrupt:
         print("stopped")
     finally:
@@ -195,23 +226,28 @@ def run_pull(args: argparse.Namespace, usage: argparse.ArgumentParser, choose: C
         deadline_ms=args.deadline_ms or DEFAULT_DEADLINE_MS,
         name=name,
     )
-    print(f"{name} playing at {client.api.url} (pull mode) -- Ctrl-C to stop", flush=True)
-    if args.token is not None:
-        print(
-            "warning: --token on the command line is visible to other users of this machine; "
-            "prefer $SORRY_ARENA_TOKEN",
-            file=sys.stderr,
-        )
     try:
-        stats = client.run(max_games=args.max_games, until_idle=args.until_idle)
+        with interruptible():
+            print(f"{name} playing at {client.api.url} (pull mode) -- Ctrl-C to stop", flush=True)
+            if args.token is not None:
+                print(
+                    "warning: --token on the command line is visible to other users of this machine; "
+                    "prefer $SORRY_ARENA_TOKEN",
+                    file=sys.stderr,
+                )
+            stats = client.run(max_games=args.max_games, until_idle=args.until_idle)
     except PullError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        stats = client.stats
-        print("stopped")
-    print(f"{stats.games} games, {stats.moves} moves, {stats.conflicts} too late, {stats.skipped} skipped")
+        print(f"stopped: {summary(client.stats)}")
+        return 0
+    print(summary(stats))
     return 0
+
+
+def summary(stats: Stats) -> str:
+    return f"{stats.games} games, {stats.moves} moves, {stats.conflicts} too late, {stats.skipped} skipped"
 
 
 if __name__ == "__main__":

@@ -6,9 +6,12 @@ Run it either way (the same function plays both):
     SORRY_ARENA_TOKEN=sa_... python clients/bot.py --pull --url http://127.0.0.1:8000   # you poll the service
 """
 
-from __future__ import annotations
+import signal
 
-from typing import Any
+if __name__ == "__main__" and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C while the bot starts up ends it at once, quietly
+
+from typing import Any  # your imports go here, below the lines above (Ctrl-C while they load stays quiet)
 
 
 def choose(request: dict[str, Any]) -> str:

@@ -1,27 +1,28 @@
-"""Where tournament work goes: RQ on Redis when ``REDIS_URL`` is set, else a thread pool in this process.
+"""Where tournament work goes: RQ on Redis when ``REDIS_URL`` is set, else threads of this process.
 
 Neither the service nor this module imports ``tournament``: jobs are named by their dotted path
 (``tournament.jobs.play_game``), as microblog does; RQ workers (``sorry-arena worker``) import them. Without Redis
 (the embedded default) the same job functions run on this process's threads, after the app's ``configure`` hook
-(``tournament.context.configure``, found by its dotted name) points them at this app's database and notifier;
-scheduled starts and repeats need RQ's scheduler, so they need Redis.
+(``tournament.context.configure``, found by its dotted name) points them at this app's database and notifier, and a
+maintenance function (``tournament.jobs.maintain_embedded``) runs every second on a thread of its own: it starts
+the runs due (start times, repeats) and gives a job to every game that needs one, so that a service killed and
+started again goes on with the games it left once their leases run out.
 """
 
 from __future__ import annotations
 
+import collections
 import importlib
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime
 from typing import Any
 
 QUEUE_NAME = "sorry-arena"
 GAME_JOB = "tournament.jobs.play_game"
 START_JOB = "tournament.jobs.start_tournament"
 GAME_TIMEOUT = 4 * 3600
-"""An RQ job plays one whole game: its time limit is generous; the lease, not this, detects a dead worker."""
+"""An RQ job that plays its game itself has a generous time limit; the lease, not this, detects a dead worker."""
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ class RQQueue:
     """RQ's queue on Redis: any number of ``sorry-arena worker`` processes, on any machine, take its jobs."""
 
     scheduling = True
+    """Runs due later (start times, repeats) start: every worker's clock starts them."""
 
     def __init__(self, redis_url: str) -> None:
         import redis
@@ -44,60 +46,128 @@ class RQQueue:
         self.connection = redis.Redis.from_url(redis_url)
         self.queue = Queue(QUEUE_NAME, connection=self.connection)
 
-    def enqueue(self, dotted: str, *args: Any, job_id: str | None = None) -> None:
-        self.queue.enqueue_call(dotted, args=args, job_id=job_id, timeout=GAME_TIMEOUT, result_ttl=3600)
-
-    def schedule(
-        self, dotted: str, *args: Any, at: datetime | None, repeat_every: int | None, repeat_times: int | None
-    ) -> None:
-        """Run ``dotted(*args)`` at ``at`` (now if ``None``), then ``repeat_times - 1`` more times, spaced."""
-        from rq import Repeat
-
-        repeat = Repeat(times=repeat_times - 1, interval=repeat_every) if repeat_every and repeat_times else None
-        if at is None:
-            self.queue.enqueue_call(dotted, args=args, repeat=repeat, result_ttl=3600)
-        else:
-            self.queue.enqueue_at(at, dotted, *args, repeat=repeat, result_ttl=3600)
+    def enqueue(self, dotted: str, *args: Any, job_id: str | None = None, at_front: bool = False) -> bool:
+        """Queue ``dotted(*args)`` (``at_front``: before every job waiting, as recovered games go)."""
+        self.queue.enqueue_call(
+            dotted, args=args, job_id=job_id, timeout=GAME_TIMEOUT, result_ttl=3600, at_front=at_front
+        )
+        return True
 
 
 class LocalQueue:
-    """This process's threads (the embedded default): jobs start at once; nothing survives a restart."""
+    """This process's threads (the embedded default): ``workers`` jobs at once, in the order queued (``at_front``:
+    first), a job id queued or running only once; with ``maintain``, the dotted maintenance function every
+    ``interval`` seconds from the first job on (or from :meth:`start`)."""
 
-    scheduling = False
-
-    def __init__(self, configure: Callable[[], None], workers: int = 2) -> None:
+    def __init__(
+        self,
+        configure: Callable[[], None],
+        workers: int = 8,
+        maintain: str | None = None,
+        interval: float = 1.0,
+    ) -> None:
         self._configure = configure
         self._configured = False
+        self._workers = workers
+        self._maintain = maintain
+        self._interval = interval
         self._lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="sorry-arena-job")
-        self.futures: list[Future[Any]] = []
+        self._changed = threading.Condition(self._lock)
+        self._jobs: collections.deque[tuple[str | None, str, tuple[Any, ...]]] = collections.deque()
+        self._active: set[str] = set()
+        """Ids of the jobs queued or running."""
+        self._running = 0
+        self._threads: list[threading.Thread] = []
+        self._closed = False
 
-    def enqueue(self, dotted: str, *args: Any, job_id: str | None = None) -> None:
+    @property
+    def scheduling(self) -> bool:
+        """Whether runs due later (start times, repeats) start: the maintenance starts them."""
+        return self._maintain is not None
+
+    def start(self) -> None:
+        """Configure the jobs and start the threads (and the maintenance) now, before any job is queued."""
         with self._lock:
-            if not self._configured:
-                self._configure()
-                self._configured = True
-        future = self._pool.submit(job_function(dotted), *args)
-        future.add_done_callback(self._log_failure)
-        with self._lock:  # keep the jobs still running only: a long-lived service enqueues without end
-            self.futures = [*(other for other in self.futures if not other.done()), future]
+            self._start_locked()
 
-    def schedule(
-        self, dotted: str, *args: Any, at: datetime | None, repeat_every: int | None, repeat_times: int | None
-    ) -> None:
-        if at is not None or repeat_every:
-            raise RuntimeError("scheduled starts and repeats need RQ: set REDIS_URL and run `sorry-arena worker`")
-        self.enqueue(dotted, *args)
+    def _start_locked(self) -> None:
+        if not self._configured:
+            self._configure()
+            self._configured = True
+        if self._threads:
+            return
+        for number in range(self._workers):
+            thread = threading.Thread(target=self._work, name=f"sorry-arena-job-{number}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        if self._maintain is not None:
+            thread = threading.Thread(target=self._maintenance, name="sorry-arena-maintenance", daemon=True)
+            thread.start()
+            self._threads.append(thread)
 
-    def wait(self, timeout: float | None = None) -> None:
-        """Until every job so far has ended (tests, the demo)."""
+    def enqueue(self, dotted: str, *args: Any, job_id: str | None = None, at_front: bool = False) -> bool:
+        """Queue ``dotted(*args)``; ``False`` if a job of that id is queued or running already."""
         with self._lock:
-            futures = list(self.futures)
-        for future in futures:
-            future.exception(timeout)
+            self._start_locked()
+            if job_id is not None:
+                if job_id in self._active:
+                    return False
+                self._active.add(job_id)
+            job = (job_id, dotted, args)
+            if at_front:
+                self._jobs.appendleft(job)
+            else:
+                self._jobs.append(job)
+            self._changed.notify_all()
+        return True
 
-    @staticmethod
-    def _log_failure(future: Future[Any]) -> None:
-        error = future.exception()
-        if error is not None:
-            log.error("a tournament job failed: %r", error)
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                while not self._jobs and not self._closed:
+                    self._changed.wait()
+                if self._closed:
+                    return
+                job_id, dotted, args = self._jobs.popleft()
+                self._running += 1
+            try:
+                job_function(dotted)(*args)
+            except Exception:
+                log.exception("a tournament job failed: %s%r", dotted, args)
+            finally:
+                with self._lock:
+                    self._running -= 1
+                    self._active.discard(job_id or "")
+                    self._changed.notify_all()
+
+    def _maintenance(self) -> None:
+        assert self._maintain is not None
+        failing = False
+        while True:
+            with self._lock:
+                if self._closed:
+                    return
+            try:
+                job_function(self._maintain)()
+            except Exception as error:  # the database restarts: the next pass tries again
+                if not failing:
+                    log.warning(
+                        "maintenance skipped: %s", str(error).splitlines()[0] if str(error) else repr(error)
+                    )
+                failing = True
+            else:
+                failing = False
+            with self._lock:
+                if self._changed.wait_for(lambda: self._closed, self._interval):
+                    return
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Until no job is queued or running (tests, the demo), ``timeout`` seconds at most; whether that came."""
+        with self._lock:
+            return self._changed.wait_for(lambda: not self._jobs and not self._running, timeout)
+
+    def close(self) -> None:
+        """Stop the threads once their jobs end (queued jobs are dropped: their games wait in the database)."""
+        with self._lock:
+            self._closed = True
+            self._changed.notify_all()

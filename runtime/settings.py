@@ -7,8 +7,13 @@
 - ``SORRY_ARENA_MAX_WAIT``: the longest long poll in seconds (default 30).
 - ``SORRY_ARENA_BOT_ALLOW``: networks a bot URL may resolve to although they are private, loopback or link-local
   (comma-separated CIDRs, or ``loopback``); default none: such bot URLs are refused.
-- ``SORRY_ARENA_LEASE_SECONDS``: how long a worker's claim on a game lasts without renewal (default 30): a game whose
-  worker died is played again this long after its last save.
+- ``SORRY_ARENA_LEASE_SECONDS``: how long a worker's claim on a game lasts without renewal (default 10): the
+  worker's heartbeat renews it every quarter of that while the game is played, so a game whose worker died is taken
+  up again this long after the worker's last heartbeat (and the next maintenance pass).
+- ``SORRY_ARENA_GAMES_PER_WORKER``: how many games a worker process (and the embedded service) plays at once
+  (default 8): a game spends its time waiting for bots, and a hung bot holds only its own games' slots.
+- ``SORRY_ARENA_MAINTENANCE_SECONDS``: the embedded service's maintenance interval (default 1), which starts the
+  tournament runs due and takes up the games a killed service left; ``off``: none (runs due later never start).
 - Rate limits (``service/ratelimits.py``), each a rate in flask-limiter's notation (``20/minute``,
   ``100 per second``, ``5/2 minutes``; several separated by ``;``) or ``off``; a bad value is a ValueError naming
   the variable, at startup. Counted in Redis when ``REDIS_URL`` is set (every API process shares the count), else
@@ -50,7 +55,11 @@ class Settings:
     redis_url: str | None = None
     max_wait: float = 30.0
     bot_allow: str = ""
-    lease_seconds: float = 30.0
+    lease_seconds: float = 10.0
+    games_per_worker: int = 8
+    maintenance_seconds: float | None = None
+    """The embedded queue's maintenance interval; ``None``: no maintenance (the default of settings made in code,
+    as tests make them; the environment's default is 1 s)."""
     limit_accounts: str = DEFAULT_LIMIT_ACCOUNTS
     limit_bots: str = DEFAULT_LIMIT_BOTS
     limit_moves: str = DEFAULT_LIMIT_MOVES
@@ -64,7 +73,11 @@ class Settings:
             redis_url=env.get("REDIS_URL") or None,
             max_wait=seconds(env, "SORRY_ARENA_MAX_WAIT", 30.0),
             bot_allow=env.get("SORRY_ARENA_BOT_ALLOW", ""),
-            lease_seconds=seconds(env, "SORRY_ARENA_LEASE_SECONDS", 30.0),
+            lease_seconds=seconds(env, "SORRY_ARENA_LEASE_SECONDS", 10.0),
+            games_per_worker=count(env, "SORRY_ARENA_GAMES_PER_WORKER", 8, 1, 256),
+            maintenance_seconds=None
+            if env.get("SORRY_ARENA_MAINTENANCE_SECONDS", "").strip().lower() == "off"
+            else seconds(env, "SORRY_ARENA_MAINTENANCE_SECONDS", 1.0),
             limit_accounts=rate(env, "SORRY_ARENA_LIMIT_ACCOUNTS", DEFAULT_LIMIT_ACCOUNTS),
             limit_bots=rate(env, "SORRY_ARENA_LIMIT_BOTS", DEFAULT_LIMIT_BOTS),
             limit_moves=rate(env, "SORRY_ARENA_LIMIT_MOVES", DEFAULT_LIMIT_MOVES),
@@ -82,6 +95,20 @@ def seconds(env: Mapping[str, str], name: str, default: float) -> float:
         raise ValueError(f"{name} must be a number of seconds, not {text!r}") from None
     if not 0 < value < float("inf"):
         raise ValueError(f"{name} must be a positive number of seconds, not {text!r}")
+    return value
+
+
+def count(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    """A whole number from ``low`` to ``high`` from the environment; a ValueError that names the variable otherwise."""
+    text = env.get(name)
+    if text is None or not text.strip():
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, not {text!r}") from None
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be from {low} to {high}, not {text!r}")
     return value
 
 

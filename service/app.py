@@ -55,11 +55,15 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     webhooks.init_api(api)
     errors.init_app(app)
     app.wsgi_app = BodyLimit(app.wsgi_app, MAX_BODY_BYTES)  # type: ignore[method-assign]
+    queue = app.extensions["queue"]
+    if isinstance(queue, LocalQueue) and queue.scheduling:
+        queue.start()  # the embedded maintenance: runs due, and the games a killed service left
     return app
 
 
 def make_queue(app: Flask, settings: Settings) -> RQQueue | LocalQueue:
-    """RQ with Redis; else this process's threads, whose jobs use this app's database and notifier."""
+    """RQ with Redis; else this process's threads, whose jobs use this app's database and notifier, with the
+    maintenance that starts the runs due and takes up the games a killed service left."""
     if settings.redis_url:
         return RQQueue(settings.redis_url)
 
@@ -68,4 +72,9 @@ def make_queue(app: Flask, settings: Settings) -> RQQueue | LocalQueue:
             settings, app.extensions["db_engine"], app.extensions["notifier"], app.extensions["queue"]
         )
 
-    return LocalQueue(configure)
+    return LocalQueue(
+        configure,
+        workers=settings.games_per_worker,
+        maintain=None if settings.maintenance_seconds is None else "tournament.jobs.maintain_embedded",
+        interval=settings.maintenance_seconds or 1.0,
+    )

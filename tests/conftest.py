@@ -2,8 +2,10 @@
 
 ``database_url`` runs a test on both databases; a test that needs only one narrows it with
 ``pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)`` (``tests.apikit.SQLITE_ONLY``).
-PostgreSQL and Redis are services of the machine (``tests/databases.py``): unreachable, a test is skipped
-locally and fails in CI. The schema always comes from the migrations, so a missing migration fails here too.
+Each test's PostgreSQL database and Redis database are its own (``tests/databases.py``: created on the machine's
+PostgreSQL, or the one at ``$SORRY_ARENA_TEST_POSTGRES_URL``; a private redis-server, or the Redis at
+``$SORRY_ARENA_TEST_REDIS_URL``): unreachable, a test is skipped locally and fails in CI. The schema always comes
+from the migrations, so a missing migration fails here too.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from runtime.jobqueue import LocalQueue
 from runtime.settings import Settings
 from service.app import create_app
 from store import migrate
-from tests.databases import postgres_database, unavailable
+from tests.databases import RedisDatabases, postgres_database, redis_databases
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
+for _variable in ("DATABASE_URL", "REDIS_URL"):  # a developer's own services: no test may reach them by default
+    os.environ.pop(_variable, None)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -38,19 +42,16 @@ def database_url(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> 
         raise ValueError(f"unknown database kind {request.param!r}")
 
 
-@pytest.fixture
-def redis_url() -> str:
-    """Redis on this machine, flushed of nothing (the service's channels are per game and need no cleanup)."""
-    import redis
+@pytest.fixture(scope="session")
+def redis_source() -> Iterator[RedisDatabases]:
+    """The session's Redis (started on first use): a private redis-server, or ``$SORRY_ARENA_TEST_REDIS_URL``."""
+    yield from redis_databases()
 
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        client.ping()
-    except redis.RedisError as error:
-        unavailable(f"Redis is unreachable at {REDIS_URL}: {error}")
-    finally:
-        client.close()
-    return REDIS_URL
+
+@pytest.fixture
+def redis_url(redis_source: RedisDatabases) -> Iterator[str]:
+    """The URL of an empty Redis database of this test's own, cleaned up afterwards (``tests/databases.py``)."""
+    yield from redis_source.database()
 
 
 TEST_LIMITS = {"limit_accounts": "100000/minute", "limit_bots": "100000/hour", "limit_moves": "100000/second"}
@@ -58,13 +59,21 @@ TEST_LIMITS = {"limit_accounts": "100000/minute", "limit_bots": "100000/hour", "
 hundreds of accounts from one address); ``tests/service/test_rate_limits.py`` tests the real defaults."""
 
 
-def make_app(database_url: str, redis_url: str | None = None) -> Flask:
-    app = create_app(Settings(database_url=database_url, redis_url=redis_url, **TEST_LIMITS))
+def make_app(database_url: str, redis_url: str | None = None, maintenance_seconds: float | None = None) -> Flask:
+    """A test app; the embedded queue's maintenance is off unless asked for (``maintenance_seconds``), so that no
+    thread outlives the test's database."""
+    settings = Settings(
+        database_url=database_url, redis_url=redis_url, maintenance_seconds=maintenance_seconds, **TEST_LIMITS
+    )
+    app = create_app(settings)
     app.config["TESTING"] = True
     return app
 
 
 def dispose(app: Flask) -> None:
+    queue = app.extensions.get("queue")
+    if isinstance(queue, LocalQueue):
+        queue.close()
     engine = app.extensions.get("db_engine")
     if engine is not None:
         engine.dispose()

@@ -1,21 +1,39 @@
-"""The machine's database services for tests: fresh PostgreSQL databases, and what to do when one is down.
+"""The tests' databases: fresh PostgreSQL databases and Redis databases of their own, and what to do when a server
+is missing. The tests never touch what they did not create, so that two checkouts on one machine (or a developer's
+own data) live side by side with a test run.
 
-PostgreSQL and Redis are services of the machine: when one is unreachable a test is skipped with a message,
-except in CI (``CI=true``), where it fails, so that CI never passes by skipping.
+- PostgreSQL: each test creates a uniquely named database and drops it afterwards, on the server of the admin URL
+  ``$SORRY_ARENA_TEST_POSTGRES_URL`` (default: the machine's, ``postgresql+psycopg://postgres@127.0.0.1:5432/
+  postgres``); its user needs the right to create databases.
+- Redis: a private ``redis-server`` of the session's, started on first use on a free loopback port without
+  persistence, and stopped at the end (tests/servers.py); each test gets a database number of its own, emptied
+  before and after. With ``$SORRY_ARENA_TEST_REDIS_URL`` the tests use that Redis database instead and never flush
+  it: a test starts only when it is empty, and deletes, by name, the keys that appeared in it while it ran.
+
+A server that is missing or unreachable skips the tests that need it, except in CI (``CI=true``), where they fail,
+so that CI never passes by skipping.
 """
 
 from __future__ import annotations
 
+import itertools
+import logging
 import os
+import subprocess
 import uuid
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import create_engine, text
+import redis
+from sqlalchemy import create_engine, make_url, text
 from sqlalchemy.exc import OperationalError
 
-ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+from tests.servers import PrivateRedis, ServerError, tail
+
+POSTGRES_VARIABLE = "SORRY_ARENA_TEST_POSTGRES_URL"
+REDIS_VARIABLE = "SORRY_ARENA_TEST_REDIS_URL"
+ADMIN_URL = os.environ.get(POSTGRES_VARIABLE) or "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+"""Where the tests create (and drop) their PostgreSQL databases."""
 
 
 def unavailable(message: str) -> None:
@@ -34,10 +52,102 @@ def postgres_database(prefix: str = "sorry_arena_test") -> Iterator[str]:
             connection.execute(text(f'CREATE DATABASE "{name}"'))
     except OperationalError as error:
         admin.dispose()
-        unavailable(f"PostgreSQL is unreachable at {ADMIN_URL}: {error.orig}")
+        shown = make_url(ADMIN_URL).render_as_string(hide_password=True)
+        unavailable(f"PostgreSQL is unreachable at {shown} (${POSTGRES_VARIABLE}): {error.orig}")
     try:
-        yield POSTGRES_URL.format(name=name)
+        yield make_url(ADMIN_URL).set(database=name).render_as_string(hide_password=False)
     finally:
         with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))  # the one created above
         admin.dispose()
+
+
+class RedisDatabases:
+    """Where each test's Redis database comes from (:func:`redis_databases`)."""
+
+    def database(self) -> Iterator[str]:
+        """The URL of an empty Redis database for one test, cleaned up after it."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class PrivateRedisDatabases(RedisDatabases):
+    """The databases of a private ``redis-server``: each test takes the next number (1, 2, ...; after the last, the
+    numbers come round again), emptied before and after it. The server and all it holds are the tests'."""
+
+    DATABASES = 256
+
+    def __init__(self) -> None:
+        self.server = PrivateRedis(databases=self.DATABASES)
+        self.numbers = itertools.cycle(range(1, self.DATABASES))
+
+    def start(self) -> PrivateRedisDatabases:
+        self.server.start()
+        return self
+
+    def database(self) -> Iterator[str]:
+        if self.server.process is None or self.server.process.poll() is not None:
+            unavailable(f"the tests' redis-server (port {self.server.port}) has exited:\n{tail(self.server.log)}")
+        url = self.server.url_of(next(self.numbers))
+        client = redis.Redis.from_url(url)
+        try:
+            client.flushdb()  # a database of the tests' own server: empty it for this test
+            yield url
+            client.flushdb()
+        finally:
+            client.close()
+
+    def close(self) -> None:
+        self.server.close()
+
+
+class GivenRedis(RedisDatabases):
+    """The Redis database at ``$SORRY_ARENA_TEST_REDIS_URL``, which may hold someone else's keys: never flushed. A
+    test starts only when it holds no key (a test counts, queues and takes what it finds); afterwards the keys that
+    appeared while it ran are deleted one by one. Nobody else should write to it while the tests run."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def database(self) -> Iterator[str]:
+        client = redis.Redis.from_url(self.url, socket_connect_timeout=5)
+        try:
+            try:
+                before = set(client.scan_iter(count=1000))
+            except redis.RedisError as error:
+                unavailable(f"Redis is unreachable at ${REDIS_VARIABLE} ({self.url}): {error}")
+            if before:
+                unavailable(
+                    f"the Redis database at ${REDIS_VARIABLE} ({self.url}) holds {len(before)} keys that this test "
+                    "did not create (the tests never flush it): give the tests an empty database of their own"
+                )
+            yield self.url
+            made = list(client.scan_iter(count=1000))  # it was empty: each key appeared while the test ran
+            for start in range(0, len(made), 1000):
+                client.delete(*made[start : start + 1000])
+        finally:
+            client.close()
+
+
+def redis_databases() -> Iterator[RedisDatabases]:
+    """The session's source of Redis databases: ``$SORRY_ARENA_TEST_REDIS_URL``'s, else a private redis-server's,
+    stopped when the session ends (skipped locally, failed in CI, when it cannot start)."""
+    given = os.environ.get(REDIS_VARIABLE)
+    if given:
+        yield GivenRedis(given)
+        return
+    databases = PrivateRedisDatabases()
+    try:
+        databases.start()
+    except (ServerError, OSError, subprocess.SubprocessError) as error:
+        databases.close()
+        unavailable(f"cannot start the tests' redis-server (or set ${REDIS_VARIABLE}): {error}")
+    try:
+        yield databases
+    finally:
+        # the apps' Redis listeners (daemon threads, runtime/wakeups.py) outlive their tests: with the server gone
+        # they would log a reconnection every few seconds until the process exits
+        logging.getLogger("runtime.wakeups").setLevel(logging.CRITICAL)
+        databases.close()

@@ -687,7 +687,7 @@ def test_the_launches_are_what_compose_means(compose: tuple[Doc, set[str]]) -> N
     assert api.details["settings"].redis_url == "redis://redis:6379/0"
     [worker] = of_kind(found, "worker").values()
     assert worker.details["settings"].bot_allow == "172.30.57.0/24"
-    assert worker.details["options"]["with_scheduler"] is True
+    assert worker.details["options"]["with_clock"] is True
     bots = of_kind(found, "bot")
     assert sorted(bots) == ["bot-greedy", "bot-random", "bot-search"]
     assert {bot.details["secret"] for bot in bots.values()} == {SHELL["SORRY_ARENA_SECRET"]}

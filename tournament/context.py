@@ -1,8 +1,9 @@
-"""What a job needs from its process: database sessions, the notifier, the queue and the runner's settings.
+"""What a job needs from its process: database sessions, the notifier, the queue, the runner's settings, the
+heartbeat of the games it plays and, in a worker process, the slots that play them.
 
 An RQ worker builds it once from the environment (``DATABASE_URL``, ``REDIS_URL``, ``SORRY_ARENA_BOT_ALLOW``,
-``SORRY_ARENA_LEASE_SECONDS``); the embedded service, which runs jobs on its own threads, installs its own with
-``configure`` so that jobs share its database and wake its long polls.
+``SORRY_ARENA_LEASE_SECONDS``) and its name; the embedded service, which runs jobs on its own threads, installs its
+own with ``configure`` so that jobs share its database and wake its long polls.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -21,8 +23,10 @@ from botlink.netguard import parse_allowlist
 from runtime.jobqueue import LocalQueue, RQQueue
 from runtime.settings import Settings
 from runtime.wakeups import make_notifier
-from store.database import make_engine
+from store.database import make_engine, sessions
+from tournament.heartbeat import Heartbeat
 from tournament.runner import Notifier, RunnerSettings
+from tournament.slots import Slots
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +37,12 @@ class Context:
     notifier: Notifier
     queue: RQQueue | LocalQueue
     runner: RunnerSettings
+    heartbeat: Heartbeat
+    slots: Slots | None = None
+    """A worker process's game slots (``play_game`` hands its game to one); ``None``: a job plays its game itself
+    (the embedded queue's threads are the slots)."""
+    stopping: threading.Event = field(default_factory=threading.Event)
+    """Set when the process stops: games waiting for the database give up."""
 
 
 _context: Context | None = None
@@ -68,33 +78,51 @@ class Hints:
 
 
 def worker_name() -> str:
+    """The default name of this process as a lease holder: its host and process id."""
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def runner_settings(settings: Settings) -> RunnerSettings:
+def runner_settings(settings: Settings, name: str | None = None) -> RunnerSettings:
     return RunnerSettings(
-        worker=worker_name(),
+        worker=name or worker_name(),
         allow=parse_allowlist(settings.bot_allow),
         lease_seconds=settings.lease_seconds,
     )
 
 
-def from_env() -> Context:
+def build(
+    settings: Settings,
+    engine: Any,
+    notifier: Notifier,
+    queue: RQQueue | LocalQueue,
+    name: str | None = None,
+    slots: Slots | None = None,
+) -> Context:
+    made = sessions(engine)
+    runner = runner_settings(settings, name)
+    return Context(made, notifier, queue, runner, Heartbeat(made, runner.worker, runner.lease_seconds), slots)
+
+
+def from_env(name: str | None = None, slots: Slots | None = None) -> Context:
+    """A worker process's context (``name``: its lease holder's name, default host and pid)."""
     settings = Settings.from_env()
     if not settings.redis_url:
         raise RuntimeError("an RQ worker needs REDIS_URL")
-    return Context(
-        sessions=sessionmaker(make_engine(settings.database_url), expire_on_commit=False),
-        notifier=Hints(make_notifier(settings.redis_url)),
-        queue=RQQueue(settings.redis_url),
-        runner=runner_settings(settings),
+    engine = make_engine(settings.database_url)
+    return build(
+        settings, engine, Hints(make_notifier(settings.redis_url)), RQQueue(settings.redis_url), name, slots
     )
+
+
+def install(context: Context) -> None:
+    """Jobs of this process use ``context`` from now on (a worker process, before its first job)."""
+    global _context
+    _context = context
 
 
 def configure(settings: Settings, engine: Any, notifier: Notifier, queue: RQQueue | LocalQueue) -> None:
     """Jobs of this process use the given database engine, notifier and queue (the embedded service)."""
-    global _context
-    _context = Context(sessionmaker(engine, expire_on_commit=False), notifier, queue, runner_settings(settings))
+    install(build(settings, engine, notifier, queue))
 
 
 def get() -> Context:

@@ -1,21 +1,25 @@
 """The RQ jobs, named by dotted path (``tournament.jobs.play_game``): they take ids and open their own session.
 
-- ``start_tournament``: lays out a tournament's schedule and enqueues its games; RQ runs it at the start time
-  (``enqueue_at``) and again at each repeat (``Repeat``), where it starts the run due by the clock (``runs``: each
-  run starts once, however many callers try).
+- ``start_tournament``: lays out a tournament's schedule and enqueues its games, when the tournament starts now;
+  the runs due later (a start time, repeats) are started by the clock of every worker (:func:`start_overdue`,
+  ``tournament.clock``), at their planned times, each once however many workers try (``runs``).
 - ``play_game``: plays one scheduled game to its end, or resumes it, or returns at once if it is done or another
-  worker holds its lease. Bot faults are game events; infrastructure errors raise, and RQ records the failure.
-- ``recover``: enqueues again the games that have no live job: those whose worker died (their lease ran out), and
-  the pending ones whose job Redis lost (it restarted empty) or that failed before taking the lease (the database
-  restarted); starts the runs due a lease ago that have not started (their start job or repeat was lost or failed);
-  and completes the tournaments whose last game's worker failed before it refreshed the standings. Run by the
-  workers' maintenance: the database, not Redis, is the record of what is left to play.
+  worker holds its lease. In a worker process it hands the game to one of the worker's slots and returns
+  (``tournament.slots``). Bot faults are game events; a database that fails makes the game wait and go on from its
+  last save once the database answers; any other error is logged, and the game's lease brings it back.
+- ``recover``: enqueues again, at the front of the queue, the games that have no live job: those whose worker died
+  (their lease ran out) or stopped (it gave the lease back), and the pending ones whose job Redis lost (it
+  restarted empty); starts the runs due that have not started; and completes the tournaments whose last game's
+  worker failed before it refreshed the standings. Run by the workers' maintenance: the database, not Redis, is the
+  record of what is left to play.
+- ``maintain_embedded``: the same for the embedded queue (no Redis), on a thread of the service.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,12 +28,21 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.utils import utcparse
 from sqlalchemy import select
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from runtime.jobqueue import GAME_JOB
 from store.models import Tournament, TournamentGame, now
 from tournament import context, leases, results, runner, runs, standings
 
 log = logging.getLogger(__name__)
+
+
+def database_down(error: DBAPIError) -> bool:
+    """Whether ``error`` is what a database that restarts, is stopped or is locked raises (an OperationalError or an
+    InterfaceError: psycopg's lost connections, SQLite's "database is locked"), not a bug (an IntegrityError, a
+    ProgrammingError), which is never retried."""
+    return isinstance(error, OperationalError | InterfaceError) or error.connection_invalidated
+
 
 RECOVERY_LOCK = "sorry-arena:recovery"
 RECOVERY_LOCK_SECONDS = 30
@@ -38,8 +51,8 @@ LIVE = frozenset(
     status.value for status in (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED)
 )
 """RQ statuses of a job that is still to run or running (any other, or no job at all: it will never play the game)."""
-RQ_EARLY = timedelta(seconds=2)
-"""How early an RQ repeat may fire before its run is due and still start it (see ``start_tournament``)."""
+DATABASE_RETRY_SECONDS = 0.25
+"""How often a game that waits for its database asks again: play resumes within this of the database's return."""
 
 
 def game_job_id(scheduled_id: int, attempts: int) -> str:
@@ -48,40 +61,76 @@ def game_job_id(scheduled_id: int, attempts: int) -> str:
 
 
 def play_game(scheduled_id: int) -> str:
+    """Play one scheduled game: on a slot of this worker (the job returns at once), or here (the embedded queue)."""
     ctx = context.get()
-    with ctx.sessions() as session:
+    if ctx.slots is not None:
+        if not ctx.slots.play(scheduled_id, lambda: play(ctx, scheduled_id)):
+            return "already playing here"
+        return "playing"
+    return play(ctx, scheduled_id)
+
+
+def play(ctx: context.Context, scheduled_id: int) -> str:
+    """Play the game to its end, through outages of the database: a game whose database fails waits, asking again
+    every ``DATABASE_RETRY_SECONDS``, then goes on from its last save (the moves played since are asked again)."""
+    waiting_since = None
+    while True:
         try:
-            outcome = runner.play_scheduled(session, scheduled_id, ctx.runner, ctx.notifier)
+            with ctx.sessions() as session:
+                outcome = runner.play_scheduled(session, scheduled_id, ctx.runner, ctx.notifier, ctx.heartbeat)
         except leases.LeaseLost as lost:
             log.warning("%s", lost)
             return "lost"
-    log.info("scheduled game %s: %s", scheduled_id, outcome)
-    return outcome
+        except DBAPIError as error:
+            if not database_down(error):
+                raise
+            if waiting_since is None:
+                waiting_since = time.monotonic()
+                log.warning(
+                    "scheduled game %s waits for the database: %s", scheduled_id, str(error).splitlines()[0]
+                )
+            if not wait_for_database(ctx):
+                return "stopped"
+            continue
+        if waiting_since is not None:
+            log.warning(
+                "scheduled game %s went on after waiting %.1f s for the database",
+                scheduled_id,
+                time.monotonic() - waiting_since,
+            )
+        log.info("scheduled game %s: %s", scheduled_id, outcome)
+        return outcome
+
+
+def wait_for_database(ctx: context.Context) -> bool:
+    """Until the database answers (``True``), or the process stops meanwhile (``False``)."""
+    while not ctx.stopping.wait(DATABASE_RETRY_SECONDS):
+        try:
+            with ctx.sessions() as session:
+                session.execute(select(1))
+            return True
+        except DBAPIError as error:
+            if not database_down(error):
+                raise
+    return False
 
 
 def start_tournament(tournament_id: int) -> int:
     """Start the tournament if it waits, and each of its later runs that is due by the clock and does not exist yet;
-    the id of the last run this call started, else 0.
-
-    RQ runs it at the start time (``enqueue_at``) and again at each repeat (``Repeat``); the workers' recovery starts
-    the same runs when this job was lost (``recover_runs``). A repeat makes the run that is due now, not the one after
-    the last made: one that comes after the recovery made its run starts nothing, and none starts a run ahead of its
-    time. RQ's scheduler keeps whole seconds and times a repeat from the end of the previous run, not from the
-    schedule, so a repeat may fire a little before its run is due: a run due within ``RQ_EARLY`` counts."""
-    started = start_runs(context.get(), tournament_id, now(), early=RQ_EARLY)
+    the id of the last run this call started, else 0. Enqueued when a tournament is created to start now; the
+    workers' clock starts the same runs otherwise (:func:`start_overdue`), so a lost start job costs a second."""
+    started = start_runs(context.get(), tournament_id, now())
     return started[-1] if started else 0
 
 
-def start_runs(
-    ctx: context.Context, tournament_id: int, moment: datetime, early: timedelta = timedelta(0)
-) -> list[int]:
+def start_runs(ctx: context.Context, tournament_id: int, moment: datetime) -> list[int]:
     """Start the tournament's runs due at ``moment`` that have not started (``runs.start_due``: each once, whoever
     else tries), then enqueue their games; the runs started."""
     with ctx.sessions() as session:
         tournament = session.get(Tournament, tournament_id)
         if tournament is None:
             return []
-        started = runs.start_due(session, tournament, moment, early)
+        started = runs.start_due(session, tournament, moment)
         if not started:
             return []
         scheduled = list(
@@ -99,7 +148,7 @@ def start_runs(
 
 def recover() -> list[int]:
     """Enqueue again every scheduled game without a live job; complete the tournaments left unfinished; start the
-    runs overdue by a lease (``recover_runs``). Returns the games enqueued.
+    runs due (:func:`start_overdue`). Returns the games enqueued.
 
     A game needs a job while it is pending or its lease ran out; its job id follows its attempts, so a game already
     enqueued again is not enqueued twice while its job waits, and a job that ended without playing it (failed, or
@@ -132,34 +181,45 @@ def live(status: bytes | None, started_at: bytes | None, stale: datetime) -> boo
 
 def recover_locked(ctx: context.Context, connection: Any) -> list[int]:
     enqueued = recover_games(ctx, connection)
-    recover_runs(ctx)
+    start_overdue(ctx)
     return enqueued
 
 
-def recover_runs(ctx: context.Context) -> list[int]:
-    """Start every run due more than a lease ago that has not started: its start job (or, for a later run, its RQ
-    repeat) was lost with Redis, failed (the database was down: RQ repeats only a job that succeeded, so the rest of
-    the chain is lost too), or waits in the queue behind games. Returns the runs started.
-
-    Starting is idempotent (``runs``), so this needs no knowledge of the start jobs (their ids are RQ's own): it starts
-    the runs itself, at once, rather than enqueueing a start job behind the games in the queue; a start job that comes
-    later finds its run started and starts nothing. Laying out a run is one transaction of at most ``MAX_GAMES``
-    rows; its games get their jobs like any game."""
-    late = now() - timedelta(seconds=ctx.runner.lease_seconds)
+def start_overdue(ctx: context.Context, moment: datetime | None = None) -> list[int]:
+    """Start every run due by ``moment`` (now) that has not started: a tournament whose start time came, a repeat at
+    its planned time (each timed from the first run's start, never from a late run), and one whose start job was
+    lost. Every worker's clock calls this every second; starting is idempotent (``runs``), so the workers that
+    race for a run start it once. Returns the runs started."""
+    moment = moment or now()
     with ctx.sessions() as session:
-        overdue = runs.overdue(session, late)
+        overdue = runs.overdue(session, moment)
     started = []
     for tournament_id in overdue:
-        found = start_runs(ctx, tournament_id, late)
+        found = start_runs(ctx, tournament_id, moment)
         if found:
-            log.warning(
-                "tournament %s: runs due a lease ago had not started (their start job was lost or failed): "
-                "started them (tournaments %s)",
-                tournament_id,
-                ", ".join(map(str, found)),
-            )
+            log.info("tournament %s: started runs %s", tournament_id, ", ".join(map(str, found)))
         started += found
     return started
+
+
+def maintain_embedded() -> list[int]:
+    """The embedded queue's maintenance (no Redis, no worker): start the runs due, and enqueue every game that needs
+    a job and is not already this process's (a game left by a killed process once its lease ran out; every pending
+    game at start-up). Returns the games enqueued."""
+    ctx = context.get()
+    start_overdue(ctx)
+    held = {holding.scheduled_id for holding in ctx.heartbeat.held()}
+    with ctx.sessions() as session:
+        wanted = [
+            (scheduled_id, attempts)
+            for scheduled_id, attempts in leases.unplayed(session)
+            if scheduled_id not in held
+        ]
+    enqueued = []
+    for scheduled_id, attempts in wanted:
+        if ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=game_job_id(scheduled_id, attempts), at_front=True):
+            enqueued.append(scheduled_id)
+    return enqueued
 
 
 def recover_games(ctx: context.Context, connection: Any) -> list[int]:
@@ -194,6 +254,6 @@ def recover_games(ctx: context.Context, connection: Any) -> list[int]:
             scheduled_id,
             "its lease ran out" if attempts else "its job was lost or failed",
         )
-        ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=job_id)
+        ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=job_id, at_front=True)
         enqueued.append(scheduled_id)
     return enqueued

@@ -1,17 +1,18 @@
 """Leases: which worker plays a scheduled game now.
 
 A worker leases a scheduled game with a conditional UPDATE (free, or its lease expired: the worker that held it
-died), so two workers never play one game at once; it renews the lease with every save of moves. Moves are written
-by the game log (``store.gamelog``) with its ply guard, so a worker that lost its lease can never overwrite a newer
-position: its write fails, and it stops (:class:`LeaseLost`). A game resumed after a crash continues from its last
-saved ply.
+died), so two workers never play one game at once. While it plays, its heartbeat (``tournament.heartbeat``) renews
+the lease every fraction of it, whatever the game waits for (a slow bot), and every save of moves renews it too. A
+worker that stalled past its lease (the process was stopped, the machine froze) finds the game taken: its heartbeat
+tells it to stop at its next step, and its writes could not land anyway: the game log (``store.gamelog``) checks
+every write by ply (:class:`LeaseLost`). A game resumed after a crash continues from its last saved ply.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session
 
 from store.models import TournamentGame, now
@@ -22,21 +23,28 @@ class LeaseLost(Exception):
 
 
 def lease(session: Session, scheduled_id: int, worker: str, seconds: float) -> bool:
-    """Take the scheduled game if it is free or its holder's lease ran out; ``False`` if done or held."""
+    """Take the scheduled game if it is free, its holder's lease ran out, or it is this worker's already (a game
+    this worker resumes after its database came back); ``False`` if done or held by another worker. Each new holder
+    counts an attempt."""
     moment = now()
+    running = TournamentGame.status == "running"
     taken = session.execute(
         update(TournamentGame)
         .where(
             TournamentGame.id == scheduled_id,
             or_(
                 TournamentGame.status == "pending",
-                (TournamentGame.status == "running") & (TournamentGame.lease_until < moment),
+                running & (TournamentGame.lease_until < moment),
+                running & (TournamentGame.worker == worker),
             ),
         )
         .values(
             status="running",
             worker=worker,
-            attempts=TournamentGame.attempts + 1,
+            attempts=case(
+                (running & (TournamentGame.worker == worker), TournamentGame.attempts),
+                else_=TournamentGame.attempts + 1,
+            ),
             lease_until=moment + timedelta(seconds=seconds),
         )
     )
@@ -44,11 +52,31 @@ def lease(session: Session, scheduled_id: int, worker: str, seconds: float) -> b
     return bool(taken.rowcount)  # type: ignore[attr-defined]
 
 
+def release(session: Session, scheduled_id: int, worker: str) -> bool:
+    """Give a game this worker holds back to the queue at once (the worker stops; the game stays where it was saved),
+    so that recovery need not wait for the lease to run out; ``False`` if it was not this worker's."""
+    released = session.execute(
+        update(TournamentGame)
+        .where(
+            TournamentGame.id == scheduled_id,
+            TournamentGame.status == "running",
+            TournamentGame.worker == worker,
+        )
+        .values(status="pending", worker=None, lease_until=None)
+    )
+    session.commit()
+    return bool(released.rowcount)  # type: ignore[attr-defined]
+
+
 def renew(session: Session, scheduled_id: int, worker: str, seconds: float) -> None:
     """Extend this worker's lease, in the caller's transaction; ``LeaseLost`` if it is another worker's now."""
     renewed = session.execute(
         update(TournamentGame)
-        .where(TournamentGame.id == scheduled_id, TournamentGame.worker == worker)
+        .where(
+            TournamentGame.id == scheduled_id,
+            TournamentGame.status == "running",
+            TournamentGame.worker == worker,
+        )
         .values(lease_until=now() + timedelta(seconds=seconds))
     )
     if not renewed.rowcount:  # type: ignore[attr-defined]
@@ -58,7 +86,8 @@ def renew(session: Session, scheduled_id: int, worker: str, seconds: float) -> N
 
 def unplayed(session: Session, moment: datetime | None = None) -> list[tuple[int, int]]:
     """(id, attempts) of the scheduled games that need a job: the pending ones (never leased: their job may have been
-    lost with Redis, or failed before it took the lease) and those whose lease ran out (their worker died)."""
+    lost with Redis, or failed before it took the lease; or given back by a worker that stopped) and those whose
+    lease ran out (their worker died). In id order."""
     moment = moment or now()
     rows = session.execute(
         select(TournamentGame.id, TournamentGame.attempts)

@@ -26,6 +26,7 @@ from botlink.calls import BotConnection
 from store import gamelog
 from store.models import Bot, Game, Tournament, TournamentGame, now
 from tournament import leases, results, standings
+from tournament.heartbeat import Heartbeat, Holding, Stopping
 
 FAULTS_TO_FORFEIT = 3
 CHECKS_TO_EXCLUDE = 3
@@ -96,6 +97,9 @@ class Play:
     seats: list[SeatState]
     settings: RunnerSettings
     notifier: Notifier
+    holding: Holding
+    """The game's lease as this process's heartbeat keeps it: ``holding.check()`` stops the game at its next step
+    when another worker took it over or this worker stops."""
     pending: list[gamelog.Move] = field(default_factory=list)
     last_save: float = field(default_factory=time.monotonic)
 
@@ -123,6 +127,7 @@ class Play:
         self.pending.clear()
 
     def flush(self) -> None:
+        self.holding.check()
         self.write_pending()
         leases.renew(self.session, self.scheduled.id, self.settings.worker, self.settings.lease_seconds)
         self.session.commit()
@@ -200,7 +205,9 @@ def ask_pull_bot(play: Play, seat: int) -> None:
     # game's creation), so the deadline the games API shows (save time + timeout) never ends after it.
     started = time.monotonic()
     timeout = play.tournament.move_timeout_ms / 1000
-    if play.notifier.wait(game_id, moved, timeout):
+    moved_in_time = play.notifier.wait(game_id, moved, timeout)
+    play.holding.check()
+    if moved_in_time:
         latency = (time.monotonic() - started) * 1000
         gamelog.record_latency(play.session, game_id, ply, latency)
         play.session.commit()
@@ -272,11 +279,31 @@ def notify_bots(play: Play, route: str, extra: Callable[[int], dict[str, Any]]) 
         call.result()
 
 
-def play_scheduled(session: Session, scheduled_id: int, settings: RunnerSettings, notifier: Notifier) -> str:
-    """Play (or resume, or find done) one scheduled game. Returns what happened: done, busy, finished."""
+def play_scheduled(
+    session: Session, scheduled_id: int, settings: RunnerSettings, notifier: Notifier, heartbeat: Heartbeat
+) -> str:
+    """Play (or resume, or find done) one scheduled game, its lease kept by ``heartbeat`` meanwhile. Returns what
+    happened: ``finished`` (this call wrote the result), ``done`` (it was already), ``busy`` (another worker holds
+    it), ``missing``, ``stopped`` (this worker stops: the game was saved and its lease given back). Raises
+    ``LeaseLost`` when another worker took the game over while this one played it."""
     if not leases.lease(session, scheduled_id, settings.worker, settings.lease_seconds):
         scheduled = session.get(TournamentGame, scheduled_id)
         return "missing" if scheduled is None else "done" if scheduled.status == "done" else "busy"
+    holding = heartbeat.hold(scheduled_id)
+    try:
+        return play_leased(session, scheduled_id, settings, notifier, holding)
+    except Stopping:
+        session.rollback()
+        leases.release(session, scheduled_id, settings.worker)
+        return "stopped"
+    finally:
+        heartbeat.release(holding)
+
+
+def play_leased(
+    session: Session, scheduled_id: int, settings: RunnerSettings, notifier: Notifier, holding: Holding
+) -> str:
+    """:func:`play_scheduled` once the lease is taken."""
     scheduled = session.get(TournamentGame, scheduled_id)
     assert scheduled is not None
     tournament = session.get(Tournament, scheduled.tournament_id)
@@ -325,6 +352,7 @@ def play_scheduled(session: Session, scheduled_id: int, settings: RunnerSettings
         seats,
         settings,
         notifier,
+        holding,
     )
     for seat, fault in gamelog.faults(session, game.id):  # a resumed game: recount the faults
         play.seats[seat].count(fault)
@@ -340,16 +368,34 @@ def play_scheduled(session: Session, scheduled_id: int, settings: RunnerSettings
             "players": names,
         },
     )
-    while not play.finished():
-        decision = engine.decision(play.state)
-        assert decision is not None
-        player = play.seats[decision.seat]
-        if player.forfeited:
-            play.record(decision.seat, engine.fallback_action(play.state), None, "forfeit")
-        elif player.connection is not None:
-            ask_push_bot(play, decision.seat, decision.kind, player.connection)
-        else:
-            ask_pull_bot(play, decision.seat)
+    try:
+        return play_to_the_end(play)
+    finally:
+        for player in play.seats:
+            if player.connection is not None:
+                player.connection.close()
+
+
+def play_to_the_end(play: Play) -> str:
+    """Ask for every decision until the game ends, then store its result and refresh the standings."""
+    session, tournament, scheduled, game = play.session, play.tournament, play.scheduled, play.game
+    try:
+        while not play.finished():
+            play.holding.check()
+            decision = engine.decision(play.state)
+            assert decision is not None
+            player = play.seats[decision.seat]
+            if player.forfeited:
+                play.record(decision.seat, engine.fallback_action(play.state), None, "forfeit")
+            elif player.connection is not None:
+                ask_push_bot(play, decision.seat, decision.kind, player.connection)
+            else:
+                ask_pull_bot(play, decision.seat)
+    except Stopping:
+        session.rollback()
+        play.write_pending()  # what was played stands: another worker goes on from there
+        session.commit()
+        raise
     final = outcome(play)
     result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
     play.write_pending()
@@ -360,9 +406,6 @@ def play_scheduled(session: Session, scheduled_id: int, settings: RunnerSettings
     written = results.finish(session, tournament, scheduled, game.id, final)
     standings.refresh(session, tournament.id, tournament.game, tournament.variant, tournament.rated)
     results.complete(session, tournament)
-    notifier.publish(game.id, play.saved.ply)
+    play.notifier.publish(game.id, play.saved.ply)
     notify_bots(play, "end", lambda seat: {"result": result, "forfeited": seat in final["forfeited"]})
-    for player in play.seats:
-        if player.connection is not None:
-            player.connection.close()
     return "finished" if written else "done"

@@ -3,11 +3,11 @@
 A tournament is its own first run, due at its start time (``start_at``, else its creation). With ``repeat_every``
 and ``repeat_times``, run ``k + 1`` (for ``k = 1 .. repeat_times - 1``) is due ``k * repeat_every`` seconds after
 that, and is a tournament of its own (``parent_id``, ``run``, a seed derived from the first run's). The clock, not a
-count of the runs made so far, says which runs are due: a caller that comes late (an RQ repeat after the workers'
-recovery made its run) finds that run made and starts nothing ahead of its time.
+count of the runs made so far, says which runs are due: a run started late does not move the later ones, and a caller
+that comes late finds the run made and starts nothing ahead of its time.
 
-Several callers may start the same run at once (the start job, its RQ repeat, the recovery of a worker's
-maintenance, which does not know whether a job is still on its way); each start happens at most once:
+Several callers may start the same run at once (the start job, the clock of every worker, the maintenance); each
+start happens at most once:
 
 - a scheduled run is claimed by a conditional ``UPDATE`` (``scheduled`` -> ``running``) in the same transaction as
   the insertion of its games: the caller whose ``UPDATE`` changed the row lays the games out; the other's matches
@@ -127,20 +127,13 @@ def made_runs(session: Session, parent_id: int) -> set[int]:
     return set(session.scalars(select(Tournament.run).where(Tournament.parent_id == parent_id)))
 
 
-def start_due(
-    session: Session, tournament: Tournament, moment: datetime, early: timedelta = timedelta(0)
-) -> list[int]:
+def start_due(session: Session, tournament: Tournament, moment: datetime) -> list[int]:
     """Start ``tournament`` if it is still scheduled (its first run: the caller decides it is time), then create each
-    later run due at ``moment`` that does not exist; the ids of the runs this call started, in run order.
-
-    ``early``: a later run due that much after ``moment`` counts as due (never more than half an interval), for a
-    caller whose clock is known to fire a little early (RQ's repeats)."""
+    later run due at ``moment`` that does not exist; the ids of the runs this call started, in run order."""
     started = [tournament.id] if tournament.status == "scheduled" and start(session, tournament) else []
     if tournament.parent_id is not None or not tournament.repeat_every:
         return started
-    every = tournament.repeat_every
-    moment += min(early, timedelta(seconds=every) / 2)
-    due = due_runs(first_start(tournament), every, tournament.repeat_times, moment)
+    due = due_runs(first_start(tournament), tournament.repeat_every, tournament.repeat_times, moment)
     made = made_runs(session, tournament.id)
     for run in range(2, due + 1):
         if run not in made:

@@ -1,10 +1,17 @@
-"""``sorry-arena worker``: an RQ worker for tournament games, with the recovery of games whose worker died or whose
-job was lost, and a worker that outlives a Redis outage.
+"""``sorry-arena worker``: an RQ worker that plays several tournament games at once, with a heartbeat for their
+leases, a clock for the runs due, the recovery of games whose worker died or whose job was lost, and a worker that
+outlives a Redis outage.
 
-A ``SimpleWorker`` (a forking worker re-imports the job module for every job; a job is a whole game, so no fork
-is needed), with the job module imported before the first job. Its maintenance, which RQ runs between jobs every
-``maintenance_interval`` seconds, also enqueues again the games that have no live job and starts the tournament runs
-whose start job was lost (``jobs.recover``); a database that fails meanwhile (a restart) only skips that pass.
+A ``SimpleWorker`` (a forking worker re-imports the job module for every job; a job hands its game over at once, so
+no fork is needed), with the job module imported before the first job. It takes a job from the queue only when one
+of its game slots is free (``tournament.slots``); a game job hands its game to that slot and returns, so the worker
+goes on taking jobs while its games wait for their bots. While it waits for a free slot it keeps its registration
+alive and runs its maintenance on time. The maintenance, every ``maintenance_interval`` seconds, enqueues again
+(at the front of the queue) the games that have no live job and starts the runs due (``jobs.recover``); a
+database that fails meanwhile only skips that pass. The clock (``tournament.clock``) starts the runs due every
+second, so start times and repeats keep their planned times without RQ's scheduler (no child process to outlive
+the worker). On SIGTERM or SIGINT the worker takes no more jobs, its games stop at their next step, save what they
+played and give their leases back, and it exits.
 
 RQ's work loop quits on most Redis errors, and a Redis that restarts empty has forgotten the worker. So when the
 worker loses Redis (a connection error, or its own registration gone from Redis) it ends that RQ worker, waits until
@@ -24,12 +31,19 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import SimpleWorker
+from rq.exceptions import StopRequested
 from sqlalchemy.exc import SQLAlchemyError
 
 from runtime.jobqueue import QUEUE_NAME
 from tournament import context, jobs
+from tournament.clock import Clock
+from tournament.slots import Slots
 
 log = logging.getLogger(__name__)
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+DATE_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
+"""Every line of a worker, RQ's and its own: each with its time and its source."""
 
 
 class RedisLost(RedisError):
@@ -46,6 +60,9 @@ class ArenaWorker(SimpleWorker):
     """Set when this worker lost Redis: its RQ state there is gone or unknown, so it is replaced by a new one."""
     max_connection_wait_time = 5.0
     """The longest pause between attempts to reach Redis while waiting for a job (RQ's default: 60 s)."""
+
+    slots: Slots | None = None
+    """The process's game slots: a job is taken only when one is free."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -81,7 +98,17 @@ class ArenaWorker(SimpleWorker):
 
     def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None) -> Any:
         with self._noting_redis_loss():
-            return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+            if self.slots is not None and not self.slots.reserved:
+                while not self.slots.reserve(timeout=1.0):  # every slot plays a game: wait, and stay alive
+                    if self._stop_requested or self.stop.is_set():
+                        return None
+                    self.heartbeat()
+                    if self.should_run_maintenance_tasks:
+                        self.run_maintenance_tasks()
+            found = super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+            if found is None and self.slots is not None:
+                self.slots.cancel()
+            return found
 
     def check_for_suspension(self, burst: bool) -> None:
         with self._noting_redis_loss():
@@ -89,7 +116,11 @@ class ArenaWorker(SimpleWorker):
 
     def execute_job(self, job: Any, queue: Any) -> None:
         with self._noting_redis_loss():
-            super().execute_job(job, queue)
+            try:
+                super().execute_job(job, queue)
+            finally:
+                if self.slots is not None:
+                    self.slots.cancel()  # a job that was no game (a start) leaves its slot free
 
     def run_maintenance_tasks(self) -> None:
         with self._noting_redis_loss():
@@ -113,8 +144,30 @@ def wait_for_redis(connection: Any, stop: threading.Event, longest_pause: float 
     return False
 
 
-def run(*, burst: bool, with_scheduler: bool, maintenance_interval: int, name: str | None = None) -> bool:
-    ctx = context.get()
+def run(
+    *,
+    burst: bool,
+    with_clock: bool,
+    maintenance_interval: int,
+    name: str | None = None,
+    games: int = 8,
+) -> bool:
+    """Work until stopped (or, with ``burst``, until the queue is empty and every game taken has ended)."""
+    slots = Slots(games)
+    ctx = context.from_env(name, slots)
+    context.install(ctx)
+    clock = Clock(ctx) if with_clock else None
+    try:
+        return work(ctx, slots, burst=burst, maintenance_interval=maintenance_interval, name=name)
+    finally:
+        ctx.stopping.set()
+        if clock is not None:
+            clock.stop()
+        ctx.heartbeat.stop_all()  # every game stops at its next step and gives its lease back
+        slots.join(timeout=max(ctx.runner.lease_seconds, 5.0))
+
+
+def work(ctx: context.Context, slots: Slots, *, burst: bool, maintenance_interval: int, name: str | None) -> bool:
     queue: Any = ctx.queue
     stop = threading.Event()
     """Set by SIGINT or SIGTERM: RQ's handlers while a worker works, this process's own between workers."""
@@ -133,8 +186,16 @@ def run(*, burst: bool, with_scheduler: bool, maintenance_interval: int, name: s
                 worker_ttl=max(maintenance_interval + 15, 20),
             )
             worker.stop = stop
+            worker.slots = slots
             try:
-                worked = worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO") or worked
+                worked = (
+                    worker.work(burst=burst, logging_level="INFO", log_format=LOG_FORMAT, date_format=DATE_FORMAT)
+                    or worked
+                )
+                if burst:
+                    slots.join()  # a burst ends once the games it took have ended
+            except StopRequested:  # asked to stop while RQ tears the worker down: as good as stopped
+                stop.set()
             except RedisError:  # Redis is unreachable at the start, or still down when the worker unregisters
                 if lives == 0 and not worker.registered:
                     raise  # never reached Redis: the command reports it

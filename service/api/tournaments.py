@@ -1,9 +1,10 @@
 """``/api/v1/tournaments``: round-robin tournaments between bots, played by RQ workers.
 
-Creating one checks the bots and settings and hands the rest to the job ``tournament.jobs.start_tournament`` (by
-its dotted name): at the start time (now by default), it lays out the balanced schedule and enqueues one job per
-game. The tournament row is committed first: if that job is lost (Redis restarted empty) or fails, the workers'
-recovery starts the tournament, and each repeat, from the database a lease after it was due. Progress, results and the fitted standings are read from what the workers wrote.
+Creating one checks the bots and settings and commits the tournament; one that starts now is handed to the job
+``tournament.jobs.start_tournament`` (by its dotted name), which lays out the balanced schedule and enqueues one job
+per game. A start time and repeats are kept by the workers' clock (every worker starts the runs due, each once), so
+no job has to wait for them in Redis: a lost start job costs a second. Progress, results and the fitted standings
+are read from what the workers wrote.
 """
 
 from __future__ import annotations
@@ -128,7 +129,9 @@ class Tournaments(MethodView):
         queue = current_app.extensions["queue"]
         scheduled = body["start_at"] is not None or body["repeat_every"] is not None
         if scheduled and not queue.scheduling:
-            fail(422, "start_at and repeat_every need RQ's scheduler: run the service with REDIS_URL set")
+            fail(
+                422, "start_at and repeat_every need a clock: run workers (REDIS_URL) or the embedded maintenance"
+            )
         if body["start_at"] is not None and body["start_at"] < now():
             fail(422, "start_at is in the past")
         # in UTC: SQLite keeps no offset, and the workers' recovery compares start times with the clock
@@ -155,13 +158,8 @@ class Tournaments(MethodView):
         )
         session.add(tournament)
         session.commit()
-        queue.schedule(
-            START_JOB,
-            tournament.id,
-            at=start_at,
-            repeat_every=body["repeat_every"],
-            repeat_times=body["repeat_times"],
-        )
+        if start_at is None:  # at once; later runs (a start time, repeats) are the workers' clock's to start
+            queue.enqueue(START_JOB, tournament.id)
         return detail(session, tournament)
 
     @blp.arguments(TournamentListQuerySchema, location="query")

@@ -218,12 +218,55 @@ def test_every_redirect_status_is_a_fault(code: int) -> None:
         assert connection.move(MOVE).fault == "redirect"
 
 
-def test_a_closed_port_is_a_connection_fault() -> None:
+def test_a_port_closed_until_the_deadline_is_a_connection_fault() -> None:
+    """A refused connection is tried again until the deadline (nothing was sent), then it is a fault."""
     url = f"http://127.0.0.1:{botservers.closed_port()}/bot"
     with BotConnection(url, SECRET, LOOPBACK, timeout=0.5) as connection:
         reply, elapsed = timed_move(connection)
-    assert (reply.fault, reply.detail, reply.body) == ("connection", "connection refused", None)
-    assert elapsed < 0.5
+    assert (reply.fault, reply.body) == ("connection", None)
+    assert reply.detail == "connection refused (tried again until the deadline)"
+    assert elapsed >= 0.25  # it kept trying until less than a pause was left
+
+
+def listen_later(port: int, delay: float, reply: bytes) -> threading.Thread:
+    """After ``delay`` seconds, listen on ``port`` and answer one HTTP request with ``reply`` (a bot restarting)."""
+
+    def serve() -> None:
+        time.sleep(delay)
+        with socket.create_server(("127.0.0.1", port)) as server:
+            server.settimeout(10)
+            connection, _ = server.accept()
+            with connection:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += connection.recv(65536)
+                head, _, body = data.partition(b"\r\n\r\n")
+                length = next(
+                    int(line.split(b":", 1)[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length")
+                )
+                while len(body) < length:
+                    body += connection.recv(65536)
+                connection.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                    % (len(reply), reply)
+                )
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_bot_that_comes_back_before_the_deadline_answers_the_same_call() -> None:
+    """A bot restarting: refused for 0.3 s, then listening: the call succeeds, its latency counts the wait."""
+    port = botservers.closed_port()
+    server = listen_later(port, 0.3, b'{"action": "1:start:red"}')
+    with BotConnection(f"http://127.0.0.1:{port}/bot", SECRET, LOOPBACK, timeout=10) as connection:
+        reply = connection.move(MOVE)
+    server.join(10)
+    assert (reply.fault, reply.body) == (None, {"action": "1:start:red"})
+    assert reply.latency_ms >= 250
 
 
 def test_a_reply_that_is_not_http_is_a_connection_fault() -> None:

@@ -7,13 +7,10 @@ import re
 from collections.abc import Iterator
 
 import pytest
-import redis
 
 from cli.demo import intervals_apart
 from cli.main import main
-from tests.databases import postgres_database, unavailable
-
-DEMO_REDIS = "redis://127.0.0.1:6379/12"
+from tests.databases import postgres_database
 
 
 def standings_rows(out: str) -> list[str]:
@@ -37,27 +34,22 @@ def test_the_default_demo_ranks_search_over_greedy_over_random_apart(capsys: pyt
 
 
 @pytest.fixture
-def services(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    client = redis.Redis.from_url(DEMO_REDIS, socket_connect_timeout=1)
-    try:
-        client.flushdb()
-    except redis.RedisError as error:
-        unavailable(f"Redis is unreachable at {DEMO_REDIS}: {error}")
+def services(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
+    """A PostgreSQL database and an empty Redis database of the test's own, in the environment: their URLs."""
     for url in postgres_database("sorry_arena_demo"):
         monkeypatch.setenv("DATABASE_URL", url)
-        monkeypatch.setenv("REDIS_URL", DEMO_REDIS)
-        yield
-    client.flushdb()
-    client.close()
+        monkeypatch.setenv("REDIS_URL", redis_url)
+        yield url, redis_url
 
 
 def test_with_database_and_redis_urls_the_demo_uses_postgresql_and_rq_workers(
-    services: None, capsys: pytest.CaptureFixture[str]
+    services: tuple[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["demo", "--rounds", "2", "--bots", "greedy,random", "--workers", "2"]) == 0
     out = capsys.readouterr().out
     line = " ".join(out.split())  # rich wraps long lines at the terminal's width
-    assert "127.0.0.1:5432" in line and "RQ on redis://127.0.0.1:6379/12" in line
+    database_url, redis_url = services
+    assert database_url.split("@")[-1] in line and f"RQ on {redis_url}" in line
     assert "4/4" in out and sorted(standings_rows(out)) == ["greedy-1", "random-2"]
 
 

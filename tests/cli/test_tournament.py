@@ -242,6 +242,6 @@ def test_a_worker_says_when_redis_is_unreachable_or_a_setting_is_bad(
     assert main(["worker", "--burst", "--database-url", database, "--redis-url", "redis://127.0.0.1:1/0"]) == 1
     assert "sorry-arena worker: Redis at redis://127.0.0.1:1/0: " in capsys.readouterr().err
     monkeypatch.setattr(context, "_context", None)
-    monkeypatch.setenv("SORRY_ARENA_LEASE_SECONDS", "soon")
-    assert main(["worker", "--burst", "--database-url", database, "--redis-url", "redis://127.0.0.1:6379/9"]) == 2
+    monkeypatch.setenv("SORRY_ARENA_LEASE_SECONDS", "soon")  # refused before Redis (nothing listens on port 1)
+    assert main(["worker", "--burst", "--database-url", database, "--redis-url", "redis://127.0.0.1:1/0"]) == 2
     assert "SORRY_ARENA_LEASE_SECONDS must be a number of seconds, not 'soon'" in capsys.readouterr().err

@@ -168,14 +168,16 @@ def test_shutdown_without_serving_does_not_hang() -> None:
 # The service's side against the reference server
 
 
-def round_trips(call: Callable[[], object], seconds: float = 0.5) -> float:
-    """Calls per second of ``call`` over ``seconds`` (after a warm-up call)."""
+def fastest_call(call: Callable[[], object], calls: int = 50) -> float:
+    """The shortest time ``call`` took, in seconds, of ``calls`` calls (after a warm-up call): a loaded machine
+    slows some calls, not every one, so the fastest shows what the code costs."""
     call()
-    count, started = 0, time.perf_counter()
-    while time.perf_counter() - started < seconds:
+    times = []
+    for _ in range(calls):
+        started = time.perf_counter()
         call()
-        count += 1
-    return count / (time.perf_counter() - started)
+        times.append(time.perf_counter() - started)
+    return min(times)
 
 
 def test_the_service_client_plays_against_the_reference_server() -> None:
@@ -196,8 +198,8 @@ def test_a_move_round_trip_takes_a_few_milliseconds() -> None:
     # without TCP_NODELAY each reply would wait ~40 ms (Nagle); a Session keeps one connection alive.
     server = serve(first_action, secret=SECRET).start_background()
     with server, BotConnection(server.url, SECRET, parse_allowlist("loopback")) as connection:
-        rate = round_trips(lambda: connection.move(MOVE))
-    assert rate > 100, f"{rate:.0f} moves/s"
+        seconds = fastest_call(lambda: connection.move(MOVE))
+    assert seconds < 0.02, f"the fastest move round trip took {seconds * 1000:.1f} ms"
 
 
 # The example bots
@@ -312,7 +314,7 @@ def test_python_m_clients_serves_until_interrupted() -> None:
             }
             assert connection.move(MOVE).body == {"action": "1:start:yellow"}
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=10)
+        out, err = process.communicate(timeout=60)
     finally:
         process.kill()
     assert process.returncode == 0, err

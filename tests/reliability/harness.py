@@ -35,6 +35,17 @@ from tournament import standings
 ROOT = Path(__file__).resolve().parents[2]
 LEASE_SECONDS = 3
 MAINTENANCE_SECONDS = 1
+FIGURES = ROOT / "test-output" / "reliability-figures.json"
+
+
+def record(name: str, value: float | int | str) -> None:
+    """Keep a figure the reliability suite measured (``test-output/reliability-figures.json``, newest run of each
+    test; docs/operations.md quotes them with the command that made them), and print it (``pytest -s``)."""
+    FIGURES.parent.mkdir(exist_ok=True)
+    figures = json.loads(FIGURES.read_text()) if FIGURES.exists() else {}
+    figures[name] = value
+    FIGURES.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+    print(f"{name}: {value}")
 
 
 def stop_all(processes: Sequence[subprocess.Popen[Any]]) -> None:
@@ -57,8 +68,8 @@ class Workers:
         self.database_url, self.redis_url, self.logs = database_url, redis_url, logs
         self.processes: list[subprocess.Popen[bytes]] = []
 
-    def start(self, *flags: str, scheduler: bool = False) -> subprocess.Popen[bytes]:
-        """Start a worker (``scheduler``: with RQ's scheduler, which moves jobs due at a time to the queue)."""
+    def start(self, *flags: str, clock: bool = False) -> subprocess.Popen[bytes]:
+        """Start a worker (``clock``: with its clock, which starts the tournament runs due)."""
         env = {
             **os.environ,
             "SORRY_ARENA_BOT_ALLOW": "loopback",
@@ -78,7 +89,7 @@ class Workers:
                 self.redis_url,
                 "--maintenance-interval",
                 str(MAINTENANCE_SECONDS),
-                *([] if scheduler else ["--no-scheduler"]),
+                *([] if clock else ["--no-clock"]),
                 *flags,
             ],
             cwd=ROOT,
@@ -105,7 +116,7 @@ class Workers:
                 time.sleep(0.05)
 
     def by_name(self, worker: str) -> subprocess.Popen[bytes]:
-        """The process of a worker named as in ``tournament_games.worker`` (``host:pid``)."""
+        """The process of a worker named as in ``tournament_games.worker`` (``host:pid``, the default name)."""
         pid = int(worker.rsplit(":", 1)[1])
         return next(process for process in self.processes if process.pid == pid)
 

@@ -1,14 +1,15 @@
 """Private PostgreSQL and Redis servers for the reliability tests, which stop and restart them.
 
-The machine's own services (127.0.0.1:5432 and :6379) serve everybody else's tests: never restarted here. Each
-private server listens on a free loopback port and keeps its files in a temporary directory of its own.
+Servers that other tests share (the machine's PostgreSQL, the suite's private Redis: tests/databases.py) are never
+restarted here. Each private server listens on a free loopback port and keeps its files in a temporary directory of
+its own.
 
 - :class:`PrivatePostgres`: ``initdb`` (trust authentication, no fsync: nothing here must survive a power cut)
   into a fresh directory, ``pg_ctl start``; as root, PostgreSQL refuses to run, so both run as the ``postgres``
   user (``runuser``), which owns the directory. :meth:`~PrivatePostgres.restart` is ``pg_ctl restart -m fast``:
   every connection is cut, the transactions in flight are aborted.
-- :class:`PrivateRedis`: ``redis-server`` as a child process without persistence, so a restart comes back empty:
-  every queued job, registry and scheduled job is gone.
+- :class:`PrivateRedis` (tests/servers.py, shared with the rest of the suite): ``redis-server`` as a child process
+  without persistence, so a restart comes back empty: every queued job, registry and scheduled job is gone.
 """
 
 from __future__ import annotations
@@ -17,35 +18,18 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
-import redis
 from sqlalchemy import create_engine, text
 
 from store import migrate
+from tests.servers import PrivateRedis, ServerError, free_port, tail
 
-
-class ServerError(RuntimeError):
-    """A private server could not start (its log's tail is in the message)."""
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on (free a moment ago: the server that takes it binds it at once)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def tail(path: Path, lines: int = 15) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return "(no log)"
+__all__ = ["PrivatePostgres", "PrivateRedis", "ServerError", "free_port", "postgres_bin", "tail"]
 
 
 def postgres_bin() -> Path:
@@ -163,86 +147,5 @@ class PrivatePostgres:
         try:
             if (self.data / "postmaster.pid").exists():
                 self.stop("immediate")
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
-
-
-class PrivateRedis:
-    """A ``redis-server`` child process on 127.0.0.1:``port``, without persistence (a restart comes back empty)."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.root = Path(tempfile.mkdtemp(prefix="sorry-arena-redis-"))
-        self.log = self.root / "redis.log"
-        self.process: subprocess.Popen[bytes] | None = None
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self, timeout: float = 10) -> PrivateRedis:
-        executable = shutil.which("redis-server")
-        if executable is None:
-            raise ServerError("no redis-server on this machine")
-        self.process = subprocess.Popen(
-            [
-                executable,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--daemonize",
-                "no",
-                "--dir",
-                str(self.root),
-                "--logfile",
-                str(self.log),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
-        deadline = time.monotonic() + timeout
-        try:
-            while True:
-                try:
-                    client.ping()
-                    return self
-                except redis.ConnectionError:
-                    if self.process.poll() is not None or time.monotonic() > deadline:
-                        raise ServerError(
-                            f"redis-server did not start on port {self.port}\n{tail(self.log)}"
-                        ) from None
-                    time.sleep(0.05)
-        finally:
-            client.close()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
-        self.process = None
-
-    def restart(self, down_seconds: float = 1.5) -> None:
-        """Stop the server, stay down ``down_seconds``, start it again: empty (no persistence)."""
-        self.stop()
-        time.sleep(down_seconds)
-        self.start()
-
-    def flush(self) -> None:
-        client = redis.Redis(port=self.port)
-        try:
-            client.flushall()
-        finally:
-            client.close()
-
-    def close(self) -> None:
-        try:
-            self.stop()
         finally:
             shutil.rmtree(self.root, ignore_errors=True)

@@ -3,8 +3,9 @@ which scheduled games it enqueues again, and which it leaves to the job they alr
 
 A game needs a job while it is pending or its lease ran out. Its job is left alone while RQ still holds it to run
 (queued, or started moments ago); a job Redis lost, one that failed before it took the lease, or one whose worker
-died between taking it and taking the lease is replaced; and a game enqueued again is not enqueued twice. A tournament whose results are all in but whose last worker failed before refreshing
-its standings is completed.
+died between taking it and taking the lease is replaced, at the front of the queue; and a game enqueued again is
+not enqueued twice. A tournament whose results are all in but whose last worker failed before refreshing its
+standings is completed.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def test_a_job_that_failed_before_taking_its_lease_is_replaced(started: int, que
     job.set_status(JobStatus.FAILED)  # as the database refused the job's first statement
     assert jobs.recover() == [failed]
     assert job_status(queue, jobs.game_job_id(failed, 0)) == "queued"
-    assert queue.queue.get_job_ids()[-1] == jobs.game_job_id(failed, 0)
+    assert queue.queue.get_job_ids()[0] == jobs.game_job_id(failed, 0)  # recovered games go first
     assert jobs.recover() == []
 
 

@@ -17,8 +17,8 @@ def test_a_tournament_survives_a_redis_restart_that_loses_every_job(
 ) -> None:
     ids = [arena.register_bot(name, "random", delay=0.003) for name in ("a", "b", "c")]
     tournament = arena.create_tournament(ids, game="board")
-    arena.workers.start()
-    arena.workers.start()
+    arena.workers.start("--games", "1")  # one game at a time each: the other games wait in the queue
+    arena.workers.start("--games", "1")
     arena.workers.wait_listening()
     arena.mid_game(min_ply=10)
     with arena.sessions() as session:

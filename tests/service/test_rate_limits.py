@@ -4,8 +4,8 @@ submission per account, counted in memory (the embedded default) and in Redis.
 Each limit answers a 429 in the one error shape, its message naming the limit and the wait, with ``Retry-After``
 and the ``X-RateLimit-*`` headers; another address or account is not limited; two apps on one Redis share the
 count; a window's end resets it; ``off`` switches a limit off; a bad ``SORRY_ARENA_LIMIT_*`` is refused at startup
-naming the variable; an unreachable Redis lets requests through. Redis is the machine's (database 7, used by no
-other test and flushed here): unreachable, the Redis tests are skipped locally and fail in CI.
+naming the variable; an unreachable Redis lets requests through. Redis is an empty database of each test's own
+(tests/conftest.py ``redis_url``): unreachable, the Redis tests are skipped locally and fail in CI.
 """
 
 from __future__ import annotations
@@ -35,9 +35,7 @@ from service.ratelimits import MemoryCounter, RedisCounter
 from store import migrate
 from tests.apikit import API, Player, new_player, started_game
 from tests.conftest import TEST_LIMITS, dispose
-from tests.databases import unavailable
 
-LIMITS_REDIS = "redis://127.0.0.1:6379/7"
 WAIT = re.compile(r"; retry in (\d+(?:\.\d)?) s$")
 
 
@@ -49,21 +47,9 @@ def database(tmp_path: os.PathLike[str]) -> str:
 
 
 @pytest.fixture
-def limits_redis() -> Iterator[str]:
-    """Database 7 of the machine's Redis, empty before and after."""
-    import redis
-
-    client = redis.Redis.from_url(LIMITS_REDIS, socket_connect_timeout=1)
-    try:
-        client.flushdb()
-    except redis.RedisError as error:
-        client.close()
-        unavailable(f"Redis is unreachable at {LIMITS_REDIS}: {error}")
-    try:
-        yield LIMITS_REDIS
-    finally:
-        client.flushdb()
-        client.close()
+def limits_redis(redis_url: str) -> str:
+    """An empty Redis database of the test's own, where the counts start from nothing."""
+    return redis_url
 
 
 @pytest.fixture(params=["memory", "redis"])

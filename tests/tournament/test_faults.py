@@ -48,7 +48,7 @@ def bad_bot_url(kind: str, stack: ExitStack) -> str:
     if kind == "status":
         return stack.enter_context(push_bots(raising_choice))[0].url
     if kind == "timeout":
-        return stack.enter_context(bot_server(slow(0.3))).url()
+        return stack.enter_context(bot_server(slow(5.0))).url()
     if kind == "unparsable":
         return stack.enter_context(bot_server(garbage())).url()
     raise ValueError(kind)
@@ -87,8 +87,8 @@ def test_a_bot_that_faults_on_every_move_forfeits_and_its_opponent_wins(
         bad_moves = own_moves(moves, seat)
         assert [move.fault for move in bad_moves] == [kind] * 3
         assert all(move.latency_ms is not None for move in bad_moves)
-        if kind == "timeout":  # cut at the deadline, not at the bot's 300 ms
-            assert all(90 <= move.latency_ms < 300 for move in bad_moves if move.latency_ms is not None)
+        if kind == "timeout":  # cut at the deadline (100 ms, late on a loaded machine), not at the bot's 5 s
+            assert all(90 <= move.latency_ms < 2500 for move in bad_moves if move.latency_ms is not None)
         good_moves = own_moves(moves, other)
         assert all(move.fault is None and move.latency_ms is not None for move in good_moves)
         assert client.get(f"{API}/games/{result['game_id']}").get_json()["status"] == "over"

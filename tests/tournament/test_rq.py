@@ -1,11 +1,13 @@
 """Tournaments on the production path: PostgreSQL, Redis, RQ workers in their own processes (``sorry-arena
 worker``) and push bots on loopback. A worker killed mid-game (SIGKILL) leaves its game to another worker, which
-finishes it once; scheduled starts and repeats run through RQ's scheduler."""
+finishes it once; scheduled starts and repeats run by the workers' clock; workers log with the time and lease under
+their names."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -28,6 +30,8 @@ from tests.arenakit import arena_app, create_tournament, push_bots, random_choic
 from tests.conftest import dispose
 from tests.databases import postgres_database, unavailable
 
+STAMPED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} (INFO|WARNING|ERROR|DEBUG) ")
+"""A worker's log line: its time (ISO 8601, with the offset), its level, then its source and message."""
 QUEUE_REDIS = "redis://127.0.0.1:6379/3"
 """A Redis database of the tests' own, emptied before and after each test."""
 
@@ -118,14 +122,19 @@ def test_two_workers_play_a_tournament_once(arena: Flask, workers: Workers) -> N
             register(client, owner, name, server.url)["id"] for name, server in zip("abc", servers, strict=True)
         ]
         created = create_tournament(client, owner, ids, game="card", rounds=2)
-        workers.start("--burst")
-        workers.start("--burst")
+        workers.start("--burst", "--name", "east")
+        workers.start("--burst", "--name", "west")
         done = wait_done(client, created["id"], timeout=120)
     assert done["progress"] == {"done": 12, "total": 12}
     with arena.extensions["db_sessions"]() as session:
         assert session.scalar(select(func.count(Result.id))) == 12
         scheduled = session.scalars(select(TournamentGame)).all()
         assert {game.status for game in scheduled} == {"done"} and all(game.attempts == 1 for game in scheduled)
+        assert {game.worker for game in scheduled} <= {"east", "west"}  # leases carry the workers' names
+    workers.stop()
+    lines = [line for log in sorted(workers.logs.glob("worker*.log")) for line in log.read_text().splitlines()]
+    assert lines and all(STAMPED.match(line) for line in lines if line.strip()), "\n".join(lines)
+    assert any("east" in line for line in lines) and any("west" in line for line in lines)
 
 
 def test_a_game_whose_worker_is_killed_is_finished_by_another(arena: Flask, workers: Workers) -> None:
@@ -135,7 +144,7 @@ def test_a_game_whose_worker_is_killed_is_finished_by_another(arena: Flask, work
     with push_bots(slow_random, slow_random) as servers:
         ids = [register(client, owner, name, server.url)["id"] for name, server in zip("ab", servers, strict=True)]
         created = create_tournament(client, owner, ids, game="board")
-        victim = workers.start("--no-scheduler")  # RQ's scheduler is a child process: SIGKILL would orphan it
+        victim = workers.start("--no-clock")
         deadline = time.monotonic() + 60
         while True:  # wait until the victim is mid-game, with moves saved
             with sessions() as session:
@@ -170,7 +179,7 @@ def test_a_game_whose_worker_is_killed_is_finished_by_another(arena: Flask, work
     assert engine.is_over(replayed)
 
 
-def test_scheduled_start_and_repeats_run_through_rq_scheduler(arena: Flask, workers: Workers) -> None:
+def test_scheduled_start_and_repeats_run_by_the_workers_clock(arena: Flask, workers: Workers) -> None:
     client = arena.test_client()
     owner = new_player(client, "owner")
     with push_bots(random_choice, random_choice) as servers:
@@ -192,5 +201,5 @@ def test_scheduled_start_and_repeats_run_through_rq_scheduler(arena: Flask, work
             time.sleep(0.2)
     with arena.extensions["db_sessions"]() as session:
         started = session.scalar(select(func.min(Game.created_at)))
-    assert started is not None and started >= start - timedelta(seconds=1)  # RQ schedules by whole seconds
+    assert started is not None and started >= start  # not a moment before its time
     assert first["progress"]["done"] == 2 and len(runs) == 1 and runs[0].run == 2 and runs[0].seed != first["seed"]

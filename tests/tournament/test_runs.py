@@ -1,6 +1,6 @@
 """A tournament's runs (``tournament/runs.py``), on the database alone, SQLite and PostgreSQL: which runs are due by
-the clock, and each start happening once whoever asks and however many ask at once (the start job, its RQ repeat,
-the workers' recovery).
+the clock, and each start happening once whoever asks and however many ask at once (the start job, the clocks of
+the workers, the maintenance), repeats at their planned times.
 
 The races are made real: the first caller is held inside its transaction, after its claim, while the second tries;
 the second must wait for the first's commit (PostgreSQL: the row's lock or the unique index; SQLite: the write lock)
@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from store.database import make_engine
 from store.models import Player, Tournament, TournamentGame, now
 from tournament import context, jobs, runs
+from tournament.heartbeat import Heartbeat
 from tournament.runner import RunnerSettings
 
 T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
@@ -227,16 +228,19 @@ class Recorded:
         self.jobs: list[tuple[str, tuple[Any, ...], str | None]] = []
         self.lock = threading.Lock()
 
-    def enqueue(self, dotted: str, *args: Any, job_id: str | None = None) -> None:
+    def enqueue(self, dotted: str, *args: Any, job_id: str | None = None, at_front: bool = False) -> bool:
         with self.lock:
             self.jobs.append((dotted, args, job_id))
+        return True
 
 
 def job_context(sessions: sessionmaker[Session], queue: Recorded, lease: float = 3) -> context.Context:
-    return context.Context(sessions, None, queue, RunnerSettings("test", lease_seconds=lease))  # type: ignore[arg-type]
+    runner = RunnerSettings("test", lease_seconds=lease)
+    heartbeat = Heartbeat(sessions, runner.worker, lease)
+    return context.Context(sessions, None, queue, runner, heartbeat)  # type: ignore[arg-type]
 
 
-def test_a_start_job_and_the_recovery_at_once_enqueue_each_game_once(
+def test_a_start_job_and_a_workers_clock_at_once_enqueue_each_game_once(
     sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     start = now() - timedelta(seconds=10)
@@ -244,52 +248,37 @@ def test_a_start_job_and_the_recovery_at_once_enqueue_each_game_once(
     queue = Recorded()
     ctx = job_context(sessions, queue)
     held = Held(monkeypatch)
-    job, recovery = race(
-        lambda: jobs.start_runs(ctx, tournament_id, now(), jobs.RQ_EARLY), lambda: jobs.recover_runs(ctx), held
-    )
-    assert (job, recovery) == ([tournament_id], [])
+    job, clock = race(lambda: jobs.start_runs(ctx, tournament_id, now()), lambda: jobs.start_overdue(ctx), held)
+    assert (job, clock) == ([tournament_id], [])
     enqueued = Counter(job_id for _, _, job_id in queue.jobs)
     assert len(enqueued) == GAMES and set(enqueued.values()) == {1}
-    assert jobs.recover_runs(ctx) == []
+    assert jobs.start_overdue(ctx) == []
 
 
-def test_a_late_repeat_after_the_recovery_starts_no_run_ahead_of_time(sessions: sessionmaker[Session]) -> None:
-    """Runs every 10 s from 25 s ago, 4 in all: due at -25, -15, -5 and +5 s. The chain was lost: the recovery
-    starts the runs due a lease (3 s) ago; RQ's repeat for run 2, coming now, finds them made and starts nothing
-    (counting runs, it would start run 4, 5 s early); run 4 starts when due, or up to RQ_EARLY before."""
+def test_repeats_keep_their_planned_times_after_a_late_start(sessions: sessionmaker[Session]) -> None:
+    """Runs every 10 s from 25 s ago, 4 in all: due at -25, -15, -5 and +5 s. No clock ran until now (the
+    first run starts 25 s late): the clock starts the three runs due at once, and the fourth at its planned time,
+    +5 s, not 10 s after the late ones."""
     start = now() - timedelta(seconds=25)
     parent_id = add_tournament(sessions, start=start, every=10, times=4)
     queue = Recorded()
     ctx = job_context(sessions, queue)
-    with sessions() as session:
-        assert runs.overdue(session, now() - timedelta(seconds=3)) == [parent_id]
-    recovered = jobs.recover_runs(ctx)
-    assert recovered[0] == parent_id and len(recovered) == 3
+    started = jobs.start_overdue(ctx)
+    assert started[0] == parent_id and len(started) == 3
     assert later_runs(sessions, parent_id) == Counter({2: 1, 3: 1})
-    assert jobs.start_runs(ctx, parent_id, now(), jobs.RQ_EARLY) == []  # the late repeat
-    assert later_runs(sessions, parent_id) == Counter({2: 1, 3: 1})
-    with sessions() as session:
-        assert runs.overdue(session, now() - timedelta(seconds=3)) == []
+    assert jobs.start_overdue(ctx) == []  # the next tick of a clock (or another worker's) starts nothing more
     due4 = start + timedelta(seconds=30)
-    assert jobs.start_runs(ctx, parent_id, due4 - timedelta(seconds=2.5), jobs.RQ_EARLY) == []
-    fourth = jobs.start_runs(ctx, parent_id, due4 - timedelta(seconds=1.5), jobs.RQ_EARLY)
+    assert jobs.start_overdue(ctx, due4 - timedelta(seconds=0.1)) == []
+    fourth = jobs.start_overdue(ctx, due4)
     assert len(fourth) == 1
     assert later_runs(sessions, parent_id) == Counter({2: 1, 3: 1, 4: 1})
-    assert jobs.start_runs(ctx, parent_id, due4 + timedelta(days=1), jobs.RQ_EARLY) == []  # no fifth run
+    assert jobs.start_overdue(ctx, due4 + timedelta(days=1)) == []  # no fifth run
     with sessions() as session:
         assert runs.overdue(session, now() + timedelta(days=1)) == []
     assert len(queue.jobs) == 4 * GAMES == len({job_id for _, _, job_id in queue.jobs})
 
 
-def test_early_is_never_more_than_half_an_interval(sessions: sessionmaker[Session]) -> None:
-    start = now() - timedelta(seconds=0.5)
-    parent_id = add_tournament(sessions, start=start, every=1, times=3, status="running")
-    ctx = job_context(sessions, Recorded())
-    assert jobs.start_runs(ctx, parent_id, start + timedelta(seconds=0.4), timedelta(seconds=2)) == []
-    assert len(jobs.start_runs(ctx, parent_id, start + timedelta(seconds=0.6), timedelta(seconds=2))) == 1
-
-
-def test_overdue_lists_the_runs_a_lease_late(sessions: sessionmaker[Session]) -> None:
+def test_overdue_lists_the_runs_due(sessions: sessionmaker[Session]) -> None:
     moment = now()
     waiting = add_tournament(sessions, start=moment - timedelta(seconds=5))
     future = add_tournament(sessions, start=moment + timedelta(seconds=60))

@@ -1,0 +1,132 @@
+"""Leases and the heartbeat that keeps them (``tournament/leases.py``, ``tournament/heartbeat.py``), on SQLite and
+PostgreSQL: a held game's lease moves on its own, so no other worker can take it while its holder lives; a game
+taken over anyway (its holder stalled) stops its runner at the next step; a stopping worker gives its games back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from store.database import make_engine, sessions
+from store.models import Player, Tournament, TournamentGame, now
+from tournament import leases
+from tournament.heartbeat import Heartbeat, Stopping
+
+LEASE = 0.4
+"""Seconds: short, so that a lease that is not renewed runs out within the test."""
+
+
+@pytest.fixture
+def made(database_url: str) -> Iterator[sessionmaker[Session]]:
+    engine = make_engine(database_url)
+    yield sessions(engine)
+    engine.dispose()
+
+
+def scheduled_game(made: sessionmaker[Session]) -> int:
+    with made() as session:
+        owner = Player(name="owner", token_hash="0" * 64)
+        session.add(owner)
+        session.flush()
+        tournament = Tournament(
+            owner_id=owner.id,
+            name="t",
+            game="card",
+            settings={"players": 2},
+            variant="standard",
+            bot_ids=[1, 2],
+            table_size=2,
+            rounds=1,
+            seed=1,
+            move_timeout_ms=1000,
+            status="running",
+            games_total=1,
+        )
+        session.add(tournament)
+        session.flush()
+        game = TournamentGame(
+            tournament_id=tournament.id, number=0, round=0, bot_ids=[1, 2], seed=1, status="pending"
+        )
+        session.add(game)
+        session.commit()
+        return game.id
+
+
+def holder(made: sessionmaker[Session], scheduled_id: int) -> tuple[str | None, int]:
+    with made() as session:
+        row = session.execute(
+            select(TournamentGame.worker, TournamentGame.attempts).where(TournamentGame.id == scheduled_id)
+        ).one()
+    return row[0], row[1]
+
+
+def test_a_held_lease_outlives_its_length_and_no_other_worker_takes_it(made: sessionmaker[Session]) -> None:
+    game = scheduled_game(made)
+    with made() as session:
+        assert leases.lease(session, game, "first", LEASE)
+    heartbeat = Heartbeat(made, "first", LEASE)
+    holding = heartbeat.hold(game)
+    time.sleep(LEASE * 4)  # four leases long, without a save
+    with made() as session:
+        assert not leases.lease(session, game, "second", LEASE)
+    holding.check()  # still this worker's: nothing to stop
+    assert holder(made, game) == ("first", 1)
+    heartbeat.release(holding)
+    deadline = time.monotonic() + 30
+    while True:  # no longer renewed: the lease runs out and another worker may take the game
+        with made() as session:
+            if leases.lease(session, game, "second", LEASE):
+                break
+        assert time.monotonic() < deadline, "the released lease never ran out"
+        time.sleep(LEASE / 2)
+    assert holder(made, game) == ("second", 2)
+
+
+def test_a_game_taken_over_stops_its_runner_at_the_next_step(made: sessionmaker[Session]) -> None:
+    """The holder stalled past its lease and another worker took the game: the next beat marks it lost."""
+    game = scheduled_game(made)
+    with made() as session:
+        assert leases.lease(session, game, "stalled", LEASE)
+        session.execute(update(TournamentGame).where(TournamentGame.id == game).values(worker="other"))
+        session.commit()
+    heartbeat = Heartbeat(made, "stalled", LEASE)
+    holding = heartbeat.hold(game)
+    heartbeat.beat()
+    assert holding.lost.is_set()
+    with pytest.raises(leases.LeaseLost):
+        holding.check()
+    heartbeat.release(holding)
+    assert holder(made, game)[0] == "other"
+
+
+def test_a_stopping_worker_gives_its_game_back_at_once(made: sessionmaker[Session]) -> None:
+    game = scheduled_game(made)
+    with made() as session:
+        assert leases.lease(session, game, "leaving", 60)
+    heartbeat = Heartbeat(made, "leaving", 60)
+    holding = heartbeat.hold(game)
+    heartbeat.stop_all()
+    with pytest.raises(Stopping):
+        holding.check()
+    with made() as session:
+        assert not leases.release(session, game, "someone else")
+        assert leases.release(session, game, "leaving")
+        assert leases.unplayed(session, now()) == [(game, 1)]  # back in the queue's hands, without a wait
+        assert leases.lease(session, game, "next", 60)
+    heartbeat.release(holding)
+    assert holder(made, game) == ("next", 2)
+
+
+def test_a_worker_takes_back_its_own_game_without_a_new_attempt(made: sessionmaker[Session]) -> None:
+    """After its database came back, a worker resumes a game it still holds: the same attempt, the same job."""
+    game = scheduled_game(made)
+    with made() as session:
+        assert leases.lease(session, game, "me", 60)
+        assert leases.lease(session, game, "me", 60)
+        assert not leases.lease(session, game, "another", 60)
+    assert holder(made, game) == ("me", 1)

@@ -1,0 +1,49 @@
+"""A worker's clock: every second it starts the tournament runs that are due (``jobs.start_overdue``).
+
+Start times and repeats are kept here rather than in RQ's scheduler: every worker runs a clock, starting a run is
+idempotent (``tournament.runs``), and each run is due at its planned time (the first run's start plus a whole
+number of intervals), so a late run never makes the later ones late, and the kill of any process (RQ's scheduler
+was a child process that outlived a killed worker, holding its lock) stops no schedule while another worker runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from redis.exceptions import RedisError
+from sqlalchemy.exc import SQLAlchemyError
+
+from tournament import context, jobs
+
+log = logging.getLogger(__name__)
+
+
+class Clock:
+    def __init__(self, ctx: context.Context, interval: float = 1.0) -> None:
+        self.ctx = ctx
+        self.interval = interval
+        self._stop = threading.Event()
+        self._failing = False
+        self._thread = threading.Thread(target=self._run, name="sorry-arena-clock", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.tick()
+
+    def tick(self) -> list[int]:
+        """Start the runs due now; the runs started."""
+        try:
+            started = jobs.start_overdue(self.ctx)
+        except (SQLAlchemyError, RedisError) as error:  # the database or Redis restarts: the next tick tries again
+            if not self._failing:
+                log.warning("the clock waits: %s", str(error).splitlines()[0])
+            self._failing = True
+            return []
+        self._failing = False
+        return started
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
