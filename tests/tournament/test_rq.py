@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 from flask import Flask
 from sqlalchemy import func, select
 
@@ -28,24 +27,16 @@ from store.models import ActionRecord, Game, Result, Tournament, TournamentGame,
 from tests.apikit import new_player
 from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
 from tests.conftest import dispose
-from tests.databases import postgres_database, unavailable
+from tests.databases import postgres_database
 
 STAMPED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} (INFO|WARNING|ERROR|DEBUG) ")
 """A worker's log line: its time (ISO 8601, with the offset), its level, then its source and message."""
-QUEUE_REDIS = "redis://127.0.0.1:6379/3"
-"""A Redis database of the tests' own, emptied before and after each test."""
 
 
 @pytest.fixture
-def rq_redis() -> Iterator[str]:
-    client = redis.Redis.from_url(QUEUE_REDIS, socket_connect_timeout=1)
-    try:
-        client.flushdb()
-    except redis.RedisError as error:
-        unavailable(f"Redis is unreachable at {QUEUE_REDIS}: {error}")
-    yield QUEUE_REDIS
-    client.flushdb()
-    client.close()
+def rq_redis(redis_url: str) -> str:
+    """The queue's Redis: a database of the tests' own private redis-server (``tests/conftest.py``), empty."""
+    return redis_url
 
 
 @pytest.fixture
