@@ -13,7 +13,6 @@ OUTSIDE = re.compile(r"\.\./shared|\b(?:RULES|STYLE|MEASURED)\.md\b|\bseeds/|\b\
 """The notes and rule sheets kept beside the repository by its maintainers, which a clone does not have."""
 ISSUE_NUMBER = re.compile(r"(?i)\bissues? #?\d+\b")
 MARKDOWN_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
-THIS_FILE = Path(__file__).resolve().relative_to(ROOT)
 
 
 def tracked_text_files() -> list[Path]:
@@ -40,7 +39,6 @@ def offending_lines(pattern: re.Pattern[str], files: list[Path]) -> list[str]:
     return [
         f"{name}:{number}: {line.strip()[:100]}"
         for name in files
-        if name != THIS_FILE
         for number, line in enumerate((ROOT / name).read_text(encoding="utf-8").splitlines(), start=1)
         if pattern.search(line)
     ]
@@ -72,16 +70,17 @@ def test_every_relative_link_of_the_docs_resolves_inside_the_repository() -> Non
 
 
 def test_the_checks_see_what_they_forbid() -> None:
+    outside = "../" + "shared"  # spelled in pieces, so that this file itself points nowhere
     samples = [
-        "see ../shared/RULES.md B2",
-        "(MEASURED.md: 1.2x)",
-        "STYLE.md layers",
-        "rule sheet seeds/002",
-        "002_b829db99c8d234a3.txt",
+        f"see {outside}/RULES" + ".md B2",
+        "(MEASURED" + ".md: 1.2x)",
+        "STYLE" + ".md layers",
+        "rule sheet " + "seeds" + "/002",
+        "002_b829db99c8d234a3" + ".txt",
     ]
     assert all(OUTSIDE.search(sample) for sample in samples)
     assert not OUTSIDE.search("docs/rules.md B2, docs/architecture.md")
-    assert ISSUE_NUMBER.search("built for issue 13") and not ISSUE_NUMBER.search("the issue is the lease")
+    assert ISSUE_NUMBER.search("built for issue " + "13") and not ISSUE_NUMBER.search("the issue is the lease")
     assert MARKDOWN_LINK.findall("[rules](docs/rules.md#b2) and [x](https://example.org)") == [
         "docs/rules.md",
         "https://example.org",
