@@ -1,4 +1,5 @@
-"""Run a bot: ``python -m clients --bot greedy|random|path/to/bot.py --push ...`` or ``... --pull ...``.
+"""Run a bot: ``python -m clients --bot greedy|random|path/to/bot.py --push ...`` or ``... --pull ...``; the
+installed client (``pip install ./clients``: clients/pyproject.toml) names it ``sorry-arena-bot``.
 
 ``--push`` serves the bot over HTTP until Ctrl-C (clients/push.py); register its URL with the service (any base
 path, e.g. ``http://127.0.0.1:8001/bot``). ``--pull`` plays through the service's REST API with the bot's token
@@ -64,7 +65,10 @@ def interruptible() -> Iterator[None]:
 def load_bot(spec: str) -> tuple[str, Choose]:
     """The bot's name and ``choose`` function: a built-in name or a Python file. Raises ``ValueError``."""
     if spec in BUILT_IN:
-        module = importlib.import_module(BUILT_IN[spec])
+        try:
+            module = importlib.import_module(BUILT_IN[spec])
+        except ImportError as exc:  # the search example without the project's engine (an installed client)
+            raise ValueError(f"--bot {spec}: {exc}") from None
         return spec, module.choose
     path = Path(spec)
     if path.suffix != ".py":
@@ -110,9 +114,15 @@ def service_url(text: str) -> str:
     return text
 
 
+def program() -> str:
+    """How the client was started: ``python -m clients``, or the installed ``sorry-arena-bot`` command."""
+    called = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return "python -m clients" if called in ("", "__main__.py", "-m", "-c") else called
+
+
 def parser(bot_required: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m clients" if bot_required else None,  # a bot file's own main: its file name
+        prog=program() if bot_required else None,  # a bot file's own main: its file name
         description="Run a SORRY! bot for the sorry-arena service.",
         epilog='Examples: python -m clients --bot greedy --push --port 8001 --secret "$SECRET"; '
         'SORRY_ARENA_TOKEN="$TOKEN" python -m clients --bot my_bot.py --pull --url http://127.0.0.1:8000',

@@ -1,9 +1,10 @@
 """Your SORRY! bot: fill in ``choose``. The guide is docs/bots.md; the plumbing is push.py and pull.py.
 
-Run it either way (the same function plays both):
+Run a copy of it from any folder, once the client is installed (``pip install ./clients``), either way (the same
+function plays both):
 
-    python clients/bot.py --push --port 8001 --secret "$SECRET"      # the service calls you
-    SORRY_ARENA_TOKEN=sa_... python clients/bot.py --pull --url http://127.0.0.1:8000   # you poll the service
+    python my_bot.py --push --port 8001 --secret "$SECRET"      # the service calls you
+    SORRY_ARENA_TOKEN=sa_... python my_bot.py --pull --url http://127.0.0.1:8000   # you poll the service
 """
 
 import signal
@@ -36,11 +37,20 @@ def choose(request: dict[str, Any]) -> str:
     return str(actions[0]["id"])
 
 
-if __name__ == "__main__":  # python clients/bot.py --push|--pull ...: hand this choose() to the plumbing
+if __name__ == "__main__":  # python my_bot.py --push|--pull ...: hand this choose() to the client's plumbing
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the folder that holds clients/
-    from clients.__main__ import main
-
+    try:  # the installed client first (pip install ./clients), else the clients/ folder this file sits in
+        from clients.__main__ import main
+    except ModuleNotFoundError as missing:
+        if missing.name != "clients":
+            raise
+        sys.path.append(str(Path(__file__).resolve().parent.parent))  # the folder that holds clients/
+        try:
+            from clients.__main__ import main
+        except ModuleNotFoundError:
+            sys.exit(
+                "the sorry-arena client is not installed: pip install ./clients (from a clone of the repository)"
+            )
     sys.exit(main(choose=choose, name=Path(__file__).stem))
