@@ -23,6 +23,7 @@ from sqlalchemy import func, select
 
 import engine
 from engine import i18n
+from engine.records import dumps
 from runtime.settings import MAX_BODY_BYTES
 from service import auth, db, gameplay, ratelimits
 from service.caches import GameInfo, Snapshot
@@ -43,6 +44,7 @@ from service.schemas import (
     SeatTakeSchema,
     SubmittedSchema,
 )
+from store import gamerecords
 from store.models import Game, Player, Seat
 
 blp = Blueprint("games", __name__, url_prefix="/api/v1/games", description="Games, seats, hands, actions, events")
@@ -362,3 +364,31 @@ class Events(MethodView):
             "events": [gameplay.localized_event(record, game.game, lang) for record in records],
             "replay": gameplay.replay(session, game) if game.status == "over" else None,
         }
+
+
+@blp.route("/<int:game_id>/record")
+class Record(MethodView):
+    @blp.doc(
+        responses={
+            "200": {
+                "description": "The game record: settings, seed, seats, every action with its latency and fault, "
+                "result (the format: docs/bots.md, Replays and exports)",
+                "content": {"application/json": {"schema": {"type": "object"}}},
+            }
+        }
+    )
+    @blp.alt_response(404, **NOT_FOUND)
+    @blp.alt_response(409, schema=ErrorSchema, description="the game is still being played")
+    def get(self, game_id: int) -> Response:
+        """A finished game's record: the same object as its line of the tournament's games.jsonl
+
+        A game still being played has none yet (its seed is secret until it is over).
+        """
+        gameplay.check_id(game_id)
+        try:
+            record = gamerecords.game_record(db.session(), game_id)
+        except gamerecords.NotFinished as error:
+            fail(409, f"{error}: its record (and seed) is shown once it is over")
+        if record is None:
+            fail(404, f"no game {game_id}")
+        return Response(dumps(record), mimetype="application/json")

@@ -14,12 +14,13 @@ import secrets
 from datetime import UTC
 from typing import Any
 
-from flask import current_app
+from flask import Response, current_app, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from sqlalchemy import func, select
 
 import engine
+from engine.records import dumps
 from runtime.jobqueue import START_JOB
 from service import auth, db
 from service.errors import ErrorSchema, fail
@@ -29,6 +30,7 @@ from service.tournament_schemas import (
     TournamentListQuerySchema,
     TournamentListSchema,
 )
+from store.gamerecords import tournament_records
 from store.models import Bot, Result, Tournament, now
 
 blp = Blueprint("tournaments", __name__, url_prefix="/api/v1/tournaments", description="Round-robin tournaments")
@@ -195,6 +197,16 @@ def detail(session: Any, tournament: Tournament) -> dict[str, Any]:
     }
 
 
+def found(session: Any, tournament_id: int) -> Tournament:
+    """The tournament, or a 404 that names the id."""
+    tournament: Tournament | None = (
+        session.get(Tournament, tournament_id) if 0 < tournament_id <= 2**31 - 1 else None
+    )
+    if tournament is None:
+        fail(404, f"no tournament {tournament_id}")
+    return tournament
+
+
 @blp.route("/<int:tournament_id>")
 class OneTournament(MethodView):
     @blp.response(200, TournamentDetailSchema)
@@ -202,7 +214,31 @@ class OneTournament(MethodView):
     def get(self, tournament_id: int) -> dict[str, Any]:
         """A tournament: status, progress, results, fitted standings with 95% intervals, head-to-head"""
         session = db.session()
-        tournament = session.get(Tournament, tournament_id) if 0 < tournament_id <= 2**31 - 1 else None
-        if tournament is None:
-            fail(404, f"no tournament {tournament_id}")
-        return detail(session, tournament)
+        return detail(session, found(session, tournament_id))
+
+
+@blp.route("/<int:tournament_id>/games.jsonl")
+class TournamentGameRecords(MethodView):
+    @blp.doc(
+        responses={
+            "200": {
+                "description": "One game record per line (JSON lines; the format: docs/bots.md, Replays and "
+                "exports), streamed, as an attachment named tournament-ID-games.jsonl",
+                "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+            }
+        }
+    )
+    @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
+    def get(self, tournament_id: int) -> Response:
+        """Download the records of the tournament's finished games, one JSON line each
+
+        Each record holds a game's settings, seed, seats (bot names), every action with its latency and fault, and
+        its result; in play order. Games still being played are left out (their seeds are secret until then).
+        """
+        session = db.session()
+        found(session, tournament_id)
+        session.commit()
+        lines = (dumps(record) + "\n" for record in tournament_records(session, tournament_id))
+        response = Response(stream_with_context(lines), mimetype="application/x-ndjson")
+        response.headers["Content-Disposition"] = f'attachment; filename="tournament-{tournament_id}-games.jsonl"'
+        return response

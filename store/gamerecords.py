@@ -1,0 +1,150 @@
+"""Game records (``engine/records.py``) of stored games: one finished game, or a tournament's finished games as a
+stream.
+
+Finished only: a game still played would show its seed, so every card to come. A tournament game counts as
+finished once its result is written (``results``: its ranks with forfeits applied, after ``gamelog.finish``); any
+other game once it is ``over``. A seat is named by its bot in a tournament game (the scheduled game's
+``bot_ids``), by its player otherwise. A tournament is read in batches of games (each batch's games, seats and
+actions in a few statements, the transaction ended before its records are handed out), so that a tournament of any
+size takes the memory of one batch and no connection is held while the caller writes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from engine.records import make_record
+from store.gamelog import as_utc
+from store.models import ActionRecord, Bot, Game, Player, Result, Seat, TournamentGame
+
+BATCH = 50
+"""Games read per batch of a tournament's records."""
+
+
+class NotFinished(Exception):
+    """The game is still being played: its record (and seed) is not shown yet."""
+
+
+_GAME_COLUMNS = (Game.id, Game.game, Game.settings, Game.seed, Game.status, Game.result, Game.created_at)
+"""What a record needs of a game row (never its state: the largest column)."""
+
+
+def game_record(session: Session, game_id: int) -> dict[str, Any] | None:
+    """The record of a finished game; ``None`` when there is no such game. Raises :class:`NotFinished` while it
+    is played (a tournament game: until its result is written)."""
+    row = session.execute(
+        select(*_GAME_COLUMNS, Game.updated_at, TournamentGame.tournament_id, TournamentGame.bot_ids)
+        .outerjoin(TournamentGame, TournamentGame.game_id == Game.id)
+        .where(Game.id == game_id)
+    ).one_or_none()
+    if row is None:
+        return None
+    *game, updated_at, tournament_id, bot_ids = row
+    if tournament_id is None:
+        if row.status != "over":
+            raise NotFinished(f"game {game_id} is still being played")
+        return _records(session, [(tuple(game), updated_at)], None, {})[0]
+    finished_at = session.scalar(select(Result.finished_at).where(Result.game_id == game_id))
+    if finished_at is None:
+        raise NotFinished(f"game {game_id} of tournament {tournament_id} is still being played")
+    bots = _bots(session, bot_ids)
+    return _records(session, [(tuple(game), finished_at)], (tournament_id, {game_id: bot_ids}), bots)[0]
+
+
+def tournament_records(session: Session, tournament_id: int, batch: int = BATCH) -> Iterator[dict[str, Any]]:
+    """The records of a tournament's finished games, in play order, read ``batch`` games at a time; the session's
+    transaction is ended before each batch is yielded."""
+    bots: dict[int, Any] = {}
+    after = -1
+    while True:
+        rows = session.execute(
+            select(*_GAME_COLUMNS, Result.finished_at, TournamentGame.number, TournamentGame.bot_ids)
+            .join(TournamentGame, TournamentGame.game_id == Game.id)
+            .join(Result, Result.tournament_game_id == TournamentGame.id)
+            .where(TournamentGame.tournament_id == tournament_id, TournamentGame.number > after)
+            .order_by(TournamentGame.number)
+            .limit(batch)
+        ).all()
+        if not rows:
+            session.commit()
+            return
+        seatings = {row.id: row.bot_ids for row in rows}
+        missing = {bot_id for ids in seatings.values() for bot_id in ids} - set(bots)
+        bots.update(_bots(session, missing))
+        games = [(tuple(row[: len(_GAME_COLUMNS)]), row.finished_at) for row in rows]
+        records = _records(session, games, (tournament_id, seatings), bots)
+        session.commit()  # read-only: ends the transaction, and gives the connection back while the caller writes
+        yield from records
+        after = rows[-1].number
+
+
+def _bots(session: Session, bot_ids: Sequence[int] | set[int]) -> dict[int, Any]:
+    if not bot_ids:
+        return {}
+    rows = session.execute(select(Bot.id, Bot.name, Bot.player_id).where(Bot.id.in_(list(bot_ids))))
+    return {row.id: row for row in rows}
+
+
+def _records(
+    session: Session,
+    games: list[tuple[tuple[Any, ...], datetime]],
+    tournament: tuple[int, dict[int, list[int]]] | None,
+    bots: dict[int, Any],
+) -> list[dict[str, Any]]:
+    """The records of ``games`` ((game row, finish time) pairs) in their order, with their actions and seats."""
+    ids = [game[0] for game, _ in games]
+    actions: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    moves = session.execute(
+        select(
+            ActionRecord.game_id,
+            ActionRecord.ply,
+            ActionRecord.seat,
+            ActionRecord.action,
+            ActionRecord.latency_ms,
+            ActionRecord.fault,
+        )
+        .where(ActionRecord.game_id.in_(ids))
+        .order_by(ActionRecord.game_id, ActionRecord.ply)
+        .execution_options(yield_per=2000)
+    )
+    for game_id, ply, seat, action, latency_ms, fault in moves:
+        actions[game_id].append(
+            {"ply": ply, "seat": seat, "action": action, "latency_ms": latency_ms, "fault": fault}
+        )
+    seats: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    if tournament is None:
+        players = session.execute(
+            select(Seat.game_id, Seat.seat, Seat.player_id, Player.name)
+            .join(Player, Player.id == Seat.player_id)
+            .where(Seat.game_id.in_(ids))
+            .order_by(Seat.game_id, Seat.seat)
+        )
+        for game_id, seat, player_id, name in players:
+            seats[game_id].append({"seat": seat, "name": name, "player_id": player_id})
+    else:
+        for game_id, bot_ids in tournament[1].items():
+            seats[game_id] = [
+                {"seat": seat, "name": bots[bot_id].name, "bot_id": bot_id, "player_id": bots[bot_id].player_id}
+                for seat, bot_id in enumerate(bot_ids)
+            ]
+    return [
+        make_record(
+            kind,
+            settings,
+            seed,
+            seats[game_id],
+            actions[game_id],
+            result,
+            game_id=game_id,
+            tournament_id=None if tournament is None else tournament[0],
+            started_at=as_utc(created_at),
+            finished_at=as_utc(finished_at),
+        )
+        for (game_id, kind, settings, seed, _status, result, created_at), finished_at in games
+    ]
