@@ -1,6 +1,6 @@
 """A hung bot costs only its own games: the rate of the other games with one bot hung, against no fault.
 
-    .venv/bin/python benchmarks/hung_bot.py [--games-per-worker 8] [--rounds 2] [--repeat 3] [--timeout-ms 1000]
+    .venv/bin/python benchmarks/hung_bot.py [--games-per-worker 8] [--rounds 4] [--repeat 3] [--timeout-ms 1000]
         [--database-url URL] [--json]
 
 Four push bots on loopback: three example random bots (``python -m clients --bot random --push``, a process each)
@@ -162,7 +162,7 @@ def healthy_games_rate(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games-per-worker", type=int, default=8, choices=range(1, 65), metavar="1..64")
-    parser.add_argument("--rounds", type=int, default=2, choices=range(1, 21), metavar="1..20")
+    parser.add_argument("--rounds", type=int, default=4, choices=range(1, 21), metavar="1..20")
     parser.add_argument("--repeat", type=int, default=3, choices=range(1, 11), metavar="1..10")
     parser.add_argument("--timeout-ms", type=int, default=1000, choices=range(100, 10001), metavar="100..10000")
     parser.add_argument("--database-url", default=None, help="default: a SQLite file in a temporary directory")

@@ -1,5 +1,6 @@
 """What a job needs from its process: database sessions, the notifier, the queue, the runner's settings, the
-heartbeat of the games it plays and, in a worker process, the slots that play them.
+heartbeat of the games it plays, the note of the bots that stall and, in a worker process, the slots that play
+them.
 
 An RQ worker builds it once from the environment (``DATABASE_URL``, ``REDIS_URL``, ``SORRY_ARENA_BOT_ALLOW``,
 ``SORRY_ARENA_LEASE_SECONDS``) and its name; the embedded service, which runs jobs on its own threads, installs its
@@ -27,6 +28,7 @@ from store.database import make_engine, sessions
 from tournament.heartbeat import Heartbeat
 from tournament.runner import Notifier, RunnerSettings
 from tournament.slots import Slots
+from tournament.stalls import Stalls, stall_cap
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,9 @@ class Context:
     slots: Slots | None = None
     """A worker process's game slots (``play_game`` hands its game to one); ``None``: a job plays its game itself
     (the embedded queue's threads are the slots)."""
+    stalls: Stalls = field(default_factory=lambda: Stalls(cap=1))
+    """The bots that stall, and the games of this process each sits in (a worker sends back the jobs of a stalling
+    bot's games beyond its share of the slots: ``tournament.stalls``)."""
     stopping: threading.Event = field(default_factory=threading.Event)
     """Set when the process stops: games waiting for the database give up."""
 
@@ -100,7 +105,9 @@ def build(
 ) -> Context:
     made = sessions(engine)
     runner = runner_settings(settings, name)
-    return Context(made, notifier, queue, runner, Heartbeat(made, runner.worker, runner.lease_seconds), slots)
+    heartbeat = Heartbeat(made, runner.worker, runner.lease_seconds)
+    stalls = Stalls(stall_cap(slots.count if slots is not None else 1))
+    return Context(made, notifier, queue, runner, heartbeat, slots, stalls)
 
 
 def from_env(name: str | None = None, slots: Slots | None = None) -> Context:

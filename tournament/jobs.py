@@ -5,7 +5,8 @@
   ``tournament.clock``), at their planned times, each once however many workers try (``runs``).
 - ``play_game``: plays one scheduled game to its end, or resumes it, or returns at once if it is done or another
   worker holds its lease. In a worker process it hands the game to one of the worker's slots and returns
-  (``tournament.slots``). Bot faults are game events; a database that fails makes the game wait and go on from its
+  (``tournament.slots``); a game of a bot that stalls waits at the end of the queue while that bot holds its share
+  of the slots (:func:`held_back`). Bot faults are game events; a database that fails makes the game wait and go on from its
   last save once the database answers; any other error is logged, and the game's lease brings it back.
 - ``recover``: enqueues again, at the front of the queue, the games that have no live job: those whose worker died
   (their lease ran out) or stopped (it gave the lease back), and the pending ones whose job Redis lost (it
@@ -28,7 +29,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.utils import utcparse
 from sqlalchemy import select
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlchemyError
 
 from runtime.jobqueue import GAME_JOB
 from store.models import Tournament, TournamentGame, now
@@ -63,11 +64,38 @@ def game_job_id(scheduled_id: int, attempts: int) -> str:
 def play_game(scheduled_id: int) -> str:
     """Play one scheduled game: on a slot of this worker (the job returns at once), or here (the embedded queue)."""
     ctx = context.get()
-    if ctx.slots is not None:
-        if not ctx.slots.play(scheduled_id, lambda: play(ctx, scheduled_id)):
-            return "already playing here"
-        return "playing"
-    return play(ctx, scheduled_id)
+    if ctx.slots is None:
+        return play(ctx, scheduled_id)
+    bots = ctx.stalls.enter(game_bots(ctx, scheduled_id))  # counted before the next job is admitted
+
+    def played() -> str:
+        try:
+            return play(ctx, scheduled_id)
+        finally:
+            ctx.stalls.leave(bots)
+
+    if not ctx.slots.play(scheduled_id, played):
+        ctx.stalls.leave(bots)
+        return "already playing here"
+    return "playing"
+
+
+def game_bots(ctx: context.Context, scheduled_id: int) -> list[int]:
+    """The bots of a scheduled game (none if it is missing, or the database cannot say now)."""
+    try:
+        with ctx.sessions() as session:
+            return list(
+                session.scalar(select(TournamentGame.bot_ids).where(TournamentGame.id == scheduled_id)) or []
+            )
+    except SQLAlchemyError:
+        return []
+
+
+def held_back(ctx: context.Context, scheduled_id: int) -> bool:
+    """Whether a game's job goes back to the end of the queue instead of starting here now: one of its bots stalls
+    and already sits in its share of this process's games (``tournament.stalls``). Asked before the job runs; when no
+    bot stalls, or the database cannot say, the game starts."""
+    return ctx.stalls.any_stalling() and not ctx.stalls.admits(game_bots(ctx, scheduled_id))
 
 
 def play(ctx: context.Context, scheduled_id: int) -> str:
@@ -77,7 +105,9 @@ def play(ctx: context.Context, scheduled_id: int) -> str:
     while True:
         try:
             with ctx.sessions() as session:
-                outcome = runner.play_scheduled(session, scheduled_id, ctx.runner, ctx.notifier, ctx.heartbeat)
+                outcome = runner.play_scheduled(
+                    session, scheduled_id, ctx.runner, ctx.notifier, ctx.heartbeat, ctx.stalls
+                )
         except leases.LeaseLost as lost:
             log.warning("%s", lost)
             return "lost"

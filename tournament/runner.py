@@ -27,6 +27,7 @@ from store import gamelog
 from store.models import Bot, Game, Tournament, TournamentGame, now
 from tournament import leases, results, standings
 from tournament.heartbeat import Heartbeat, Holding, Stopping
+from tournament.stalls import Stalls
 
 FAULTS_TO_FORFEIT = 3
 CHECKS_TO_EXCLUDE = 3
@@ -100,6 +101,8 @@ class Play:
     holding: Holding
     """The game's lease as this process's heartbeat keeps it: ``holding.check()`` stops the game at its next step
     when another worker took it over or this worker stops."""
+    stalls: Stalls
+    """This process's note of the bots that stall: every answer a bot gives (or not) is told to it."""
     pending: list[gamelog.Move] = field(default_factory=list)
     last_save: float = field(default_factory=time.monotonic)
 
@@ -166,6 +169,7 @@ def move_request(play: Play, seat: int, kind: str, actions: list[Any]) -> dict[s
 def ask_push_bot(play: Play, seat: int, kind: str, connection: BotConnection) -> None:
     actions = engine.legal_actions(play.state, seat)
     reply = connection.move(move_request(play, seat, kind, actions))
+    play.stalls.answered(play.seats[seat].bot.id, reply.fault)
     play.seats[seat].last_latency_ms = reply.latency_ms
     action = reply.body.get("action") if reply.body is not None and reply.fault is None else None
     fault = reply.fault
@@ -206,6 +210,7 @@ def ask_pull_bot(play: Play, seat: int) -> None:
     started = time.monotonic()
     timeout = play.tournament.move_timeout_ms / 1000
     moved_in_time = play.notifier.wait(game_id, moved, timeout)
+    play.stalls.answered(play.seats[seat].bot.id, None if moved_in_time else "timeout")
     play.holding.check()
     if moved_in_time:
         latency = (time.monotonic() - started) * 1000
@@ -280,9 +285,15 @@ def notify_bots(play: Play, route: str, extra: Callable[[int], dict[str, Any]]) 
 
 
 def play_scheduled(
-    session: Session, scheduled_id: int, settings: RunnerSettings, notifier: Notifier, heartbeat: Heartbeat
+    session: Session,
+    scheduled_id: int,
+    settings: RunnerSettings,
+    notifier: Notifier,
+    heartbeat: Heartbeat,
+    stalls: Stalls,
 ) -> str:
-    """Play (or resume, or find done) one scheduled game, its lease kept by ``heartbeat`` meanwhile. Returns what
+    """Play (or resume, or find done) one scheduled game, its lease kept by ``heartbeat`` meanwhile, its bots'
+    answers told to ``stalls``. Returns what
     happened: ``finished`` (this call wrote the result), ``done`` (it was already), ``busy`` (another worker holds
     it), ``missing``, ``stopped`` (this worker stops: the game was saved and its lease given back). Raises
     ``LeaseLost`` when another worker took the game over while this one played it."""
@@ -291,7 +302,7 @@ def play_scheduled(
         return "missing" if scheduled is None else "done" if scheduled.status == "done" else "busy"
     holding = heartbeat.hold(scheduled_id)
     try:
-        return play_leased(session, scheduled_id, settings, notifier, holding)
+        return play_leased(session, scheduled_id, settings, notifier, holding, stalls)
     except Stopping:
         session.rollback()
         leases.release(session, scheduled_id, settings.worker)
@@ -301,7 +312,12 @@ def play_scheduled(
 
 
 def play_leased(
-    session: Session, scheduled_id: int, settings: RunnerSettings, notifier: Notifier, holding: Holding
+    session: Session,
+    scheduled_id: int,
+    settings: RunnerSettings,
+    notifier: Notifier,
+    holding: Holding,
+    stalls: Stalls,
 ) -> str:
     """:func:`play_scheduled` once the lease is taken."""
     scheduled = session.get(TournamentGame, scheduled_id)
@@ -353,6 +369,7 @@ def play_leased(
         settings,
         notifier,
         holding,
+        stalls,
     )
     for seat, fault in gamelog.faults(session, game.id):  # a resumed game: recount the faults
         play.seats[seat].count(fault)

@@ -5,7 +5,9 @@ outlives a Redis outage.
 A ``SimpleWorker`` (a forking worker re-imports the job module for every job; a job hands its game over at once, so
 no fork is needed), with the job module imported before the first job. It takes a job from the queue only when one
 of its game slots is free (``tournament.slots``); a game job hands its game to that slot and returns, so the worker
-goes on taking jobs while its games wait for their bots. While it waits for a free slot it keeps its registration
+goes on taking jobs while its games wait for their bots; a job for a game of a bot that stalls (its calls run out
+their deadline) goes back to the end of the queue while that bot already sits in its share of the slots
+(``tournament.stalls``), so the slots stay with the games that move. While it waits for a free slot it keeps its registration
 alive and runs its maintenance on time. The maintenance, every ``maintenance_interval`` seconds, enqueues again
 (at the front of the queue) the games that have no live job and starts the runs due (``jobs.recover``); a
 database that fails meanwhile only skips that pass. The clock (``tournament.clock``) starts the runs due every
@@ -34,7 +36,7 @@ from rq import SimpleWorker
 from rq.exceptions import StopRequested
 from sqlalchemy.exc import SQLAlchemyError
 
-from runtime.jobqueue import QUEUE_NAME
+from runtime.jobqueue import GAME_JOB, QUEUE_NAME
 from tournament import context, jobs
 from tournament.clock import Clock
 from tournament.slots import Slots
@@ -66,6 +68,9 @@ class ArenaWorker(SimpleWorker):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._held: set[str] = set()
+        """The jobs sent back since a game here last ended (``_held_since``, a ``Stalls.version``)."""
+        self._held_since = -1
         self.stop = threading.Event()
         """Set when the process is asked to stop (SIGINT, SIGTERM): no new worker then (``run`` shares one)."""
 
@@ -110,6 +115,25 @@ class ArenaWorker(SimpleWorker):
                 self.slots.cancel()
             return found
 
+    def held_back(self, job: Any) -> bool:
+        """Whether a game's job goes back to the queue (``jobs.held_back``: a bot of it stalls in its share of the
+        slots). A job that comes back again before any game here ended waits first for one to end (a second at
+        most), so that a queue of nothing but such games is not spun through."""
+        if self.slots is None or job.func_name != GAME_JOB or not job.args:
+            return False
+        ctx = context.get()
+        if not jobs.held_back(ctx, job.args[0]):
+            return False
+        version = ctx.stalls.version()
+        if version != self._held_since:
+            self._held, self._held_since = set(), version
+        if job.id in self._held:
+            ctx.stalls.wait_for_a_game_to_end(version, timeout=1.0)
+            self._held, self._held_since = set(), ctx.stalls.version()
+        self._held.add(job.id)
+        log.debug("game job %s goes back to the queue: a bot of it stalls in its share of the slots", job.id)
+        return True
+
     def check_for_suspension(self, burst: bool) -> None:
         with self._noting_redis_loss():
             super().check_for_suspension(burst)
@@ -117,6 +141,9 @@ class ArenaWorker(SimpleWorker):
     def execute_job(self, job: Any, queue: Any) -> None:
         with self._noting_redis_loss():
             try:
+                if self.held_back(job):
+                    queue.enqueue_job(job)  # to the end of the queue: the other games go first
+                    return
                 super().execute_job(job, queue)
             finally:
                 if self.slots is not None:
