@@ -4,9 +4,15 @@ It starts the example bots (``clients/examples``: search, greedy, random) as pus
 process of its own (``python -m clients --bot NAME --push``), builds the service, registers the bots through the
 API, runs the tournament with a progress bar and prints the standings with their 95% intervals.
 
-On the embedded default it needs nothing else: a SQLite file in a temporary directory and the service's own
-in-process job queue. With ``DATABASE_URL`` set it uses that database; with ``REDIS_URL`` set, RQ on that Redis
-and ``--workers`` ``sorry-arena worker`` processes that it starts and stops.
+On the embedded default it needs nothing else: a SQLite file in a temporary directory (deleted at the end) and
+the service's own in-process job queue. With ``DATABASE_URL`` set it uses that database; with ``REDIS_URL`` set, RQ
+on that Redis and ``--workers`` ``sorry-arena worker`` processes that it starts and stops. A database that is not
+the demo's own keeps what the demo leaves there, so there the tournament is unrated (it stays out of the Elo
+standings) and the demo's bots, whose URLs die with their processes, are deactivated on exit (``DELETE
+/api/v1/bots/{id}``: they join no new tournament) however the demo ends.
+
+``--keep`` serves the pages (the tournament, the standings, the replays) on 127.0.0.1 after the standings are
+printed, until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -23,13 +29,17 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cli.options import bounded_int
 from cli.tournament import print_standings
+
+if TYPE_CHECKING:
+    from flask import Flask
+    from flask.testing import FlaskClient
 
 EXAMPLES = ("search", "greedy", "random")
 STARTUP_S = 20.0
@@ -57,13 +67,36 @@ def add_parser(commands: Any) -> None:
             "SQLite and an in-process queue; DATABASE_URL and REDIS_URL, when set, are used instead."
         ),
     )
-    parser.add_argument("--game", choices=["board", "card"], default="card")
-    parser.add_argument("--bots", type=bot_names, default=list(EXAMPLES), help="e.g. search,greedy,random")
-    parser.add_argument("--table-size", type=bounded_int(2, 4, "a table size"), default=2)
-    parser.add_argument("--rounds", type=bounded_int(1, 100, "a number of rounds"), default=50)
-    parser.add_argument("--seed", type=bounded_int(0, 2**62, "a seed"), default=1)
+    parser.add_argument("--game", choices=["board", "card"], default="card", help="the game to play")
     parser.add_argument(
-        "--workers", type=bounded_int(1, 16, "a number of workers"), default=2, help="RQ workers (with REDIS_URL)"
+        "--bots", type=bot_names, default=list(EXAMPLES), help="the example bots, separated by commas"
+    )
+    parser.add_argument(
+        "--table-size", type=bounded_int(2, 4, "a table size"), default=2, help="seats per game, 2 to 4"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=bounded_int(1, 100, "a number of rounds"),
+        default=50,
+        help="round-robin rounds, 1 to 100 (each pairing plays every seat order once per round)",
+    )
+    parser.add_argument("--seed", type=bounded_int(0, 2**62, "a seed"), default=1, help="the tournament's seed")
+    parser.add_argument(
+        "--workers",
+        type=bounded_int(1, 16, "a number of workers"),
+        default=2,
+        help="RQ worker processes, 1 to 16 (only with REDIS_URL)",
+    )
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="after the standings, serve the pages (tournament, standings, replays) on 127.0.0.1 until Ctrl-C",
+    )
+    parser.add_argument(
+        "--port",
+        type=bounded_int(0, 65535, "a port"),
+        default=None,
+        help="the port of --keep's pages (default: any free port)",
     )
     parser.set_defaults(run=run, parser=parser)
 
@@ -111,16 +144,31 @@ def intervals_apart(standings: list[dict[str, Any]]) -> bool:
     return all(upper["low"] > lower["high"] for upper, lower in itertools.pairwise(standings))
 
 
+class DemoError(Exception):
+    """What stops the demo, in one line for the user."""
+
+
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.table_size > len(args.bots):
         parser.error(f"--table-size {args.table_size} needs at least {args.table_size} bots")
+    if args.port is not None and not args.keep:
+        parser.error("--port is the port of --keep's pages: give --keep too")
+    try:
+        play(args, Console())
+    except DemoError as exc:
+        print(f"sorry-arena demo: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def play(args: argparse.Namespace, console: Console) -> None:
     from runtime.settings import Settings
     from service.app import create_app
     from store import migrate
     from store.database import normalize_database_url
 
-    console = Console()
     redis_url = os.environ.get("REDIS_URL") or None
+    own_database = not os.environ.get("DATABASE_URL")
     with tempfile.TemporaryDirectory(prefix="sorry-arena-demo-") as scratch, ExitStack() as stack:
         database_url = normalize_database_url(
             os.environ.get("DATABASE_URL") or f"sqlite:///{Path(scratch) / 'demo.db'}"
@@ -128,10 +176,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         try:
             migrate.upgrade(database_url)
         except Exception as exc:  # an unreachable or refused database: one line, no traceback
-            print(
-                f"sorry-arena demo: cannot use the database {database_url}: {exc}".splitlines()[0], file=sys.stderr
-            )
-            return 1
+            raise DemoError(f"cannot use the database {database_url}: {exc}".splitlines()[0]) from None
         # two games at once: the search bot thinks for a share of its deadline, and more games at once on a
         # 2-core machine would starve its thinking and blur the standings the demo shows
         settings = Settings(
@@ -145,24 +190,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         client = app.test_client()
         owner = client.post("/api/v1/players", json={"name": f"demo-{secrets.token_hex(3)}"}).get_json()
         headers = {"Authorization": f"Bearer {owner['token']}"}
-        bot_ids = []
+        bot_ids: list[int] = []
+        stack.callback(retire, client, headers, bot_ids)  # the bots registered by then, however the demo ends
         for number, name in enumerate(args.bots, 1):
-            secret = secrets.token_urlsafe(32)
-            try:
-                url = start_bot(name, secret, stack)
-            except RuntimeError as exc:
-                print(f"sorry-arena demo: {exc}", file=sys.stderr)
-                return 1
-            label = f"{name}-{number}"
-            reply = client.post(
-                "/api/v1/bots",
-                json={"name": label, "url": url, "games": [args.game], "secret": secret},
-                headers=headers,
-            )
-            if reply.status_code != 201:
-                print(f"sorry-arena demo: registering {label}: {reply.get_json()['message']}", file=sys.stderr)
-                return 1
-            bot_ids.append(reply.get_json()["id"])
+            bot_ids.append(register(client, headers, name, f"{name}-{number}", args.game, stack))
         body = {
             "name": "demo",
             "game": args.game,
@@ -170,11 +201,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             "table_size": args.table_size,
             "rounds": args.rounds,
             "seed": args.seed,
+            "rated": own_database,  # a database of the user's: its Elo standings stay the real bots'
         }
         created = client.post("/api/v1/tournaments", json=body, headers=headers)
         if created.status_code != 201:
-            print(f"sorry-arena demo: {created.get_json()['message']}", file=sys.stderr)
-            return 1
+            raise DemoError(created.get_json()["message"])
         tournament = created.get_json()
         where = (
             f"{database_url.split('@')[-1]} with {'RQ on ' + redis_url if redis_url else 'an in-process queue'}"
@@ -183,6 +214,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             f"{len(bot_ids)} bots ({', '.join(args.bots)}), {args.game} game, "
             f"{tournament['progress']['total']} games on {where}"
         )
+        if not own_database:
+            console.print("unrated (DATABASE_URL is not the demo's own); the demo's bots are deactivated on exit")
         tournament = follow(
             tournament, lambda: client.get(f"/api/v1/tournaments/{tournament['id']}").get_json(), console
         )
@@ -194,7 +227,60 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             console.print("some 95% intervals overlap: more --rounds would tell those bots apart")
         if not redis_url:
             app.extensions["queue"].wait(timeout=30)
-    return 0
+        if args.keep:
+            keep_serving(app, tournament, args.port or 0)
+
+
+def register(
+    client: FlaskClient, headers: dict[str, str], name: str, label: str, game: str, stack: ExitStack
+) -> int:
+    """Start the example bot ``name`` and register it with the service as ``label``; its id."""
+    secret = secrets.token_urlsafe(32)
+    try:
+        url = start_bot(name, secret, stack)
+    except RuntimeError as exc:
+        raise DemoError(str(exc)) from None
+    reply = client.post(
+        "/api/v1/bots", json={"name": label, "url": url, "games": [game], "secret": secret}, headers=headers
+    )
+    if reply.status_code != 201:
+        raise DemoError(f"registering {label}: {reply.get_json()['message']}")
+    return int(reply.get_json()["id"])
+
+
+def retire(client: FlaskClient, headers: dict[str, str], bot_ids: list[int]) -> None:
+    """Deactivate the demo's bots (their URLs die with their processes): they join no new tournament."""
+    for bot_id in bot_ids:
+        try:
+            reply = client.delete(f"/api/v1/bots/{bot_id}", headers=headers)
+            problem = None if reply.status_code == 204 else (reply.get_json() or {}).get("message")
+        except Exception as exc:  # the database went away meanwhile: say so, and go on with the others
+            problem = f"{exc}".splitlines()[0] if str(exc) else exc.__class__.__name__
+        if problem:
+            print(f"sorry-arena demo: could not deactivate bot {bot_id}: {problem}", file=sys.stderr)
+
+
+def keep_serving(app: Flask, tournament: dict[str, Any], port: int) -> None:
+    """Serve the app's pages on 127.0.0.1 until Ctrl-C, after printing where to look."""
+    from werkzeug.serving import WSGIRequestHandler, make_server
+
+    class Quiet(WSGIRequestHandler):
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            pass
+
+    try:
+        server = make_server("127.0.0.1", port, app, threaded=True, request_handler=Quiet)
+    except OSError as exc:
+        raise DemoError(f"cannot serve the pages on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+    base = f"http://127.0.0.1:{server.server_port}"
+    print(f"tournament: {base}/tournaments/{tournament['id']}", flush=True)
+    if tournament["rated"]:
+        print(f"standings:  {base}/standings/{tournament['game']}/{tournament['variant']}", flush=True)
+    else:
+        print(f"standings:  on the tournament's page (unrated: not in the Elo standings, {base}/)", flush=True)
+    print("serving the pages until Ctrl-C", flush=True)
+    server.serve_forever()  # werkzeug's: Ctrl-C ends it quietly and closes the socket
+    print("stopped", flush=True)
 
 
 def follow(tournament: dict[str, Any], fetch: Callable[[], dict[str, Any]], console: Console) -> dict[str, Any]:

@@ -1,16 +1,31 @@
 """`sorry-arena demo` (the README's first command): a real local tournament between the example bots, each bot a
-process of its own, standings printed, exit 0: on the embedded default and on PostgreSQL + Redis with RQ workers."""
+process of its own, standings printed, exit 0: on the embedded default and on PostgreSQL + Redis with RQ workers.
+``--keep`` serves the pages afterwards until Ctrl-C; on a database that is not the demo's own (``DATABASE_URL``)
+the tournament is unrated and the demo's bots are deactivated on exit, however the demo ends."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+import requests
+from sqlalchemy import create_engine, func, select
 
 from cli.demo import intervals_apart
 from cli.main import main
+from store.models import Bot, RatingPool, Result, Tournament
 from tests.databases import postgres_database
+
+ROOT = Path(__file__).resolve().parents[2]
+PATIENCE_S = 180.0
+"""The longest wait for the demo to get somewhere: only reached when something is wrong (or the machine crawls)."""
 
 
 def standings_rows(out: str) -> list[str]:
@@ -68,6 +83,8 @@ def test_intervals_apart_needs_every_interval_above_the_next() -> None:
         (["--rounds", "0"], "1 to 100"),
         (["--workers", "0"], "1 to 16"),
         (["--bots", "greedy,random", "--table-size", "3"], "needs at least 3 bots"),
+        (["--port", "8123"], "--port is the port of --keep's pages: give --keep too"),
+        (["--keep", "--port", "70000"], "expected a port from 0 to 65535"),
     ],
 )
 def test_bad_demo_flags_are_usage_errors(
@@ -77,3 +94,126 @@ def test_bad_demo_flags_are_usage_errors(
         main(["demo", *flags])
     assert stop.value.code == 2
     assert message in capsys.readouterr().err
+
+
+# --- on a database of the user's, and --keep ---------------------------------------------------------------------
+
+
+def leftovers(url: str) -> dict[str, int]:
+    """What a demo may leave in a database: active bots, rated tournaments, rated results, rating pools."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            queries = {
+                "bots": select(func.count()).select_from(Bot),
+                "active bots": select(func.count()).where(Bot.active.is_(True)),
+                "tournaments": select(func.count()).select_from(Tournament),
+                "rated tournaments": select(func.count()).where(Tournament.rated.is_(True)),
+                "rated results": select(func.count()).where(Result.rated.is_(True)),
+                "rating pools": select(func.count()).select_from(RatingPool),
+            }
+            return {what: int(connection.scalar(query) or 0) for what, query in queries.items()}
+    finally:
+        engine.dispose()
+
+
+def test_on_a_database_of_the_users_the_demo_is_unrated_and_deactivates_its_bots(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    assert main(["demo", "--rounds", "1", "--bots", "greedy,random"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "unrated (DATABASE_URL is not the demo's own); the demo's bots are deactivated on exit" in out
+    assert leftovers(database_url) == {
+        "bots": 2,
+        "active bots": 0,
+        "tournaments": 1,
+        "rated tournaments": 0,
+        "rated results": 0,
+        "rating pools": 0,
+    }
+
+
+def start_demo(flags: list[str], database_url: str | None) -> subprocess.Popen[str]:
+    env = {key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "REDIS_URL")}
+    if database_url is not None:
+        env["DATABASE_URL"] = database_url
+    return subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "demo", "--game", "card", "--bots", "greedy,random", *flags],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def read_until(process: subprocess.Popen[str], ending: str) -> list[str]:
+    """The demo's lines up to the first that contains ``ending`` (an assertion error if it never comes)."""
+    stdout = process.stdout
+    assert stdout is not None
+    lines: list[str] = []
+    seen = threading.Event()
+
+    def read() -> None:
+        for line in stdout:
+            lines.append(line)
+            if ending in line:
+                break
+        seen.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    seen.wait(PATIENCE_S)
+    assert lines and ending in lines[-1], f"no {ending!r} from the demo (exit code {process.poll()}): {lines}"
+    return lines
+
+
+def interrupt(process: subprocess.Popen[str]) -> tuple[str, str]:
+    process.send_signal(signal.SIGINT)
+    try:
+        return process.communicate(timeout=PATIENCE_S)
+    finally:
+        process.kill()
+
+
+@pytest.mark.parametrize("where", ["own", "users"])
+def test_keep_serves_the_tournament_and_standings_pages_until_ctrl_c(where: str, tmp_path: Path) -> None:
+    database_url = None if where == "own" else f"sqlite:///{tmp_path / 'mine.db'}"
+    process = start_demo(["--rounds", "1", "--keep"], database_url)
+    try:
+        lines = read_until(process, "serving the pages until Ctrl-C")
+        addresses = dict(line.split(":", 1) for line in lines[-3:-1])
+        tournament_url = addresses["tournament"].strip()
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/tournaments/\d+", tournament_url), tournament_url
+        with requests.Session() as session:
+            session.trust_env = False
+            page = session.get(tournament_url, timeout=PATIENCE_S)
+            assert page.status_code == 200 and "greedy-1" in page.text and "random-2" in page.text
+            if where == "own":
+                standings_url = addresses["standings"].strip()
+                assert standings_url.endswith("/standings/card/standard")
+                page = session.get(standings_url, timeout=PATIENCE_S)
+                assert page.status_code == 200 and "greedy-1" in page.text
+            else:
+                assert "unrated: not in the Elo standings" in addresses["standings"]
+        out, err = interrupt(process)
+    finally:
+        process.kill()
+    assert process.returncode == 0, (out, err)
+    assert out.splitlines()[-1] == "stopped" and "Traceback" not in err, (out, err)
+    if database_url is not None:
+        left = leftovers(database_url)
+        assert (left["active bots"], left["rated tournaments"], left["rating pools"]) == (0, 0, 0), left
+
+
+def test_a_demo_interrupted_while_it_plays_still_deactivates_its_bots(database_url: str) -> None:
+    process = start_demo(["--rounds", "100"], database_url)
+    try:
+        read_until(process, "games on")
+        out, err = interrupt(process)
+    finally:
+        process.kill()
+    assert process.returncode == 130 and "interrupted" in err, (out, err)
+    assert "Traceback" not in err, err
+    left = leftovers(database_url)
+    assert (left["bots"], left["active bots"], left["rated tournaments"]) == (2, 0, 0), left
