@@ -13,6 +13,7 @@ from runtime.wakeups import make_notifier
 from service import db, errors, ratelimits, swagger_ui, web, webhooks
 from service.api import bots, decisions, games, health, players, standings, tournaments
 from service.bodylimit import BodyLimit
+from service.inputguard import InputGuard
 
 API_TITLE = "sorry-arena"
 API_VERSION = "v1"
@@ -54,7 +55,8 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     api.register_blueprint(decisions.blp)
     webhooks.init_api(api)
     errors.init_app(app)
-    app.wsgi_app = BodyLimit(app.wsgi_app, MAX_BODY_BYTES)  # type: ignore[method-assign]
+    # the size first, then deep JSON and NUL in the query (service/inputguard.py), for every route
+    app.wsgi_app = BodyLimit(InputGuard(app.wsgi_app), MAX_BODY_BYTES)  # type: ignore[method-assign]
     queue = app.extensions["queue"]
     if isinstance(queue, LocalQueue) and queue.scheduling:
         queue.start()  # the embedded maintenance: runs due, and the games a killed service left

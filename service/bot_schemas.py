@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.schemas import PRINTABLE
+from service.schemas import PRINTABLE, Text
 
 GAMES = ["board", "card"]
 NAME = [validate.Length(min=1, max=64), PRINTABLE]
 
 
 class BotCreateSchema(Schema):
-    name = fields.String(required=True, validate=NAME)
-    url = fields.String(
+    name = Text(required=True, validate=NAME)
+    url = Text(
         load_default=None,
         allow_none=True,
         validate=validate.Length(max=2048),
@@ -22,9 +22,9 @@ class BotCreateSchema(Schema):
         },
     )
     games = fields.List(
-        fields.String(validate=validate.OneOf(GAMES)), required=True, validate=validate.Length(min=1, max=2)
+        Text(validate=validate.OneOf(GAMES)), required=True, validate=validate.Length(min=1, max=2)
     )
-    secret = fields.String(
+    secret = Text(
         load_default=None,
         allow_none=True,
         validate=[validate.Length(min=32, max=128), PRINTABLE],
@@ -33,9 +33,9 @@ class BotCreateSchema(Schema):
 
 
 class BotUpdateSchema(Schema):
-    name = fields.String(validate=NAME)
-    url = fields.String(allow_none=True, validate=validate.Length(max=2048))
-    games = fields.List(fields.String(validate=validate.OneOf(GAMES)), validate=validate.Length(min=1, max=2))
+    name = Text(validate=NAME)
+    url = Text(allow_none=True, validate=validate.Length(max=2048))
+    games = fields.List(Text(validate=validate.OneOf(GAMES)), validate=validate.Length(min=1, max=2))
     rotate_secret = fields.Boolean(metadata={"description": "true: a new secret, returned in this response only"})
 
 

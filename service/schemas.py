@@ -6,16 +6,37 @@ game API section); the schemas name them and describe their common fields.
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+import re
+from typing import Any
+
+from marshmallow import Schema, fields, types, validate
 
 MAX_SEED = 2**63 - 1
 MAX_INT = 2**31 - 1
 """Ids, plies and counts are 32-bit in the database: larger numbers are refused before they reach it."""
 PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="must not contain control characters")
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+"""NUL, which PostgreSQL keeps in no text value, and lone surrogates (a JSON ``\\ud800`` escape without its pair),
+which are not UTF-8 at all: no database stores either."""
+
+
+class Text(fields.String):
+    """A string sent to the API: every free-text field and string query parameter of the request schemas is one.
+    It refuses NUL and lone surrogate characters (a 422 naming the field), before any validator."""
+
+    default_error_messages: types.ErrorMessages = {  # noqa: RUF012 (marshmallow merges the classes' dicts)
+        "unstorable": "must not contain NUL or lone surrogate characters"
+    }
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if UNSTORABLE.search(text):
+            raise self.make_error("unstorable")
+        return text
 
 
 class PlayerCreateSchema(Schema):
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), PRINTABLE])
+    name = Text(required=True, validate=[validate.Length(min=1, max=64), PRINTABLE])
 
 
 class PlayerCreatedSchema(Schema):
@@ -27,9 +48,9 @@ class PlayerCreatedSchema(Schema):
 
 
 class GameCreateSchema(Schema):
-    game = fields.String(required=True, validate=validate.OneOf(["board", "card"]))
+    game = Text(required=True, validate=validate.OneOf(["board", "card"]))
     settings = fields.Dict(
-        keys=fields.String(),
+        keys=Text(),
         load_default=dict,
         metadata={
             "description": "board: variant (standard|team|points), edition (1992|1972), turn_cap; "
@@ -77,8 +98,8 @@ class GameSchema(Schema):
 
 
 class GameListQuerySchema(Schema):
-    game = fields.String(validate=validate.OneOf(["board", "card"]))
-    status = fields.String(validate=validate.OneOf(["open", "active", "over"]))
+    game = Text(validate=validate.OneOf(["board", "card"]))
+    status = Text(validate=validate.OneOf(["open", "active", "over"]))
     player = fields.Integer(
         validate=validate.Range(min=1, max=MAX_INT), metadata={"description": "games with this player"}
     )
@@ -144,7 +165,7 @@ MAX_ACTION = 200
 
 
 class ActionSubmitSchema(Schema):
-    action = fields.String(required=True, validate=validate.Length(min=1, max=MAX_ACTION))
+    action = Text(required=True, validate=validate.Length(min=1, max=MAX_ACTION))
     expected_ply = fields.Integer(
         required=True, validate=validate.Range(min=0, max=MAX_INT), metadata={"description": "the ply it answers"}
     )

@@ -5,14 +5,14 @@ from __future__ import annotations
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.bot_schemas import GAMES, NAME
-from service.schemas import MAX_INT, MAX_SEED
+from service.schemas import MAX_INT, MAX_SEED, Text
 
 
 class TournamentCreateSchema(Schema):
-    name = fields.String(load_default="tournament", validate=NAME)
-    game = fields.String(required=True, validate=validate.OneOf(GAMES))
+    name = Text(load_default="tournament", validate=NAME)
+    game = Text(required=True, validate=validate.OneOf(GAMES))
     settings = fields.Dict(
-        keys=fields.String(),
+        keys=Text(),
         load_default=dict,
         metadata={"description": "the game's settings as for POST /games; players is the table size"},
     )
@@ -125,14 +125,14 @@ class TournamentListSchema(Schema):
 
 
 class TournamentListQuerySchema(Schema):
-    status = fields.String(validate=validate.OneOf(["scheduled", "running", "done"]))
+    status = Text(validate=validate.OneOf(["scheduled", "running", "done"]))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
     offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
 
 
 class StandingsQuerySchema(Schema):
-    game = fields.String(required=True, validate=validate.OneOf(GAMES))
-    variant = fields.String(
+    game = Text(required=True, validate=validate.OneOf(GAMES))
+    variant = Text(
         load_default="standard",
         validate=validate.Length(min=1, max=32),
         metadata={

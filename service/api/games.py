@@ -28,6 +28,7 @@ from runtime.settings import MAX_BODY_BYTES
 from service import auth, db, gameplay, ratelimits
 from service.caches import GameInfo, Snapshot
 from service.errors import ErrorSchema, fail
+from service.inputguard import is_json
 from service.schemas import (
     MAX_ACTION,
     MAX_INT,
@@ -304,11 +305,6 @@ def submission() -> tuple[str, int]:
         environ["wsgi.input"] = io.BytesIO(raw)  # the schema's parser reads the body again
     body = blp.ARGUMENTS_PARSER.parse(SUBMISSION, request, location="json")
     return body["action"], body["expected_ply"]
-
-
-def is_json(content_type: str) -> bool:
-    mimetype = content_type.partition(";")[0].strip().lower()
-    return mimetype == "application/json" or (mimetype.startswith("application/") and mimetype.endswith("+json"))
 
 
 def actions_of(info: GameInfo, snapshot: Snapshot, status: str, seat: int, lang: str) -> dict[str, Any]:
