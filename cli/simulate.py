@@ -1,23 +1,44 @@
-"""``sorry-arena simulate``: play N games in-process between engine-level bots and print the results.
+"""``sorry-arena simulate``: play N games between bots and print the results; every game goes to a replay file.
 
-A progress bar shows on a terminal (rich); ``--json`` prints one JSON object instead of the tables.
+The bots (``--bots``, :mod:`cli.simulate_bots`) are engine-level bots by name, a bot author's Python file that
+defines ``choose(request)``, played in-process, or a push bot's URL, played over HTTP. Games between engine-level
+bots alone run at the engine's own speed (:func:`engine.simulation.play_game`); a game with a file or URL bot asks
+it as the service would (:mod:`cli.simulate_play`: the same request, faults, fallback moves and forfeits). Each
+game is written to the replay file as it ends (:mod:`cli.simulate_replays`).
+
+A progress bar shows on a terminal (rich); ``--json`` prints one JSON object instead of the tables. Ctrl-C stops
+the run: the games played so far are reported (the replay file holds exactly them, whole lines only) and the
+command exits with 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from types import FrameType
 from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
 import engine
+from botlink import netguard
+from cli import simulate_play
+from cli.simulate_bots import BotError, EngineBot, Player, load_bots
+from cli.simulate_replays import ReplayFile
+from cli.simulate_report import print_report
 from engine.bots import BOTS
-from engine.card.cards import DEFAULT_DECK
-from engine.simulation import GameRecord, simulate
+from engine.simulation import Summary, game_seed, play_game, seating
 
+SECRET_VARIABLE = "SORRY_ARENA_BOT_SECRET"
 MAX_GAMES = 10_000_000
 
 
@@ -52,18 +73,37 @@ def _pawns(text: str) -> int:
 
 
 def _bots(text: str) -> list[str]:
-    names = [name.strip() for name in text.split(",")]
-    unknown = [name for name in names if name not in BOTS]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown bot(s) {', '.join(unknown)!r}; known: {', '.join(BOTS)}")
-    return names
+    specs = [spec.strip() for spec in text.split(",")]
+    if not all(specs):
+        raise argparse.ArgumentTypeError(f"an empty entry in {text!r}: list bots separated by single commas")
+    return specs
+
+
+def _timeout_ms(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of milliseconds, got {text!r}") from None
+    if not 10 <= value <= 60_000:
+        raise argparse.ArgumentTypeError(f"expected 10 to 60000 milliseconds, got {value}")
+    return value
+
+
+def _allow(text: str) -> tuple[netguard.Network, ...]:
+    try:
+        return netguard.parse_allowlist(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "simulate",
-        help="play games in-process between engine-level bots",
-        description="Play N games between engine-level bots (seats rotate each game) and print the results.",
+        help="play games between bots: engine bots, your bot's file, or push bots' URLs",
+        description="Play N games between bots (seats rotate each game), print the results and write every game "
+        "to a replay file. A bot is an engine bot's name, a Python file that defines choose(request) (played "
+        "in-process), or a push bot's http(s):// URL (played over HTTP, as the service would).",
+        epilog="Example: sorry-arena simulate --bots ./my_bot.py,greedy --games 200",
     )
     parser.add_argument("--game", choices=sorted(engine.GAMES), default="board")
     board = parser.add_argument_group("board game options")
@@ -80,8 +120,37 @@ def add_parser(commands: Any) -> None:
         "--bots",
         type=_bots,
         default=["random", "greedy"],
-        help=f"comma-separated bots, repeated to fill the seats ({', '.join(BOTS)})",
+        metavar="BOT,BOT,...",
+        help=f"comma-separated, repeated to fill the seats: an engine bot ({', '.join(BOTS)}), a path to a .py "
+        "file that defines choose(request), or a push bot's http(s):// URL (default: random,greedy)",
     )
+    bots = parser.add_argument_group("file and URL bots")
+    bots.add_argument(
+        "--move-timeout-ms",
+        type=_timeout_ms,
+        default=1000,
+        metavar="MS",
+        help="a bot's time per move, as a tournament's (default 1000; a file bot's call is timed)",
+    )
+    bots.add_argument(
+        "--secret",
+        default=None,
+        help=f"the secret that signs the requests to URL bots (default: ${SECRET_VARIABLE}; none: unsigned)",
+    )
+    bots.add_argument(
+        "--allow",
+        type=_allow,
+        default=_allow("loopback"),
+        metavar="NETWORKS",
+        help="where URL bots may be: loopback, addresses or CIDR networks, comma-separated (default: loopback)",
+    )
+    replays = parser.add_mutually_exclusive_group()
+    replays.add_argument(
+        "--replays",
+        metavar="FILE",
+        help="write every game to FILE, one JSON line each (default: replays/simulate-<UTC time>.jsonl)",
+    )
+    replays.add_argument("--no-replays", action="store_true", help="write no replay file")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run, parser=parser)
 
@@ -105,59 +174,129 @@ def settings_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     return settings
 
 
+class Interrupts:
+    """Ctrl-C as ``KeyboardInterrupt``, but held back while a finished game is counted and written
+    (:meth:`held`), so that the report and the replay file hold the same whole games. Only where Python's own
+    handler is in place, in the main thread (a handler someone else set is left alone)."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.pending = False
+        self.installed = False
+
+    def __enter__(self) -> Interrupts:
+        if threading.current_thread() is threading.main_thread() and (
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        ):
+            signal.signal(signal.SIGINT, self._interrupt)
+            self.installed = True
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.installed:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def _interrupt(self, signum: int, frame: FrameType | None) -> None:
+        if self.holding:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+        if self.pending:
+            raise KeyboardInterrupt
+
+
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     settings = settings_from(args, parser)
     try:
-        engine.normalize_settings(args.game, settings)
+        settings = engine.normalize_settings(args.game, settings)
     except engine.SettingsError as error:
         parser.error(str(error))
-    console = Console(stderr=True)
-    with Progress(
-        TextColumn("simulating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=args.json or not console.is_terminal,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("games", total=args.games)
-
-        def advance(_: GameRecord) -> None:
-            progress.advance(task)
-
-        summary = simulate(args.game, settings, args.games, args.seed, args.bots, on_game=advance)
+    secret = args.secret if args.secret is not None else os.environ.get(SECRET_VARIABLE, "")
+    # with --json, what a file bot prints goes to stderr: stdout holds the one JSON object
+    quiet = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
+    try:
+        with quiet:
+            players = load_bots(
+                args.bots, game=args.game, secret=secret, allow=args.allow, timeout_ms=args.move_timeout_ms
+            )
+    except BotError as error:
+        parser.error(str(error))
+    replays = None
+    if not args.no_replays:
+        try:
+            replays = ReplayFile.open(args.replays)
+        except OSError as error:
+            parser.error(f"cannot write the replay file {args.replays or 'replays/'}: {error.strerror or error}")
+    try:
+        with quiet:
+            summary, interrupted = play(args, settings, players, replays)
+    finally:
+        if replays is not None:
+            replays.close()
     report = summary.to_json()
+    report.update(
+        move_timeout_ms=args.move_timeout_ms,
+        replays=None if replays is None else str(replays.path),
+        interrupted=interrupted,
+    )
+    for name, player in players.items():
+        report["wins_by_bot"][name]["kind"] = player.kind
+        report["wins_by_bot"][name]["first_fault"] = getattr(player, "first_fault", None)
     if args.json:
         print(json.dumps(report))
     else:
-        print_report(report)
-    return 0
+        print_report(report, args.games)
+    return 130 if interrupted else 0
 
 
-def print_report(report: dict[str, Any]) -> None:
-    console = Console()
-    settings = report["settings"]
-    shown = [f"{key} {value}" for key, value in settings.items() if key != "deck"]
-    if "deck" in settings:
-        shown.append("default deck" if settings["deck"] == DEFAULT_DECK else "custom deck")
-    title = f"{report['games']} {report['game']} games, " + ", ".join(shown)
-    bots = Table(title=title)
-    for column in ("bot", "seats played", "wins", "win rate", "mean rank"):
-        bots.add_column(column, justify="left" if column == "bot" else "right")
-    for name, row in report["wins_by_bot"].items():
-        bots.add_row(
-            name, str(row["seats_played"]), str(row["wins"]), f"{row['win_rate']:.1%}", f"{row['mean_rank']:.2f}"
-        )
-    console.print(bots)
-    seats = Table(title="wins by seat")
-    for seat in range(len(report["wins_by_seat"])):
-        seats.add_column(f"seat {seat}", justify="right")
-    seats.add_row(*(str(wins) for wins in report["wins_by_seat"]))
-    console.print(seats)
-    console.print(
-        f"mean game length: {report['mean_turns']:.1f} turns, {report['mean_decisions']:.1f} decisions; "
-        f"turn-capped games: {report['turn_capped']}\n"
-        f"speed: {report['games_per_second']:.1f} games/s, {report['decisions_per_second']:,.0f} decisions/s "
-        f"({report['seconds']:.2f} s)"
-    )
+def play(
+    args: argparse.Namespace, settings: dict[str, Any], players: dict[str, Player], replays: ReplayFile | None
+) -> tuple[Summary, bool]:
+    """Play the games (until Ctrl-C): the summary of the games played, and whether the run was interrupted."""
+    summary = Summary(args.game, settings, args.seed, list(players))
+    engine_only = all(isinstance(player, EngineBot) for player in players.values())
+    seats: int = settings["players"]
+    console = Console(stderr=True)
+    interrupted = False
+    started = time.perf_counter()
+    with (
+        Interrupts() as interrupts,
+        Progress(
+            TextColumn("simulating"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            disable=args.json or not console.is_terminal,
+            transient=True,
+        ) as progress,
+    ):
+        task = progress.add_task("games", total=args.games)
+        try:
+            for index in range(args.games):
+                names = seating(args.bots, seats, index)
+                seed = game_seed(args.seed, index)
+                began = datetime.now(UTC)
+                if engine_only:
+                    record = play_game(args.game, settings, seed, names)
+                else:
+                    record = simulate_play.play_game(
+                        args.game, settings, seed, names, players, index + 1, args.move_timeout_ms
+                    )
+                with interrupts.held():
+                    summary.add(record)
+                    if replays is not None:
+                        replays.write(args.game, settings, record, index + 1, began, datetime.now(UTC))
+                progress.advance(task)
+        except KeyboardInterrupt:
+            interrupted = True
+    summary.seconds = time.perf_counter() - started
+    return summary, interrupted

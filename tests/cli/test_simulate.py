@@ -1,21 +1,33 @@
-"""``sorry-arena simulate``: results, JSON output, and usage errors (never a traceback) for bad flags."""
+"""``sorry-arena simulate`` between engine-level bots: results, JSON output, the replay file, and usage errors
+(never a traceback) for bad flags. Bot files and URLs: test_simulate_files.py and test_simulate_urls.py; Ctrl-C:
+test_simulate_interrupt.py."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from cli.main import main
+from tests.cli.simulatekit import replays
 
 
-def run_json(capsys: pytest.CaptureFixture[str], *flags: str) -> dict[str, object]:
+@pytest.fixture(autouse=True)
+def in_a_folder_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each run writes its replay file under the working directory: the test's own folder."""
+    monkeypatch.chdir(tmp_path)
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *flags: str) -> dict[str, Any]:
     assert main(["simulate", *flags, "--json"]) == 0
     out = capsys.readouterr().out
     assert out.count("\n") == 1, "--json prints exactly one JSON object"
-    return json.loads(out)
+    report: dict[str, Any] = json.loads(out)
+    return report
 
 
 def test_json_report_counts_every_game_and_seat(capsys: pytest.CaptureFixture[str]) -> None:
@@ -25,7 +37,7 @@ def test_json_report_counts_every_game_and_seat(capsys: pytest.CaptureFixture[st
     by_bot = report["wins_by_bot"]
     assert isinstance(by_bot, dict)
     assert by_bot["random"]["seats_played"] == by_bot["greedy"]["seats_played"] == 6
-    assert by_bot["random"]["wins"] + by_bot["greedy"]["wins"] == 6 == sum(report["wins_by_seat"])  # type: ignore[arg-type]
+    assert by_bot["random"]["wins"] + by_bot["greedy"]["wins"] == 6 == sum(report["wins_by_seat"])
     assert report["mean_decisions"] > 0 and report["decisions_per_second"] > 0
 
 
@@ -44,15 +56,40 @@ def test_team_and_turn_cap(capsys: pytest.CaptureFixture[str]) -> None:
 def test_card_games_with_their_options(capsys: pytest.CaptureFixture[str]) -> None:
     report = run_json(capsys, "--game", "card", "--longer-game", "--pawns", "2", "--games", "5", "--players", "3")
     assert report["game"] == "card" and report["games"] == 5
-    assert report["settings"]["longer_game"] is True and report["settings"]["pawns"] == 2  # type: ignore[index]
-    assert sum(report["wins_by_seat"]) >= 5  # type: ignore[arg-type]  # a tiebreaker may share a win
+    assert report["settings"]["longer_game"] is True and report["settings"]["pawns"] == 2
+    assert sum(report["wins_by_seat"]) >= 5  # a tiebreaker may share a win
 
 
 def test_tables_are_printed_without_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--games", "3", "--players", "3", "--bots", "greedy"]) == 0
     out = capsys.readouterr().out
-    for text in ("greedy", "wins by seat", "mean game length", "games/s", "decisions/s"):
+    for text in ("greedy", "wins by seat", "mean game length", "games/s", "decisions/s", "engine bots only"):
         assert text in out
+    assert "file and URL bots" not in out and "95% interval" in out
+
+
+def test_every_game_goes_to_the_default_replay_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = run_json(capsys, "--players", "2", "--games", "5", "--bots", "greedy,search", "--game", "card")
+    written = report["replays"]
+    assert isinstance(written, str) and written.startswith("replays/simulate-") and written.endswith("Z.jsonl")
+    records = replays(tmp_path / written)
+    assert [record["game_id"] for record in records] == [1, 2, 3, 4, 5]
+    wins = {"greedy": 0, "search": 0}
+    for record in records:
+        assert record["settings"] == report["settings"] and record["result"]["forfeited"] == []
+        for seat in record["seats"]:
+            wins[seat["name"]] += record["result"]["ranks"][seat["seat"]] == 1
+        assert all(action["latency_ms"] is None and action["fault"] is None for action in record["actions"])
+    assert wins == {name: row["wins"] for name, row in report["wins_by_bot"].items()}
+    second = run_json(capsys, "--players", "2", "--games", "1", "--bots", "greedy", "--game", "card")
+    assert second["replays"] != written and len(replays(tmp_path / str(second["replays"]))) == 1
+
+
+def test_replays_to_a_named_file_or_none(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = run_json(capsys, "--games", "3", "--players", "2", "--replays", "mine.jsonl")
+    assert report["replays"] == "mine.jsonl" and len(replays(tmp_path / "mine.jsonl")) == 3
+    report = run_json(capsys, "--games", "3", "--players", "2", "--no-replays")
+    assert report["replays"] is None and not (tmp_path / "replays").exists()
 
 
 @pytest.mark.parametrize(
@@ -62,7 +99,9 @@ def test_tables_are_printed_without_json(capsys: pytest.CaptureFixture[str]) -> 
         pytest.param(["--games", "0"], "expected a number from 1", id="games-zero"),
         pytest.param(["--games", "many"], "expected a whole number", id="games-text"),
         pytest.param(["--seed", "-3"], "expected a seed", id="seed"),
-        pytest.param(["--bots", "random,alphazero"], "unknown bot(s) 'alphazero'", id="bots"),
+        pytest.param(
+            ["--bots", "random,alphazero"], "unknown bot(s) 'alphazero': expected an engine bot", id="bots"
+        ),
         pytest.param(["--variant", "team", "--players", "2"], "exactly 4 players", id="team-players"),
         pytest.param(["--edition", "2020"], "invalid choice: '2020'", id="edition"),
         pytest.param(["--frobnicate"], "unrecognized arguments", id="unknown-flag"),
@@ -81,9 +120,10 @@ def test_bad_flags_get_a_usage_error(capsys: pytest.CaptureFixture[str], flags: 
     assert "Traceback" not in err
 
 
-def test_the_installed_command_runs() -> None:
+def test_the_installed_command_runs(tmp_path: Path) -> None:
     completed = subprocess.run(
         [sys.executable, "-m", "cli.main", "simulate", "--games", "1", "--json"],
+        cwd=tmp_path,
         capture_output=True,
         text=True,
         check=False,

@@ -1,0 +1,99 @@
+"""Asking a bot for a move as the service does: the request, the judgment of the answer, faults and forfeits.
+
+One place for what both runners of bot games share: the tournament workers (``tournament/runner.py``) and the
+local runner of ``sorry-arena simulate`` (``cli/simulate_play.py``), so that a bot meets the same rules offline:
+
+- :func:`move_request`: the push protocol's ``move`` request (docs/bot-protocol.md), exactly what the bot's
+  ``choose`` receives;
+- :func:`ask` and :func:`judged`: the fault of an answer (``illegal``: anything but an offered id);
+- :class:`FaultCount`: the third fault in a row (:data:`engine.records.FAULTS_TO_FORFEIT`) forfeits the game
+  for the seat; :func:`engine.records.final_result` then ranks it last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import engine
+from botlink.calls import BotConnection
+from engine.records import FAULTS_TO_FORFEIT
+
+
+def move_request(
+    state: engine.State,
+    seat: int,
+    kind: str,
+    actions: Sequence[engine.Action],
+    *,
+    game_id: int,
+    tournament_id: int | None,
+    ply: int,
+    deadline_ms: int,
+    last_latency_ms: float | None,
+) -> dict[str, Any]:
+    """The ``move`` request for ``seat``, asked a decision of ``kind`` among ``actions`` at ``ply``."""
+    return {
+        "type": "move",
+        "game_id": game_id,
+        "tournament_id": tournament_id,
+        "seat": seat,
+        "ply": ply,
+        "decision": kind,
+        "view": engine.view(state, seat),
+        "actions": [action.to_json() for action in actions],
+        "deadline_ms": deadline_ms,
+        "last_latency_ms": last_latency_ms,
+    }
+
+
+class Answer(NamedTuple):
+    """A bot's answer to a ``move`` request, judged."""
+
+    action: str | None
+    """The action to play; ``None`` on a fault (the caller plays ``engine.fallback_action``)."""
+    latency_ms: float
+    fault: str | None
+    detail: str = ""
+    """What went wrong, in words, on a fault."""
+
+
+def judged(
+    action: object, latency_ms: float, actions: Sequence[engine.Action], fault: str | None = None, detail: str = ""
+) -> Answer:
+    """The answer ``action`` given in ``latency_ms``: the call's own ``fault`` (and ``detail``) if it had one, else
+    ``illegal`` for anything but the id of one of the ``actions`` offered, else a good move."""
+    if fault is None and isinstance(action, str) and any(offered.id == action for offered in actions):
+        return Answer(action, latency_ms, None)
+    if fault is None:
+        fault, detail = "illegal", f"answered {action!r}, which is not one of the {len(actions)} actions offered"
+    return Answer(None, latency_ms, fault, detail)
+
+
+def ask(connection: BotConnection, request: dict[str, Any], actions: Sequence[engine.Action]) -> Answer:
+    """POST ``request`` to the bot's ``move`` route and judge the reply."""
+    reply = connection.move(request)
+    action = reply.body.get("action") if reply.body is not None and reply.fault is None else None
+    return judged(action, reply.latency_ms, actions, reply.fault, reply.detail)
+
+
+@dataclass(kw_only=True)
+class FaultCount:
+    """One seat's faults in one game."""
+
+    faults_in_a_row: int = 0
+    faults: int = 0
+    forfeited: bool = False
+
+    def count(self, fault: str | None) -> None:
+        """Count one move's fault (``None``: a good move); the third in a row forfeits. A ``forfeit`` move is
+        one played for a seat that had already forfeited."""
+        if fault is None:
+            self.faults_in_a_row = 0
+        elif fault == "forfeit":
+            self.forfeited = True
+        else:
+            self.faults += 1
+            self.faults_in_a_row += 1
+            self.forfeited = self.forfeited or self.faults_in_a_row >= FAULTS_TO_FORFEIT
