@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cli import db, demo, openapi, serve, simulate, tournament, worker
+from cli import db, demo, export, openapi, replay, serve, simulate, tournament, view, worker
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,6 +21,9 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_parser(commands)
     tournament.add_parser(commands)
     demo.add_parser(commands)
+    export.add_parser(commands)
+    replay.add_parser(commands)
+    view.add_parser(commands)
     return parser
 
 
