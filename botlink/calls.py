@@ -24,9 +24,9 @@ service after the check.
 Transport: urllib3 directly, one pool of one kept-alive connection per :class:`BotConnection`, rather than a
 ``requests.Session``, which costs the caller ~1.5x the CPU per round trip (benchmarks/botcall.py), and
 a worker's moves/s are bound by that. No redirects, no decompression, no proxies or settings from the environment;
-https trusts the system's certificate authorities unless given a ``ca_bundle``. One retry rule: a refused connection
-(nothing was sent: a bot that restarts) is tried again, after 50 ms doubling to 250 ms, until the call's deadline;
-only then is it a ``connection`` fault.
+https trusts the system's certificate authorities unless given a ``ca_bundle``. One retry rule: a refused connection,
+or one reset or closed before any byte of the reply (a bot that restarts, or was killed mid-call), is tried again,
+after 50 ms doubling to 250 ms, until the call's deadline; only then is it a ``connection`` fault.
 
 Deadlines: urllib3's timeouts bound each socket operation, not a whole reply, so one daemon thread (the
 :class:`_Watchdog`) shuts down the socket of any call still running at its deadline, which wakes the blocked read.
@@ -92,9 +92,9 @@ class BotReply:
         return self.fault is None
 
 
-REFUSED_FIRST_PAUSE = 0.05
-REFUSED_LONGEST_PAUSE = 0.25
-"""Pauses between the attempts of a call whose connection is refused (seconds)."""
+RESTART_FIRST_PAUSE = 0.05
+RESTART_LONGEST_PAUSE = 0.25
+"""Pauses between the attempts of a call to a bot that restarts (refused, or dropped before it answered; seconds)."""
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
@@ -105,9 +105,13 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return chain
 
 
-def _refused(exc: BaseException) -> bool:
-    """Whether the connection was refused (so nothing of the request was sent, and trying again is safe)."""
-    return not isinstance(exc, _Fault) and any(isinstance(item, ConnectionRefusedError) for item in _chain(exc))
+def _restarting(exc: BaseException) -> bool:
+    """Whether the bot looks like it restarts: the connection was refused (nothing was sent), or reset or closed
+    before any byte of a reply came (the process died mid-call). Trying again is safe: the service, not the bot,
+    applies the move, so a request asked twice changes nothing."""
+    return not isinstance(exc, _Fault) and any(
+        isinstance(item, ConnectionRefusedError | ConnectionResetError | BrokenPipeError) for item in _chain(exc)
+    )
 
 
 class _Call:
@@ -309,17 +313,17 @@ class BotConnection:
         _watchdog.watch(call)
         _current.call = call
         try:
-            pause = REFUSED_FIRST_PAUSE
+            pause = RESTART_FIRST_PAUSE
             while True:
                 try:
                     data = self._exchange(self._pool, f"{self.target.path}/{route}", body, headers, call)
                     break
                 except Exception as exc:
                     left = call.deadline - time.monotonic()
-                    if not _refused(exc) or left <= pause:  # not refused, or no time left to try again
+                    if call.expired or not _restarting(exc) or left <= pause:  # no time left to try again
                         raise
                     time.sleep(pause)
-                    pause = min(pause * 2, REFUSED_LONGEST_PAUSE)
+                    pause = min(pause * 2, RESTART_LONGEST_PAUSE)
         except _Fault as fault:
             return BotReply(None, fault.fault, fault.detail, self._since(started))
         except Exception as exc:  # whatever a bot sends must not crash the game: classify what we can
@@ -440,6 +444,8 @@ class BotConnection:
         chain = _chain(exc)
         if any(isinstance(item, ConnectionRefusedError) for item in chain):
             return _Fault("connection", "connection refused (tried again until the deadline)")
+        if any(isinstance(item, ConnectionResetError | BrokenPipeError) for item in chain):
+            return _Fault("connection", "the connection was reset before a reply (tried again until the deadline)")
         if any(isinstance(item, http.client.HTTPException | ProtocolError) for item in chain):
             return _Fault("connection", "the connection failed or the reply is not valid HTTP")
         if isinstance(exc, HTTPError | OSError):

@@ -7,6 +7,7 @@ import multiprocessing
 import shutil
 import socket
 import ssl
+import struct
 import subprocess
 import threading
 import time
@@ -464,3 +465,51 @@ def test_https_with_a_certificate_for_another_name_is_a_connection_fault(tmp_pat
     with server, BotConnection(server.url(host="localhost"), SECRET, LOOPBACK, ca_bundle=str(cert)) as connection:
         reply = connection.move(MOVE)
     assert (reply.fault, reply.detail) == ("connection", "TLS failed (certificate or handshake)")
+
+
+def test_a_bot_killed_mid_call_and_back_before_the_deadline_answers_the_same_call() -> None:
+    """A bot process killed while it thinks (the connection reset before any reply), then listening again: the call
+    is asked again and succeeds, as for a refused connection."""
+    port = botservers.closed_port()
+    listener = socket.create_server(("127.0.0.1", port))
+
+    def die_then_come_back() -> None:
+        connection, _ = listener.accept()
+        connection.recv(65536)
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        connection.close()  # a reset, no byte of a reply
+        listener.close()  # refused for a while, then back
+        listen_later(port, 0.2, b'{"action": "1:start:red"}').join(20)
+
+    bot = threading.Thread(target=die_then_come_back, daemon=True)
+    bot.start()
+    with BotConnection(f"http://127.0.0.1:{port}/bot", SECRET, LOOPBACK, timeout=10) as connection:
+        reply = connection.move(MOVE)
+    bot.join(20)
+    assert (reply.fault, reply.body) == (None, {"action": "1:start:red"})
+
+
+def test_a_bot_that_resets_every_call_is_a_connection_fault_at_the_deadline() -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def reset_all() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            connection.close()
+
+    resetter = threading.Thread(target=reset_all, daemon=True)
+    resetter.start()
+    port = listener.getsockname()[1]
+    with BotConnection(f"http://127.0.0.1:{port}/bot", SECRET, LOOPBACK, timeout=0.6) as connection:
+        reply = connection.move(MOVE)
+    stop.set()
+    resetter.join(10)
+    listener.close()
+    assert reply.fault == "connection"
+    assert "tried again until the deadline" in reply.detail

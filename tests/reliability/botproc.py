@@ -76,11 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("kind", choices=["random", *MISBEHAVIOURS])
     parser.add_argument("--delay", type=float, default=0.0, help="seconds a random bot thinks per move")
     parser.add_argument("--secret", default=None, help="the secret whose signatures a random bot checks")
+    parser.add_argument("--port", type=int, default=0, help="the port a random bot listens on (0: any free one)")
     args = parser.parse_args(argv)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     if args.kind == "random":
-        server = serve(random_choose(args.delay), secret=args.secret, name="random").start_background()
+        server = serve(random_choose(args.delay), port=args.port, secret=args.secret, name="random")
+        server.start_background()
         url = f"{server.url}/bot"
         print(f"url {url}", flush=True)
         stop.wait()

@@ -144,10 +144,20 @@ class Bots:
     def __init__(self) -> None:
         self.processes: list[subprocess.Popen[str]] = []
 
-    def start(self, kind: str, delay: float = 0.0) -> str:
-        """Start a bot of ``kind``; its URL once it listens."""
+    def start(self, kind: str, delay: float = 0.0, port: int = 0) -> str:
+        """Start a bot of ``kind`` (``port``: a random bot's, 0 for any free one); its URL once it listens."""
+        command = [
+            sys.executable,
+            "-m",
+            "tests.reliability.botproc",
+            kind,
+            "--delay",
+            str(delay),
+            "--secret",
+            SECRET,
+        ]
         process = subprocess.Popen(
-            [sys.executable, "-m", "tests.reliability.botproc", kind, "--delay", str(delay), "--secret", SECRET],
+            [*command, "--port", str(port)],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
