@@ -8,8 +8,10 @@ rated games and joins no new tournament.
 
 from __future__ import annotations
 
+import logging
 import secrets
-from typing import Any
+import time
+from typing import Any, NoReturn
 
 from flask import current_app
 from flask.views import MethodView
@@ -29,6 +31,8 @@ from service.bot_schemas import (
 )
 from service.errors import ErrorSchema, fail
 from store.models import Bot, Player, now
+
+log = logging.getLogger(__name__)
 
 blp = Blueprint(
     "bots", __name__, url_prefix="/api/v1/bots", description="Bots: registered endpoints and pull bots"
@@ -51,6 +55,7 @@ def describe(bot: Bot, viewer: int | None, **extra: Any) -> dict[str, Any]:
         "games": bot.games,
         "active": bot.active,
         "excluded": bot.excluded,
+        "open_to_others": bot.open_to_others,
         "failed_checks": bot.failed_checks,
         "passed_checks": bot.passed_checks,
         "created_at": bot.created_at,
@@ -58,27 +63,46 @@ def describe(bot: Bot, viewer: int | None, **extra: Any) -> dict[str, Any]:
     }
 
 
+PROOF_TIMEOUT_S = 2.0
+"""How long a push bot's endpoint has to answer its proof (registration, a new url, a new secret)."""
+NOT_PROVED = (
+    "url: the bot at this URL did not prove itself: it must answer a POST to its url + /info with the nonce it "
+    f"was sent, signed with its secret, within {PROOF_TIMEOUT_S:g} s (docs/bot-protocol.md)"
+)
+"""The one answer to every failed proof: a refused connection, a timeout, an unknown host, any HTTP status, a
+body that is not JSON and a wrong nonce all read the same, and all come at the proof's deadline, so that the
+registration says nothing of what answers at an address (else it scans ports for whoever asks)."""
+
+
 def prove(url: str, secret: str) -> None:
-    """The endpoint must echo a fresh nonce from its info route; a 422 says what went wrong."""
+    """The endpoint must echo a fresh nonce from its info route: a 422 for a malformed or refused URL (which says
+    why: that is the URL's, not the target's), else :data:`NOT_PROVED` whatever failed."""
     try:
         check_url(url)
     except ValueError as error:
         fail(422, f"url: {error}")
     allow = parse_allowlist(current_app.extensions["settings"].bot_allow)
+    started = time.monotonic()
     try:
         resolve(url, allow)
-    except (RefusedAddress, UnresolvableHost) as error:
+    except RefusedAddress as error:
         fail(422, f"url: {error}")
-    connection = BotConnection(url, secret, allow=allow, timeout=2.0)
+    except UnresolvableHost as error:
+        unproved(url, started, "connection", str(error))
     nonce = secrets.token_hex(16)
-    try:
+    with BotConnection(url, secret, allow=allow, timeout=PROOF_TIMEOUT_S) as connection:
         reply = connection.call("info", {"type": "info", "nonce": nonce})
-    finally:
-        connection.close()
     if reply.fault is not None:
-        fail(422, f"url: the bot's info route failed ({reply.fault}: {reply.detail})")
+        unproved(url, started, reply.fault, reply.detail)
     if reply.body is None or reply.body.get("nonce") != nonce:
-        fail(422, "url: the bot's info route did not return the nonce it was sent")
+        unproved(url, started, "nonce", "the reply did not hold the nonce it was sent")
+
+
+def unproved(url: str, started: float, fault: str, detail: str) -> NoReturn:
+    """Log what failed (for the operator), wait out the proof's deadline, answer :data:`NOT_PROVED`."""
+    log.info("a bot endpoint did not prove itself: %s: %s (%s)", fault, detail, url)
+    time.sleep(max(0.0, started + PROOF_TIMEOUT_S - time.monotonic()))
+    fail(422, NOT_PROVED)
 
 
 def owned_bot(bot_id: int) -> Bot:
@@ -128,6 +152,7 @@ class Bots(MethodView):
             failed_checks=0,
             passed_checks=0,
             excluded=False,
+            open_to_others=body["open_to_others"],
             created_at=now(),
         )
         session.add(bot)
@@ -174,6 +199,8 @@ class OneBot(MethodView):
             bot.name = body["name"]
         if "games" in body:
             bot.games = sorted(set(body["games"]))
+        if "open_to_others" in body:  # closing it keeps it in the tournaments it was entered in meanwhile
+            bot.open_to_others = body["open_to_others"]
         db.session().commit()
         return describe(bot, bot.owner_id, **extra)
 

@@ -150,7 +150,7 @@ def test_registration_proves_the_endpoint_and_owners_alone_change_bots(client: F
         assert patch.status_code == 403
         rotated = client.patch(f"{API}/bots/{bot['id']}", json={"rotate_secret": True}, headers=owner.headers)
         assert rotated.status_code == 422  # the bot still verifies with the old secret: the nonce check fails
-        assert "info route" in rotated.get_json()["message"]
+        assert "did not prove itself" in rotated.get_json()["message"]
         renamed = client.patch(f"{API}/bots/{bot['id']}", json={"name": "renamed"}, headers=owner.headers)
         assert renamed.status_code == 200 and renamed.get_json()["name"] == "renamed"
     assert client.delete(f"{API}/bots/{bot['id']}", headers=other.headers).status_code == 403
@@ -162,7 +162,7 @@ def test_registration_proves_the_endpoint_and_owners_alone_change_bots(client: F
     ("url", "message"),
     [
         ("ftp://127.0.0.1/bot", "url"),
-        ("http://127.0.0.1:9/bot", "info route failed"),  # nothing listens on port 9
+        ("http://127.0.0.1:9/bot", "did not prove itself"),  # nothing listens on port 9
         ("not a url", "url"),
     ],
 )
