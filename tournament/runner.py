@@ -22,6 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import engine
+from botlink import moves
 from botlink.calls import BotConnection
 from store import gamelog
 from store.models import Bot, Game, Tournament, TournamentGame, now
@@ -29,7 +30,6 @@ from tournament import leases, results, standings
 from tournament.heartbeat import Heartbeat, Holding, Stopping
 from tournament.stalls import Stalls
 
-FAULTS_TO_FORFEIT = 3
 CHECKS_TO_EXCLUDE = 3
 CHECKS_TO_INCLUDE = 2
 
@@ -55,25 +55,12 @@ class RunnerSettings:
 
 
 @dataclass
-class SeatState:
+class SeatState(moves.FaultCount):
+    """A seat's bot, its connection (a push bot's) and its faults (``count``: the third in a row forfeits)."""
+
     bot: Bot
     connection: BotConnection | None
-    faults_in_a_row: int = 0
-    faults: int = 0
-    forfeited: bool = False
     last_latency_ms: float | None = None
-
-    def count(self, fault: str | None) -> None:
-        """Count one move's fault (``None``: a good move); the third in a row forfeits. A ``forfeit`` move is
-        one played for a seat that had already forfeited."""
-        if fault is None:
-            self.faults_in_a_row = 0
-        elif fault == "forfeit":
-            self.forfeited = True
-        else:
-            self.faults += 1
-            self.faults_in_a_row += 1
-            self.forfeited = self.forfeited or self.faults_in_a_row >= FAULTS_TO_FORFEIT
 
 
 @dataclass(frozen=True)
@@ -152,33 +139,26 @@ class Play:
 
 
 def move_request(play: Play, seat: int, kind: str, actions: list[Any]) -> dict[str, Any]:
-    return {
-        "type": "move",
-        "game_id": play.game.id,
-        "tournament_id": play.tournament.id,
-        "seat": seat,
-        "ply": play.ply,
-        "decision": kind,
-        "view": engine.view(play.state, seat),
-        "actions": [action.to_json() for action in actions],
-        "deadline_ms": play.tournament.move_timeout_ms,
-        "last_latency_ms": play.seats[seat].last_latency_ms,
-    }
+    return moves.move_request(
+        play.state,
+        seat,
+        kind,
+        actions,
+        game_id=play.game.id,
+        tournament_id=play.tournament.id,
+        ply=play.ply,
+        deadline_ms=play.tournament.move_timeout_ms,
+        last_latency_ms=play.seats[seat].last_latency_ms,
+    )
 
 
 def ask_push_bot(play: Play, seat: int, kind: str, connection: BotConnection) -> None:
     actions = engine.legal_actions(play.state, seat)
-    reply = connection.move(move_request(play, seat, kind, actions))
-    play.stalls.answered(play.seats[seat].bot.id, reply.fault)
-    play.seats[seat].last_latency_ms = reply.latency_ms
-    action = reply.body.get("action") if reply.body is not None and reply.fault is None else None
-    fault = reply.fault
-    if fault is None and not any(candidate.id == action for candidate in actions):
-        fault = "illegal"
-    if fault is not None or not isinstance(action, str):
-        play.record(seat, engine.fallback_action(play.state), reply.latency_ms, fault or "illegal")
-    else:
-        play.record(seat, action, reply.latency_ms, None)
+    answer = moves.ask(connection, move_request(play, seat, kind, actions), actions)
+    play.stalls.answered(play.seats[seat].bot.id, answer.fault)
+    play.seats[seat].last_latency_ms = answer.latency_ms
+    action = engine.fallback_action(play.state) if answer.action is None else answer.action
+    play.record(seat, action, answer.latency_ms, answer.fault)
 
 
 def reload(play: Play) -> None:
