@@ -1,5 +1,6 @@
 """``sorry-arena db``: migrate the database (``upgrade``), show its revision (``current``), compare it with the
-models (``check``) and write a new migration from the models (``revision``, for developers)."""
+models (``check``: each difference a sentence) and write a new migration from the models (``revision``, for
+developers)."""
 
 from __future__ import annotations
 
@@ -50,9 +51,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         elif args.db_command == "check":
             differences = migrate.check(url)
             for difference in differences:
-                print(difference)
+                for sentence in describe(difference):
+                    print(sentence)
             if differences:
-                print(f"{shown(url)}: the schema differs from the models", file=sys.stderr)
+                never = migrate.current(url) is None
+                hint = " (never migrated: sorry-arena db upgrade creates the tables)" if never else ""
+                print(f"{shown(url)}: the schema differs from the models{hint}", file=sys.stderr)
                 return 1
             print(f"{shown(url)}: the schema matches the models")
         else:
@@ -61,3 +65,59 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"sorry-arena db {args.db_command}: {shown(url)}: {database_error(error)}", file=sys.stderr)
         return 1
     return 0
+
+
+def describe(difference: Any) -> list[str]:
+    """Alembic's difference (``compare_metadata``: a tuple, or a list of a column's changes) as sentences."""
+    if isinstance(difference, list):
+        return [sentence for change in difference for sentence in describe(change)]
+    kind = difference[0] if isinstance(difference, tuple) and difference else str(difference)
+    if kind in ("add_table", "remove_table"):
+        table = difference[1].name
+        return [
+            f"table {table} is missing from the database"
+            if kind == "add_table"
+            else f"table {table} is in the database but not in the models"
+        ]
+    if kind in ("add_column", "remove_column"):
+        where = f"{difference[2]}.{difference[3].name}"
+        return [
+            f"column {where} is missing from the database"
+            if kind == "add_column"
+            else f"column {where} is in the database but not in the models"
+        ]
+    if kind in ("add_index", "remove_index", "add_constraint", "remove_constraint", "add_fk", "remove_fk"):
+        item = difference[1]
+        what = {"index": "index", "constraint": "unique constraint", "fk": "foreign key"}[kind.split("_", 1)[1]]
+        table = getattr(getattr(item, "table", None), "name", None) or getattr(item, "parent", None)
+        columns = ", ".join(column.name for column in getattr(item, "columns", []))
+        where = f" on {table}({columns})" if table is not None else ""
+        name = f" {item.name}" if getattr(item, "name", None) else ""
+        state = (
+            "is missing from the database"
+            if kind.startswith("add_")
+            else "is in the database but not in the models"
+        )
+        return [f"{what}{name}{where} {state}"]
+    if kind.startswith("modify_") and len(difference) >= 7:
+        _, _, table, column, _, database, models = difference[:7]
+        what = {"modify_type": "type", "modify_nullable": "nullability", "modify_default": "default"}.get(
+            kind, kind.removeprefix("modify_")
+        )
+        if kind == "modify_nullable":
+            database, models = ("NULL" if database else "NOT NULL"), ("NULL" if models else "NOT NULL")
+        return [
+            f"column {table}.{column}: the {what} is {sql(database)} in the database, {sql(models)} in the models"
+        ]
+    return [f"a difference of kind {kind} (alembic's name for it)"]
+
+
+def sql(value: Any) -> str:
+    """A column's type or default as SQL says it, never a Python repr."""
+    if value is None:
+        return "none"
+    arg = getattr(value, "arg", None)  # a server default
+    if arg is not None:
+        value = arg
+    text = getattr(value, "text", None)  # a text() clause
+    return str(text if text is not None else value)

@@ -7,10 +7,11 @@ import sys
 from collections.abc import Sequence
 
 from cli import db, demo, export, openapi, replay, serve, simulate, tournament, view, worker
+from cli.options import ArgumentParser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(  # every option's default in its help; no token quoted back in a usage error
         prog="sorry-arena", description="Play, test and rank bots for the SORRY! board and card games."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

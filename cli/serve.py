@@ -47,8 +47,8 @@ def add_parser(commands: Any) -> None:
         help="run the REST service under gunicorn",
         description="Migrate the database, then serve the REST API under gunicorn (gthread workers).",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=port, default=8000, help="default 8000")
+    parser.add_argument("--host", default="127.0.0.1", help="the address to listen on")
+    parser.add_argument("--port", type=port, default=8000, help="the port to listen on")
     parser.add_argument(
         "--workers",
         type=bounded_int(1, 64, "a number of workers"),
@@ -59,7 +59,7 @@ def add_parser(commands: Any) -> None:
         "--threads",
         type=bounded_int(1, 1000, "a number of threads"),
         default=32,
-        help="threads per worker (each waiting long poll holds one)",
+        help="threads per worker process (each waiting long poll holds one)",
     )
     add_database_url(parser)
     parser.add_argument(

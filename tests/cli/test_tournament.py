@@ -1,9 +1,14 @@
 """``sorry-arena tournament`` against a live service (the app served by werkzeug on loopback, SQLite, embedded
 queue) and ``sorry-arena worker``'s checks of its arguments: bad input is a usage error with a message, an
-unreachable service or a refused request a clear message and exit status 1, never a traceback."""
+unreachable service or a refused request a clear message and exit status 1, never a traceback. The command as the
+user runs it (a subprocess): ``--api`` and ``--token`` before or after the action, ``--api`` with the API's path,
+a wrong ``--api`` path, and the service's refusals as sentences."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -152,8 +157,12 @@ def test_an_unreachable_service_is_a_clear_error(capsys: pytest.CaptureFixture[s
         == f"sorry-arena tournament: cannot reach the service at {url}/api/v1: ConnectionError"
     )
     assert captured.out == ""
-    assert main(["tournament", "--api", "not a url", "status", "1"]) == 1
-    assert "cannot reach the service" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["tournament", "--api", "not a url", "status", "1"])
+    assert exited.value.code == 2
+    assert (
+        "expected the service's root URL, e.g. http://127.0.0.1:8000, got 'not a url'" in capsys.readouterr().err
+    )
 
 
 def test_a_worker_needs_a_redis_url(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -245,3 +254,95 @@ def test_a_worker_says_when_redis_is_unreachable_or_a_setting_is_bad(
     monkeypatch.setenv("SORRY_ARENA_LEASE_SECONDS", "soon")  # refused before Redis (nothing listens on port 1)
     assert main(["worker", "--burst", "--database-url", database, "--redis-url", "redis://127.0.0.1:1/0"]) == 2
     assert "SORRY_ARENA_LEASE_SECONDS must be a number of seconds, not 'soon'" in capsys.readouterr().err
+
+
+# --- as the user runs it ------------------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def command(*args: str) -> subprocess.CompletedProcess[str]:
+    """``sorry-arena ARGS`` in a process of its own, without the user's SORRY_ARENA_* settings."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SORRY_ARENA_")}
+    return subprocess.run(
+        [sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize("where", ["before", "after", "both"])
+def test_api_and_token_go_before_or_after_the_action(service: Service, where: str) -> None:
+    token, bots = service.owner.token, ",".join(map(str, service.bot_ids))
+    given = ["--api", service.url, "--token", token]
+    create = ["create", "--game", "card", "--bots", bots, "--name", f"t-{where}"]
+    if where == "before":
+        args = ["tournament", *given, *create]
+    elif where == "after":
+        args = ["tournament", *create, *given]
+    else:  # after the action wins, as on any command line: the wrong token before it is never used
+        args = ["tournament", "--api", service.url, "--token", "sa_wrong", *create, "--token", token]
+    result = command(*args)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"tournament 1 (t-{where}): ")
+    assert token not in result.stdout + result.stderr
+    status = command("tournament", "status", "1", "--api", service.url)
+    assert (status.returncode, status.stdout.split(":")[0]) == (0, f"tournament 1 (t-{where})")
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize("suffix", ["/api/v1", "/api/v1/", "/"])
+def test_api_given_with_the_apis_path_is_the_service_root(service: Service, suffix: str) -> None:
+    result = command("tournament", "--api", service.url + suffix, "standings", "--game", "card")
+    assert result.returncode == 0, result.stderr
+    assert "Elo, card (standard), 0 rated games" in " ".join(result.stdout.split())
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize("path", ["/arena", "/api/v2", "/docs"])
+def test_a_wrong_api_path_says_where_the_api_should_be(service: Service, path: str) -> None:
+    result = command("tournament", "--api", service.url + path, "status", "1")
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"sorry-arena tournament: no sorry-arena API at {service.url}{path} "
+        "(expected the service's root, e.g. http://127.0.0.1:8000)\n"
+    )
+
+
+@SQLITE_ONLY
+def test_a_missing_tournament_is_the_services_message_not_a_wrong_url(service: Service) -> None:
+    result = command("tournament", "--api", service.url, "status", "42")
+    assert (result.returncode, result.stderr) == (1, "sorry-arena tournament: HTTP 404: no tournament 42\n")
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize(
+    ("flags", "lines"),
+    [
+        (["--start-at", "tomorrow"], ["start_at: Not a valid datetime."]),
+        (["--start-at", "2030-01-01T10:00:00"], ["start_at: Not a valid aware datetime."]),
+        (["--repeat-every", "60"], ["repeat_times: repeat_every and repeat_times go together"]),
+        (["--name", "n" * 65], ["name: Length must be between 1 and 64."]),
+    ],
+)
+def test_the_services_validation_errors_are_lines_not_a_dict(
+    service: Service, flags: list[str], lines: list[str]
+) -> None:
+    bots = ",".join(map(str, service.bot_ids))
+    token = service.owner.token
+    result = command(
+        "tournament", "--api", service.url, "--token", token, "create", "--game", "card", "--bots", bots, *flags
+    )
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        "sorry-arena tournament: HTTP 422: the request was refused:",
+        *(f"  {line}" for line in lines),
+    ]
+    assert "{" not in result.stderr and "[" not in result.stderr
+
+
+@SQLITE_ONLY
+def test_a_refusal_without_field_errors_is_the_services_message(service: Service) -> None:
+    result = command(
+        "tournament", "--api", service.url, "--token", "sa_nobody", "create", "--game", "card", "--bots", "1,2"
+    )
+    assert (result.returncode, result.stderr) == (1, "sorry-arena tournament: HTTP 401: unknown token\n")
