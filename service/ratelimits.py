@@ -54,7 +54,7 @@ class Limit:
 
 
 ACCOUNTS = Limit("accounts", "SORRY_ARENA_LIMIT_ACCOUNTS", "account creations", "client address")
-BOTS = Limit("bots", "SORRY_ARENA_LIMIT_BOTS", "bot registrations", "account")
+BOTS = Limit("bots", "SORRY_ARENA_LIMIT_BOTS", "bot registrations and changes of a bot's url or secret", "account")
 MOVES = Limit("moves", "SORRY_ARENA_LIMIT_MOVES", "move submissions", "account")
 
 REDIS_KEY_PREFIX = "sorry-arena:limits:"
@@ -108,7 +108,10 @@ class RedisCounter:
     once (``INCRBY``) and serves its next requests in that window from the share without a round trip, so a busy
     account's moves cost one Redis call per 15 (at 300/second) instead of one each. What a process took and did not
     use counts as used: with P processes an account may be refused up to (P - 1) x (share - 1) requests early (5% of
-    the limit per other process). Smaller limits are counted one request at a time, exactly."""
+    the limit per other process). Within a process nothing is lost: requests that come at once, none of them
+    finding a share held, each take one, and what each does not use is added to the process's share of the key
+    (so N requests use exactly N of the budget, however many come together). Smaller limits are counted one
+    request at a time, exactly."""
 
     SCRIPT = """
 local count = redis.call('INCRBY', KEYS[1], ARGV[2])
@@ -143,13 +146,27 @@ return {count, left}
         count, left_ms = self.script(keys=[REDIS_KEY_PREFIX + key], args=[max(1, round(seconds * 1000)), share])
         left = int(left_ms) / 1000
         usable = min(share, amount - (int(count) - share))  # of the share just taken, what is within the limit
-        if share > 1:
-            with self._lock:
-                if now >= self._next_purge:
-                    self._shares = {k: held for k, held in self._shares.items() if held[1] > now}
-                    self._next_purge = now + 60
-                self._shares[key] = [max(0, usable - 1), now + left]
-        return usable > 0, left
+        if share == 1:
+            return usable > 0, left
+        with self._lock:
+            if now >= self._next_purge:
+                self._shares = {k: held for k, held in self._shares.items() if held[1] > now}
+                self._next_purge = now + 60
+            # A window is known by its end: the answers of one window agree on it within a round trip, and the
+            # next one ends at least ``seconds`` later (answers come back in any order: not by their counts).
+            end = now + left
+            held = self._shares.get(key)
+            if held is None or end - held[1] > seconds / 2:  # none held, or held of a window that has ended
+                held = self._shares[key] = [0, end]
+            elif held[1] - end > seconds / 2:  # a late answer of a window that has ended since: itself only
+                return usable > 0, left
+            # into the process's share, and this request out of it: requests that came at once each took a share,
+            # and what one did not use serves the others (even one that found the limit reached)
+            held[0] += max(0, usable)
+            if held[0] > 0:
+                held[0] -= 1
+                return True, left
+        return False, left
 
 
 def describe(item: RateLimitItem) -> str:

@@ -105,8 +105,23 @@ def unproved(url: str, started: float, fault: str, detail: str) -> NoReturn:
     fail(422, NOT_PROVED)
 
 
-def owned_bot(bot_id: int) -> Bot:
+BOT_TOKEN = (
+    "this is a bot's token, which plays the bot's games only: register, change and delete bots with its owner's "
+    "token"
+)
+
+
+def required_owner() -> Player:
+    """The player of the request's token, who may register and change bots. A bot's own account may not (a 403):
+    else a bot's token would register more bots, each an account with a rate limit of its own, without end."""
     player = auth.required_player()
+    if db.session().scalar(select(Bot.id).where(Bot.player_id == player.id)) is not None:
+        fail(403, BOT_TOKEN)
+    return player
+
+
+def owned_bot(bot_id: int) -> Bot:
+    player = required_owner()
     bot = get_bot(bot_id)
     if bot.owner_id != player.id:
         fail(403, f"bot {bot_id} is not yours")
@@ -129,9 +144,11 @@ class Bots(MethodView):
     @blp.alt_response(429, **ratelimits.TOO_MANY)
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Register a bot (owner's token); a push bot's endpoint must echo the nonce sent to its info route"""
-        owner = auth.required_player()
-        # counted before the endpoint is proved: each proof is an outbound call
+        owner = required_owner()
+        # counted before the endpoint is proved (each proof is an outbound call): per owner, and as an account
+        # creation per client address (the bot's account), with the accounts made by POST /players
         ratelimits.check(ratelimits.BOTS, owner.id)
+        ratelimits.check(ratelimits.ACCOUNTS, ratelimits.client_address())
         secret = body["secret"] or secrets.token_urlsafe(32)
         games = sorted(set(body["games"]))
         if body["url"] is not None:
@@ -179,9 +196,10 @@ class OneBot(MethodView):
     @blp.arguments(BotUpdateSchema)
     @blp.response(200, BotUpdatedSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
-    @blp.alt_response(403, schema=ErrorSchema, description="not the bot's owner")
+    @blp.alt_response(403, schema=ErrorSchema, description="not the bot's owner, or a bot's own token")
     @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
     @blp.alt_response(422, **INVALID)
+    @blp.alt_response(429, **ratelimits.TOO_MANY)
     def patch(self, body: dict[str, Any], bot_id: int) -> dict[str, Any]:
         """Change a bot (owner only): a new url is proved again; rotate_secret returns a new secret once"""
         bot = owned_bot(bot_id)
@@ -191,6 +209,8 @@ class OneBot(MethodView):
             secret = secrets.token_urlsafe(32)
             extra["secret"] = secret
         url = body.get("url", bot.url)
+        if url != bot.url or secret != bot.secret:  # counted as a registration: it calls out or makes a secret
+            ratelimits.check(ratelimits.BOTS, bot.owner_id)
         if url is not None and (url != bot.url or secret != bot.secret):
             prove(url, secret)
         bot.url = url
@@ -206,7 +226,7 @@ class OneBot(MethodView):
 
     @blp.response(204)
     @blp.alt_response(401, **UNAUTHORIZED)
-    @blp.alt_response(403, schema=ErrorSchema, description="not the bot's owner")
+    @blp.alt_response(403, schema=ErrorSchema, description="not the bot's owner, or a bot's own token")
     @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
     def delete(self, bot_id: int) -> None:
         """Delete a bot (owner only): it joins no new tournament; its rated games stay"""

@@ -139,7 +139,7 @@ def test_bot_registration_is_limited_per_account(apps: Any) -> None:
     assert register_pull_bot(client, owner, "b").status_code == 201
     wait = assert_limited(
         register_pull_bot(client, owner, "c"),
-        "too many bot registrations: the limit is 2 per 1 hour per account",
+        "too many bot registrations and changes of a bot's url or secret: the limit is 2 per 1 hour per account",
     )
     assert 3500 <= wait <= 3600
     assert register_pull_bot(client, other, "d").status_code == 201  # another account
@@ -369,7 +369,9 @@ def test_the_openapi_document_lists_the_429s() -> None:
     assert limited == {
         ("/api/v1/players", "post"),
         ("/api/v1/bots", "post"),
+        ("/api/v1/bots/{bot_id}", "patch"),
         ("/api/v1/games/{game_id}/actions", "post"),
+        ("/api/v1/tournaments", "post"),
     }
     response = spec["paths"]["/api/v1/games/{game_id}/actions"]["post"]["responses"]["429"]
     assert "Retry-After" in response["headers"]
