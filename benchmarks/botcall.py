@@ -85,7 +85,8 @@ def bare_requests(url: str, body: bytes, seconds: float) -> float:
         session.trust_env = False
 
         def call() -> None:
-            headers = {"Content-Type": "application/json", **signing.headers(SECRET, body)}
+            signed = signing.headers(SECRET, "POST", urlsplit(url).path + "/move", body)
+            headers = {"Content-Type": "application/json", **signed}
             response = session.post(url + "/move", data=body, headers=headers, timeout=5)
             response.raise_for_status()
             response.json()
@@ -99,7 +100,8 @@ def bare_urllib3(url: str, body: bytes, seconds: float) -> float:
     with urllib3.HTTPConnectionPool(parts.hostname, parts.port, maxsize=1, timeout=5.0, retries=False) as pool:
 
         def call() -> None:
-            headers = {"Content-Type": "application/json", **signing.headers(SECRET, body)}
+            signed = signing.headers(SECRET, "POST", parts.path + "/move", body)
+            headers = {"Content-Type": "application/json", **signed}
             response = pool.urlopen("POST", parts.path + "/move", body=body, headers=headers, redirect=False)
             if response.status != 200:
                 raise RuntimeError(f"HTTP {response.status}")
@@ -114,7 +116,8 @@ def bare_http_client(url: str, body: bytes, seconds: float) -> float:
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=5.0)
 
     def call() -> None:
-        headers = {"Content-Type": "application/json", **signing.headers(SECRET, body)}
+        signed = signing.headers(SECRET, "POST", parts.path + "/move", body)
+        headers = {"Content-Type": "application/json", **signed}
         connection.request("POST", parts.path + "/move", body=body, headers=headers)
         response = connection.getresponse()
         data = response.read()

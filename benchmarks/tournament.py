@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import redis
 import requests
@@ -93,7 +94,8 @@ def wait_for(url: str) -> None:
     while True:
         try:
             body = json.dumps({"type": "info", "nonce": "x"}).encode()
-            requests.post(url + "/info", data=body, headers=signing.headers(SECRET, body), timeout=1)
+            signed = signing.headers(SECRET, "POST", urlsplit(url).path + "/info", body)
+            requests.post(url + "/info", data=body, headers=signed, timeout=1)
             return
         except requests.RequestException:
             if time.monotonic() > deadline:
@@ -128,7 +130,8 @@ def bare_round_trips(url: str, body: bytes, seconds: float) -> float:
     session.trust_env = False
     count, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:
-        headers = {"Content-Type": "application/json", **signing.headers(SECRET, body)}
+        signed = signing.headers(SECRET, "POST", urlsplit(url).path + "/move", body)
+        headers = {"Content-Type": "application/json", **signed}
         response = session.post(url + "/move", data=body, headers=headers, timeout=5)
         response.raise_for_status()
         count += 1

@@ -308,7 +308,7 @@ class BotConnection:
         if self.target is None or self._pool is None:
             return BotReply(None, "connection", self._unresolved, 0.0)
         body = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode("utf-8")
-        headers = {**self._headers, **signing.headers(self._secret, body)}
+        path = f"{self.target.path}/{route}"
         call = _Call(time.monotonic() + self.timeout)
         _watchdog.watch(call)
         _current.call = call
@@ -316,7 +316,9 @@ class BotConnection:
             pause = RESTART_FIRST_PAUSE
             while True:
                 try:
-                    data = self._exchange(self._pool, f"{self.target.path}/{route}", body, headers, call)
+                    signed = signing.headers(self._secret, "POST", path, body)  # each attempt its own id
+                    headers = {**self._headers, **signed}
+                    data = self._exchange(self._pool, path, body, headers, call)
                     break
                 except Exception as exc:
                     left = call.deadline - time.monotonic()

@@ -1,45 +1,66 @@
 """Signatures on the service's requests to push bots (docs/bot-protocol.md, "Signatures").
 
-Every request to a bot carries two headers::
+Every request to a bot carries three headers::
 
     X-Sorry-Arena-Timestamp: 1700000000
-    X-Sorry-Arena-Signature: v1=<hex HMAC-SHA256(secret, b"1700000000" + b"." + raw body bytes)>
+    X-Sorry-Arena-Request-Id: 0123456789abcdef0123456789abcdef
+    X-Sorry-Arena-Signature: v2=<hex HMAC-SHA256(secret, message)>
 
-The timestamp is signed with the body so that a captured request cannot be replayed later than the tolerance
-(300 s); the bot compares in constant time. ``clients/signature.py`` is the bot side, written independently so
-that a bot author can copy it away; the two must agree on the test vector in the protocol document.
+where the message is the timestamp, the request id, the method and the path (the request target exactly as sent,
+``/bot/move``), each followed by a line feed, then the raw body bytes. The signature binds a body to its route (a
+captured ``start`` cannot be replayed as a ``move``, nor a request to one bot's path on another), and to a moment
+and a request id: a bot refuses a timestamp more than 300 s from its clock and an id it has already seen within
+that window, so a captured request cannot be replayed at all. Each attempt of a call is signed afresh, with an id of
+its own. The bot compares in constant time. ``clients/signature.py`` is the bot side, written independently so that
+a bot author can copy it away; the two must agree on the test vector in the protocol document.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
 import time
 from collections.abc import Mapping
 
 TIMESTAMP_HEADER = "X-Sorry-Arena-Timestamp"
+REQUEST_ID_HEADER = "X-Sorry-Arena-Request-Id"
 SIGNATURE_HEADER = "X-Sorry-Arena-Signature"
-SCHEME = "v1"
+SCHEME = "v2"
 TOLERANCE_S = 300
 """How far (seconds, either way) a request's timestamp may be from the verifier's clock."""
 _MAX_TIMESTAMP_DIGITS = 12
 """Unix seconds have 10 digits until the year 2286; a longer header is junk, not a time."""
+_REQUEST_ID_CHARACTERS = frozenset("0123456789abcdef")
 
 
-def _mac(secret: str, timestamp: str, body: bytes) -> str:
-    message = timestamp.encode("ascii") + b"." + body
-    return hmac.new(secret.encode("utf-8"), message, hashlib.sha256).hexdigest()
+def message(timestamp: str, request_id: str, method: str, path: str, body: bytes) -> bytes:
+    """What is signed: ``timestamp``, ``request_id``, ``method`` and ``path``, each ended by a line feed, then the
+    body (a path holds no line feed, so no two requests share a message)."""
+    return f"{timestamp}\n{request_id}\n{method}\n{path}\n".encode() + body
 
 
-def sign(secret: str, timestamp: int, body: bytes) -> str:
-    """The signature header's value for ``body`` sent at ``timestamp`` (unix seconds): ``"v1=<hex>"``."""
-    return f"{SCHEME}={_mac(secret, str(int(timestamp)), body)}"
+def _mac(secret: str, signed: bytes) -> str:
+    return hmac.new(secret.encode("utf-8"), signed, hashlib.sha256).hexdigest()
 
 
-def headers(secret: str, body: bytes, now: float | None = None) -> dict[str, str]:
-    """The two signature headers for ``body``, timestamped ``now`` (default: the current time)."""
+def sign(secret: str, timestamp: int, request_id: str, method: str, path: str, body: bytes) -> str:
+    """The signature header's value: ``"v2=<hex>"``."""
+    return f"{SCHEME}={_mac(secret, message(str(int(timestamp)), request_id, method, path, body))}"
+
+
+def headers(
+    secret: str, method: str, path: str, body: bytes, now: float | None = None, request_id: str | None = None
+) -> dict[str, str]:
+    """The three signature headers of a request, timestamped ``now`` (default: the current time), with a fresh
+    random request id unless one is given."""
     timestamp = int(time.time() if now is None else now)
-    return {TIMESTAMP_HEADER: str(timestamp), SIGNATURE_HEADER: sign(secret, timestamp, body)}
+    request_id = request_id or secrets.token_hex(16)
+    return {
+        TIMESTAMP_HEADER: str(timestamp),
+        REQUEST_ID_HEADER: request_id,
+        SIGNATURE_HEADER: sign(secret, timestamp, request_id, method, path, body),
+    }
 
 
 def _header(values: Mapping[str, str], name: str) -> str | None:
@@ -52,31 +73,31 @@ def _header(values: Mapping[str, str], name: str) -> str | None:
 
 def verify(
     secret: str,
-    headers_or_values: Mapping[str, str] | tuple[str | None, str | None],
+    method: str,
+    path: str,
+    request_headers: Mapping[str, str],
     body: bytes,
     now: float | None = None,
     tolerance: float = TOLERANCE_S,
 ) -> bool:
-    """Whether ``body`` was signed with ``secret`` at a time within ``tolerance`` seconds of ``now``.
-
-    ``headers_or_values`` is the request's headers (any mapping; names are case-insensitive) or the pair
-    ``(timestamp, signature)`` of header values. A missing, malformed or stale header is ``False``, never an
-    exception.
-    """
-    if isinstance(headers_or_values, tuple):
-        timestamp, signature = headers_or_values
-    else:
-        timestamp = _header(headers_or_values, TIMESTAMP_HEADER)
-        signature = _header(headers_or_values, SIGNATURE_HEADER)
-    if timestamp is None or signature is None:
+    """Whether this request (``method``, ``path``, ``body``) was signed with ``secret`` at a time within
+    ``tolerance`` seconds of ``now``. Header names are case-insensitive. A missing, malformed or stale header is
+    ``False``, never an exception. (Refusing a request id seen before is the bot's: ``clients/signature.py``.)"""
+    timestamp = _header(request_headers, TIMESTAMP_HEADER)
+    request_id = _header(request_headers, REQUEST_ID_HEADER)
+    signature = _header(request_headers, SIGNATURE_HEADER)
+    if timestamp is None or request_id is None or signature is None:
         return False
     timestamp = timestamp.strip()
     if not (timestamp.isascii() and timestamp.isdigit() and len(timestamp) <= _MAX_TIMESTAMP_DIGITS):
+        return False
+    if not (len(request_id) == 32 and set(request_id) <= _REQUEST_ID_CHARACTERS):
         return False
     clock = time.time() if now is None else now
     if abs(clock - int(timestamp)) > tolerance:
         return False
     scheme, _, digest = signature.strip().partition("=")
-    if scheme != SCHEME or not digest.isascii():
+    if scheme != SCHEME or not digest.isascii() or "\n" in path:
         return False
-    return hmac.compare_digest(_mac(secret, timestamp, body).encode("ascii"), digest.encode("ascii"))
+    expected = _mac(secret, message(timestamp, request_id, method, path, body))
+    return hmac.compare_digest(expected.encode("ascii"), digest.encode("ascii"))

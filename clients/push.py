@@ -11,7 +11,8 @@ module answers them, so that a bot is one function::
     serve(choose, port=8001, secret="the secret the service gave you").serve_forever()
 
 Any base path works (``http://host:8001``, ``http://host:8001/bot``, ...): the route is the last path segment.
-With a secret set, requests without a valid signature get 401. ``info`` echoes the service's nonce with the bot's
+With a secret set, requests without a valid signature (the method, path and body signed, recent, never seen
+before: ``signature.Verifier``) get 401. ``info`` echoes the service's nonce with the bot's
 name and games; ``start`` and ``end`` answer ``{}``; ``move`` answers ``{"action": choose(request)}``, and an
 exception in ``choose`` answers 500 with a short message (the service records a fault and plays a fallback move).
 """
@@ -50,14 +51,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(413, {"error": f"requests are limited to {MAX_REQUEST_BYTES} bytes"}, close=True)
             return
         body = self.rfile.read(int(length))
-        secret = self.server.secret
-        if secret and not signature.verify(
-            secret,
-            self.headers.get(signature.TIMESTAMP_HEADER),
-            self.headers.get(signature.SIGNATURE_HEADER),
-            body,
-        ):
-            self._answer(401, {"error": "bad or missing signature"})
+        verifier = self.server.verifier
+        if verifier is not None and not verifier.check("POST", self.path, dict(self.headers.items()), body):
+            self._answer(401, {"error": "bad, missing, stale or replayed signature"})
             return
         route = self.path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
         if route not in ("info", "start", "move", "end"):
@@ -117,11 +113,21 @@ class PushServer(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         super().__init__((host, port), _Handler)
         self.choose = choose
+        self.verifier: signature.Verifier | None = None
         self.secret = secret
         self.name = name
         self.games = tuple(games)
         self._thread: threading.Thread | None = None
         self._serving = threading.Event()
+
+    @property
+    def secret(self) -> str | None:
+        return self.verifier.secret if self.verifier is not None else None
+
+    @secret.setter
+    def secret(self, secret: str | None) -> None:
+        """A new secret checks the requests from now on (``None``: none is checked)."""
+        self.verifier = signature.Verifier(secret) if secret else None
 
     @property
     def url(self) -> str:

@@ -1,35 +1,84 @@
-"""Check that a request to your bot really comes from the sorry-arena service (standard library only).
+"""Check that a request to your bot really comes from the sorry-arena service, once (standard library only).
 
 The service signs each request with the secret it showed you when you registered the bot::
 
     X-Sorry-Arena-Timestamp: 1700000000                   (unix seconds)
-    X-Sorry-Arena-Signature: v1=<hex HMAC-SHA256 of b"1700000000." + the raw request body>
+    X-Sorry-Arena-Request-Id: 0123456789abcdef0123456789abcdef
+    X-Sorry-Arena-Signature: v2=<hex HMAC-SHA256 of b"1700000000\\n<request id>\\nPOST\\n/bot/move\\n" + the raw body>
 
-Recompute the signature over the exact bytes you received, compare in constant time, and refuse a timestamp more
-than five minutes from your clock, so that an old request cannot be replayed. ``push.py`` does this for you.
+Recompute the signature over the method, the path as received and the exact body bytes, compare in constant time,
+refuse a timestamp more than five minutes from your clock and a request id you have seen in those five minutes: so
+a request cannot be replayed, nor sent to another route. :class:`Verifier` does all of it; ``push.py`` uses one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import threading
 import time
+from collections.abc import Mapping
 
 TIMESTAMP_HEADER = "X-Sorry-Arena-Timestamp"
+REQUEST_ID_HEADER = "X-Sorry-Arena-Request-Id"
 SIGNATURE_HEADER = "X-Sorry-Arena-Signature"
 MAX_CLOCK_SKEW_S = 300
 
 
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    value = headers.get(name)
+    if value is None:  # a plain dict: compare the names without case, as HTTP does
+        value = next((found for key, found in headers.items() if key.lower() == name.lower()), None)
+    return value
+
+
 def verify(
-    secret: str, timestamp: str | None, signature: str | None, body: bytes, *, now: float | None = None
+    secret: str, method: str, path: str, headers: Mapping[str, str], body: bytes, *, now: float | None = None
 ) -> bool:
-    """True if ``signature`` is this ``body``'s signature at ``timestamp`` and the timestamp is recent."""
-    if not timestamp or not signature or not signature.isascii():
+    """True if the headers sign this method, path and body with ``secret`` and the timestamp is recent (the request
+    id is not checked for replays here: :class:`Verifier` does)."""
+    timestamp = _header(headers, TIMESTAMP_HEADER)
+    request_id = _header(headers, REQUEST_ID_HEADER)
+    signature = _header(headers, SIGNATURE_HEADER)
+    if not timestamp or not request_id or not signature or not signature.isascii():
         return False
     if not (timestamp.isascii() and timestamp.isdigit() and len(timestamp) <= 12):
         return False
-    if abs((time.time() if now is None else now) - int(timestamp)) > MAX_CLOCK_SKEW_S:
+    if not (len(request_id) == 32 and all(character in "0123456789abcdef" for character in request_id)):
         return False
-    signed = timestamp.encode() + b"." + body
-    expected = "v1=" + hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
+    if "\n" in path or abs((time.time() if now is None else now) - int(timestamp)) > MAX_CLOCK_SKEW_S:
+        return False
+    signed = f"{timestamp}\n{request_id}\n{method}\n{path}\n".encode() + body
+    expected = "v2=" + hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
     return hmac.compare_digest(expected.encode(), signature.encode())
+
+
+class Verifier:
+    """Checks signatures and refuses replays: a request id is accepted once while its timestamp is recent (an id
+    older than the clock skew is forgotten, since its timestamp is refused from then on anyway)."""
+
+    def __init__(self, secret: str) -> None:
+        self.secret = secret
+        self._seen: dict[str, int] = {}
+        """Request ids accepted, with their timestamps."""
+        self._prune_at = 1024
+        """The size at which the ids too old to matter are dropped (then twice the size left)."""
+        self._lock = threading.Lock()
+
+    def check(
+        self, method: str, path: str, headers: Mapping[str, str], body: bytes, *, now: float | None = None
+    ) -> bool:
+        clock = time.time() if now is None else now
+        if not verify(self.secret, method, path, headers, body, now=clock):
+            return False
+        request_id = str(_header(headers, REQUEST_ID_HEADER))
+        with self._lock:
+            if len(self._seen) >= self._prune_at:
+                self._seen = {
+                    seen: stamp for seen, stamp in self._seen.items() if clock - stamp <= MAX_CLOCK_SKEW_S
+                }
+                self._prune_at = max(1024, 2 * len(self._seen))
+            if request_id in self._seen:
+                return False
+            self._seen[request_id] = int(str(_header(headers, TIMESTAMP_HEADER)))
+        return True

@@ -9,7 +9,7 @@ from typing import Any
 from flask_smorest import Api
 from marshmallow import Schema, fields
 
-from botlink.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
+from botlink.signing import REQUEST_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER
 
 
 class InfoRequestSchema(Schema):
@@ -83,11 +83,21 @@ def operation(route: str, summary: str, request: str, reply: str | None) -> dict
             "description": "Unix seconds when the request was signed; refuse one more than 300 s off",
         },
         {
+            "name": REQUEST_ID_HEADER,
+            "in": "header",
+            "required": True,
+            "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+            "description": "New for every request; refuse one already accepted in the last 300 s (a replay)",
+        },
+        {
             "name": SIGNATURE_HEADER,
             "in": "header",
             "required": True,
             "schema": {"type": "string"},
-            "description": "v1=hex(HMAC-SHA256(bot secret, timestamp + '.' + raw body))",
+            "description": (
+                "v2=hex(HMAC-SHA256(bot secret, timestamp + '\\n' + request id + '\\n' + 'POST' + '\\n' + path"
+                " + '\\n' + raw body)), the path as sent (e.g. /bot/move)"
+            ),
         },
     ]
     content = {"application/json": {"schema": {"$ref": f"#/components/schemas/{reply}"}}} if reply else None

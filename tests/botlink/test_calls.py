@@ -65,9 +65,11 @@ def test_requests_are_signed_json_with_the_original_host() -> None:
     for request in server.received:
         assert request.headers["Content-Type"] == "application/json"
         assert request.headers["Host"] == f"127.0.0.1:{server.port}"
-        assert signing.verify(SECRET, request.headers, request.body)
-        assert not signing.verify("another secret", request.headers, request.body)
-        assert not signing.verify(SECRET, request.headers, request.body + b" ")
+        assert signing.verify(SECRET, "POST", request.path, request.headers, request.body)
+        assert not signing.verify("another secret", "POST", request.path, request.headers, request.body)
+        assert not signing.verify(SECRET, "POST", request.path, request.headers, request.body + b" ")
+        assert not signing.verify(SECRET, "POST", "/bot/end", request.headers, request.body), "bound to its route"
+    assert len({request.headers[signing.REQUEST_ID_HEADER] for request in server.received}) == 2
     assert server.received[0].json() == {"type": "info", "nonce": "ab12"}
 
 

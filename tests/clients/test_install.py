@@ -186,11 +186,11 @@ def test_the_template_copied_anywhere_serves_signed_moves_and_stops_on_ctrl_c(
     ).encode()
     with requests.Session() as session:
         session.trust_env = False
-        headers = {"Content-Type": "application/json", **signing.headers(SECRET, body)}
+        headers = {"Content-Type": "application/json", **signing.headers(SECRET, "POST", "/bot/move", body)}
         answer = session.post(f"{url}/bot/move", data=body, headers=headers, timeout=PATIENCE_S)
         assert answer.status_code == 200, answer.text
         assert answer.json()["action"] in {action["id"] for action in legal}
-        forged = {**headers, **signing.headers("another secret" * 3, body)}
+        forged = {**headers, **signing.headers("another secret" * 3, "POST", "/bot/move", body)}
         assert session.post(f"{url}/bot/move", data=body, headers=forged, timeout=PATIENCE_S).status_code == 401
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=PATIENCE_S)

@@ -64,7 +64,7 @@ def post(
     body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     headers = {"Content-Type": "application/json"}
     if secret is not None:
-        headers.update(signing.headers(secret, body, **kwargs))
+        headers.update(signing.headers(secret, "POST", path, body, **kwargs))
     with requests.Session() as session:
         session.trust_env = False
         return session.post(server.url + path, data=body, headers=headers, timeout=5)
@@ -109,7 +109,19 @@ def test_a_body_that_is_no_json_object_is_400(server: PushServer, body: bytes) -
 def test_bad_signatures_are_401(server: PushServer, secret: str | None, skew: float) -> None:
     kwargs = {"now": time.time() + skew} if secret is not None else {}
     response = post(server, "/bot/move", MOVE, secret=secret, **kwargs)
-    assert (response.status_code, response.json()) == (401, {"error": "bad or missing signature"})
+    assert (response.status_code, response.json()) == (401, {"error": "bad, missing, stale or replayed signature"})
+
+
+def test_a_replayed_request_or_one_sent_to_another_route_is_401(server: PushServer) -> None:
+    body = json.dumps(MOVE).encode()
+    headers = {"Content-Type": "application/json", **signing.headers(SECRET, "POST", "/bot/move", body)}
+    with requests.Session() as session:
+        session.trust_env = False
+        assert session.post(server.url + "/bot/move", data=body, headers=headers, timeout=5).status_code == 200
+        assert session.post(server.url + "/bot/move", data=body, headers=headers, timeout=5).status_code == 401
+        fresh = {**headers, **signing.headers(SECRET, "POST", "/bot/start", body)}
+        assert session.post(server.url + "/bot/end", data=body, headers=fresh, timeout=5).status_code == 401
+        assert session.post(server.url + "/bot/start", data=body, headers=fresh, timeout=5).status_code == 200
 
 
 def test_without_a_secret_nothing_is_checked_and_a_secret_can_be_set_later() -> None:
@@ -191,7 +203,10 @@ def test_the_service_client_plays_against_the_reference_server() -> None:
             assert connection.call("end", {"type": "end", "game_id": 17}).ok
         with BotConnection(server.url + "/bot", "a wrong secret", allow) as connection:
             reply = connection.move(MOVE)
-            assert (reply.fault, reply.detail) == ("status", 'HTTP 401: {"error": "bad or missing signature"}')
+            assert (reply.fault, reply.detail) == (
+                "status",
+                'HTTP 401: {"error": "bad, missing, stale or replayed signature"}',
+            )
 
 
 def test_a_move_round_trip_takes_a_few_milliseconds() -> None:
