@@ -17,6 +17,10 @@ SPEEDS = {
 }
 
 
+def milliseconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}" if value >= 1 else f"{value:.3f}"
+
+
 def print_report(report: dict[str, Any], planned: int) -> None:
     """Print ``report`` (the ``--json`` object) as tables; ``planned``: the games asked for."""
     console = Console()
@@ -58,7 +62,7 @@ def print_report(report: dict[str, Any], planned: int) -> None:
             if row["kind"] == "engine":
                 continue
             latency = row["latency_ms"] or {"answers": 0, "mean": None, "p95": None, "max": None}
-            times = ["-" if latency[key] is None else f"{latency[key]:.2f}" for key in ("mean", "p95", "max")]
+            times = [milliseconds(latency[key]) for key in ("mean", "p95", "max")]
             faults.add_row(
                 name, row["kind"], str(row["faults"]), str(row["forfeits"]), str(latency["answers"]), *times
             )
@@ -77,6 +81,8 @@ def print_report(report: dict[str, Any], planned: int) -> None:
     )
     for name, row in rows.items():
         if row.get("first_fault"):
-            console.print(f"{name}: {row['faults']} faults; the first: {row['first_fault']}", highlight=False)
+            console.print(
+                f"{name}: {row['faults']} faults; the first: {row['first_fault']}", highlight=False, soft_wrap=True
+            )
     if report["replays"] is not None:
         console.print(f"replays: {report['replays']} ({report['games']} games)", highlight=False, soft_wrap=True)
