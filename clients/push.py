@@ -22,7 +22,9 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -41,8 +43,11 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # without it every reply waits ~40 ms for a delayed ACK
     timeout = 120  # drop a keep-alive connection idle this long (seconds)
     server: PushServer
+    _received = 0.0
+    """When the request being answered came (monotonic seconds)."""
 
     def do_POST(self) -> None:
+        self._received = time.monotonic()
         length = self.headers.get("Content-Length", "")
         if not length.isdigit():
             self._answer(411, {"error": "a Content-Length is required"}, close=True)
@@ -84,6 +89,17 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(action, str):
             self._answer(500, {"error": f"choose() returned {type(action).__name__}, not an action id"})
             return
+        took_ms = (time.monotonic() - self._received) * 1000
+        deadline_ms = request.get("deadline_ms")
+        if isinstance(deadline_ms, int | float) and took_ms > deadline_ms:
+            log.warning(
+                "game %s ply %s: your answer came after the deadline: %.0f ms > %.0f ms "
+                "(the service played a fallback move for you)",
+                request.get("game_id"),
+                request.get("ply"),
+                took_ms,
+                deadline_ms,
+            )
         self._answer(200, {"action": action})
 
     def _answer(self, status: int, payload: dict[str, Any], close: bool = False) -> None:
@@ -94,8 +110,11 @@ class _Handler(BaseHTTPRequestHandler):
         if close:
             self.send_header("Connection", "close")
             self.close_connection = True
-        self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.end_headers()
+            self.wfile.write(body)
+        except ConnectionError:  # the service hung up (a deadline passed): nobody is left to answer
+            self.close_connection = True
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), format % args)
@@ -135,6 +154,14 @@ class PushServer(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         host = host.decode() if isinstance(host, bytes) else host
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection the service closed (it hung up at a deadline, or stopped) is no error of the bot: one debug
+        line, not a traceback; anything else is reported as usual."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            log.debug("%s closed the connection", client_address)
+            return
+        super().handle_error(request, client_address)
 
     def serve_forever(self, poll_interval: float = 0.5) -> None:
         self._serving.set()

@@ -7,10 +7,12 @@ from __future__ import annotations
 import ast
 import http.client
 import json
+import logging
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -354,3 +356,28 @@ def test_clients_import_only_the_standard_library_and_requests() -> None:
                 if top not in sys.stdlib_module_names and top not in ("clients", "requests"):
                     outside.add(f"{path.relative_to(ROOT)}: {name}")
     assert sorted(outside) == ["clients/examples/search_bot.py: engine.search"]
+
+
+def test_a_late_answer_is_one_line_in_the_log_and_no_traceback(
+    caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The service hangs up at the deadline; the bot's answer comes later: the bot's author reads one line saying
+    so (not a BrokenPipe traceback), and the server goes on answering."""
+    answered = threading.Event()
+
+    def slow(request: dict[str, Any]) -> str:
+        time.sleep(0.4)
+        answered.set()
+        return str(request["actions"][0]["id"])
+
+    request = {**MOVE, "deadline_ms": 100}
+    with serve(slow, secret=SECRET, name="slow").start_background() as server, caplog.at_level(logging.DEBUG):
+        with BotConnection(f"{server.url}/bot", SECRET, parse_allowlist("loopback"), timeout=0.1) as connection:
+            assert connection.move(request).fault == "timeout"
+        assert answered.wait(10)
+        time.sleep(0.2)  # the handler writes to the closed connection after choose returns
+        with BotConnection(f"{server.url}/bot", SECRET, parse_allowlist("loopback"), timeout=5) as connection:
+            assert connection.move(MOVE).fault is None, "the server answers on"
+    late = [record.getMessage() for record in caplog.records if "after the deadline" in record.getMessage()]
+    assert len(late) == 1 and " > 100 ms" in late[0], late
+    assert "Traceback" not in capfd.readouterr().err
