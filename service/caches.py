@@ -5,7 +5,8 @@ their own without ever serving a stale answer:
   by another process is found at once);
 - a started game's kind, seats and move timeout (seats are taken only while a game is ``open``: games still open
   are never cached; a tournament game is created started, already linked to its tournament, whose
-  ``move_timeout_ms`` never changes);
+  ``move_timeout_ms`` never changes), and which of a tournament game's seats push bots hold (as a worker, which
+  reads a bot's URL once when it takes a game up);
 - a game's snapshot at a ply (games are append-only and exactly one action is accepted per ply, so the state at
   (game, ply), the number of events before it and the time it was saved are the same in every process: each ply
   is written once, by one UPDATE that also sets ``games.updated_at``). What is current is always read
@@ -75,15 +76,24 @@ class GameInfo:
     """player id -> seat."""
     move_timeout_ms: int | None = None
     """A tournament game's ``move_timeout_ms``; ``None``: not a tournament game (no deadline)."""
+    pushed: frozenset[int] = frozenset()
+    """The seats of a tournament game held by push bots, which the workers call at their URL: no one moves for
+    them through the API (read once per game and process, as a worker reads a bot's URL once per game)."""
 
     @classmethod
     def of(
-        cls, game_id: int, game: str, seats: int, players: dict[int, int], move_timeout_ms: int | None = None
+        cls,
+        game_id: int,
+        game: str,
+        seats: int,
+        players: dict[int, int],
+        move_timeout_ms: int | None = None,
+        pushed: frozenset[int] = frozenset(),
     ) -> GameInfo:
         """From ``players`` (seat -> player)."""
         ordered = tuple(players[seat] for seat in sorted(players))
         seat_of = {player: seat for seat, player in players.items()}
-        return cls(game_id, game, seats, ordered, seat_of, move_timeout_ms)
+        return cls(game_id, game, seats, ordered, seat_of, move_timeout_ms, pushed)
 
     def deadline(self, snapshot: Snapshot) -> str | None:
         """When the decision at ``snapshot``'s ply must be answered (ISO 8601, UTC, to the millisecond, rounded

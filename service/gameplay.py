@@ -35,7 +35,7 @@ from service.errors import fail
 from store import gamelog
 from store.fastlane import Lane, param
 from store.gamelog import as_utc
-from store.models import ActionRecord, EventRecord, Game, Seat, Tournament, TournamentGame
+from store.models import ActionRecord, Bot, EventRecord, Game, Seat, Tournament, TournamentGame
 
 MAX_ID = 2**31 - 1
 
@@ -108,15 +108,28 @@ def take_seat(session: Session, game: Game, player_id: int, wanted: int | None) 
 # --- the fast lane: what every move reads and writes -------------------------------------------------------------
 
 _SEATING = (
-    select(Game.game, Game.seats, Game.status, Seat.seat, Seat.player_id, Tournament.move_timeout_ms)
+    select(
+        Game.game,
+        Game.seats,
+        Game.status,
+        Seat.seat,
+        Seat.player_id,
+        Tournament.move_timeout_ms,
+        Bot.url.is_not(None),
+    )
     .select_from(Game)
     .outerjoin(Seat, Seat.game_id == Game.id)
     .outerjoin(TournamentGame, TournamentGame.game_id == Game.id)
     .outerjoin(Tournament, Tournament.id == TournamentGame.tournament_id)
+    .outerjoin(Bot, Bot.player_id == Seat.player_id)
     .where(Game.id == param("game_id"))
 )
-"""A game's seats and, for a tournament game, its move timeout (read once per game and process: a tournament game
-is created started and linked to its tournament in one transaction, and neither changes afterwards)."""
+"""A game's seats, whether a push bot holds each and, for a tournament game, its move timeout (read once per game
+and process: a tournament game is created started and linked to its tournament in one transaction, and neither
+changes afterwards)."""
+PUSHED = (
+    "this seat is played by a push bot: the service calls it at its URL, and moves for it come from there only"
+)
 _POSITION = select(Game.ply, Game.status).where(Game.id == param("game_id"))
 _ACTIVE_SEATS = (
     select(Game.id, Game.ply, Game.game, Seat.seat)
@@ -174,7 +187,8 @@ class Moves:
             fail(404, f"no game {game_id}")
         kind, seats, status, move_timeout_ms = rows[0][0], rows[0][1], rows[0][2], rows[0][5]
         players = {row[3]: row[4] for row in rows if row[3] is not None}
-        info = GameInfo.of(game_id, kind, seats, players, move_timeout_ms)
+        pushed = frozenset(row[3] for row in rows if row[6] and move_timeout_ms is not None)
+        info = GameInfo.of(game_id, kind, seats, players, move_timeout_ms, pushed)
         started = status != "open"
         if started:
             self.caches.games.put(game_id, info)
@@ -222,6 +236,8 @@ class Moves:
             fail(403, f"you hold no seat in game {game_id}")
         if not started:
             fail(409, f"game {game_id} has not started: seats are still open")
+        if seat in info.pushed:
+            fail(409, PUSHED)
         for attempt in range(2):
             done = self._attempt(info, seat, action_id, expected_ply, language, fresh=attempt > 0)
             if done is not None:
