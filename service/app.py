@@ -10,7 +10,7 @@ from flask_smorest import Api
 from runtime.jobqueue import LocalQueue, RQQueue, job_function
 from runtime.settings import MAX_BODY_BYTES, Settings
 from runtime.wakeups import make_notifier
-from service import db, errors, ratelimits, swagger_ui, web, webhooks
+from service import db, errors, ratelimits, redoc, swagger_ui, web, webhooks
 from service.api import bots, decisions, games, health, players, standings, tournaments
 from service.bodylimit import BodyLimit
 from service.inputguard import InputGuard
@@ -31,6 +31,8 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
         OPENAPI_SWAGGER_UI_PATH="/docs",
         OPENAPI_SWAGGER_UI_URL=swagger_ui.URL,  # served by the app itself (service/swagger_ui.py): no CDN
         OPENAPI_SWAGGER_UI_CONFIG={"validatorUrl": None},  # no call to swagger.io's online validator either
+        OPENAPI_REDOC_PATH=redoc.PAGE,
+        OPENAPI_REDOC_URL=redoc.URL + redoc.SCRIPT,  # served by the app itself (service/redoc.py): no CDN
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         API_SPEC_OPTIONS={
             "info": {"description": "Play SORRY! games through HTTP: create games, take seats, poll, move."},
@@ -47,6 +49,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     db.init_app(app, settings.database_url)
     app.extensions["queue"] = make_queue(app, settings)
     swagger_ui.init_app(app)
+    redoc.init_app(app)
     web.init_app(app)  # the human-facing pages (`/`, standings, tournaments, games): not in the OpenAPI spec
     api = Api(app)
     app.extensions["api"] = api  # `sorry-arena openapi` writes api.spec
