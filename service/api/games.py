@@ -93,15 +93,23 @@ def language() -> str:
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
 
+VARY = "Authorization, Accept-Language"
+"""What an ETagged body depends on besides its URL: who asks (their seat's view) and the language of its texts."""
+
+
 def json_response(body: Any, tag: str | None = None) -> Response:
-    """``body`` (already shaped like its documented schema) as a JSON response, with an ETag if given."""
+    """``body`` (already shaped like its documented schema) as a JSON response, with an ETag (and ``Vary``) if
+    given."""
     response = Response(_encode(body), mimetype="application/json")
     if tag is not None:
         response.set_etag(tag)
+        response.headers["Vary"] = VARY
     return response
 
 
 def etag(*parts: Any) -> str:
+    """The ETag of a body made of ``parts``: every part must be something the body depends on, the caller's seat
+    (what it may see) among them."""
     return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:32]
 
 
@@ -110,6 +118,7 @@ def not_modified(tag: str) -> Response | None:
     if tag in request.if_none_match:
         response = Response(status=304)
         response.set_etag(tag)
+        response.headers["Vary"] = VARY
         return response
     return None
 
@@ -189,9 +198,11 @@ class GameResource(MethodView):
     def get(self, game_id: int) -> Any:
         """Show a game: the caller's seat view if it holds a seat, else the public view (ETag)"""
         player_id = auth.optional_player_id()
+        info, seat, _ = gameplay.moves().seat_in(game_id, player_id)
         game = gameplay.get_game(db.session(), game_id)
-        viewer = player_id if player_id is not None else "public"
-        tag = etag(request.path, game.id, game.ply, game.status, viewer, language())
+        # the body is the view of the caller's seat (every spectator's the same) over the game's seats and ply
+        viewer = "spectator" if seat is None else f"seat {seat}"
+        tag = etag(request.path, game.id, game.ply, game.status, viewer, sorted(info.seat_of.items()), language())
         return not_modified(tag) or json_response(GAME.dump(render(game, player_id)), tag)
 
 
