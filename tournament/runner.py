@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 import engine
 from botlink import moves
 from botlink.calls import BotConnection
+from engine.records import final_result
 from store import gamelog
 from store.models import Bot, Game, Tournament, TournamentGame, now
 from tournament import leases, results, standings
@@ -181,9 +182,16 @@ def ask_pull_bot(play: Play, seat: int) -> None:
     game_id = play.game.id
 
     def moved() -> bool:
+        """Whether the bot moved; or the tournament was cancelled (the cancellation wakes this wait), which the
+        ``holding.check`` after the wait raises."""
         current = play.session.scalar(select(Game.ply).where(Game.id == game_id))
         play.session.commit()
-        return current is not None and current > ply
+        if current is not None and current > ply:
+            return True
+        if leases.cancelled(play.session, play.scheduled.id):
+            play.holding.cancelled.set()
+            return True
+        return False
 
     # The timer starts after the position was saved (just above, by the API's move that ``moved`` saw, or at the
     # game's creation), so the deadline the games API shows (save time + timeout) never ends after it.
@@ -230,19 +238,11 @@ def check_health(session: Session, bot: Bot, connection: BotConnection, interval
 
 
 def outcome(play: Play) -> dict[str, Any]:
-    """Final ranks (1 best): the engine's among the seats still playing, every forfeiting seat tied last."""
-    result = engine.result(play.state)
-    playing = [seat for seat, player in enumerate(play.seats) if not player.forfeited]
-    keys = {seat: (result.ranks[seat] if result is not None else 1) for seat in playing}
-    ranks = [len(playing) + 1] * len(play.seats)
-    for seat in playing:
-        ranks[seat] = 1 + sum(keys[other] < keys[seat] for other in playing)
+    """Final ranks (1 best): the engine's among the seats still playing, every forfeiting seat tied last
+    (:func:`engine.records.final_result`, the rule a game record is checked by), with each seat's faults."""
     forfeited = [seat for seat, player in enumerate(play.seats) if player.forfeited]
-    reason = result.reason if result is not None and not forfeited else "forfeit" if forfeited else "win"
     return {
-        "ranks": ranks,
-        "reason": reason,
-        "forfeited": forfeited,
+        **final_result(engine.result(play.state), len(play.seats), forfeited),
         "faults": [player.faults for player in play.seats],
         "moves": play.ply,  # saved and pending: the last batch is saved after this
     }
@@ -275,14 +275,20 @@ def play_scheduled(
     """Play (or resume, or find done) one scheduled game, its lease kept by ``heartbeat`` meanwhile, its bots'
     answers told to ``stalls``. Returns what
     happened: ``finished`` (this call wrote the result), ``done`` (it was already), ``busy`` (another worker holds
-    it), ``missing``, ``stopped`` (this worker stops: the game was saved and its lease given back). Raises
-    ``LeaseLost`` when another worker took the game over while this one played it."""
+    it), ``missing``, ``stopped`` (this worker stops: the game was saved and its lease given back), ``cancelled``
+    (its tournament was cancelled, before or while it played: it stopped at its next step, writing nothing more).
+    Raises ``LeaseLost`` when another worker took the game over while this one played it."""
     if not leases.lease(session, scheduled_id, settings.worker, settings.lease_seconds):
         scheduled = session.get(TournamentGame, scheduled_id)
-        return "missing" if scheduled is None else "done" if scheduled.status == "done" else "busy"
+        if scheduled is None:
+            return "missing"
+        return scheduled.status if scheduled.status in ("done", "cancelled") else "busy"
     holding = heartbeat.hold(scheduled_id)
     try:
         return play_leased(session, scheduled_id, settings, notifier, holding, stalls)
+    except leases.Cancelled:
+        session.rollback()
+        return "cancelled"
     except Stopping:
         session.rollback()
         leases.release(session, scheduled_id, settings.worker)
