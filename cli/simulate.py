@@ -38,7 +38,7 @@ from cli.simulate_report import print_report
 from engine.bots import BOTS
 from engine.simulation import Summary, game_seed, play_game, seating
 
-SECRET_VARIABLE = "SORRY_ARENA_BOT_SECRET"
+SECRET_VARIABLE = "SORRY_ARENA_SECRET"
 MAX_GAMES = 10_000_000
 
 

@@ -47,7 +47,7 @@ def test_a_url_bot_plays_over_http(tmp_path: Path, random_bot: str) -> None:
         tmp_path,
         *("--bots", f"{random_bot},greedy", "--games", "4", "--players", "2", "--move-timeout-ms", "60000"),
         *("--replays", "games.jsonl"),
-        env={"SORRY_ARENA_BOT_SECRET": SECRET},
+        env={"SORRY_ARENA_SECRET": SECRET},
     )
     row = result["wins_by_bot"][random_bot]
     assert row["kind"] == "url" and row["games"] == 4 and row["faults"] == 0
@@ -68,7 +68,7 @@ def test_the_table_shows_a_url_bot(tmp_path: Path, random_bot: str) -> None:
 
 def test_a_wrong_secret_is_a_usage_error(tmp_path: Path, random_bot: str) -> None:
     err = usage_error(simulate(tmp_path, "--bots", f"{random_bot},greedy", "--secret", "t" * 40))
-    assert "HTTP 401" in err and "--secret or $SORRY_ARENA_BOT_SECRET" in err, err
+    assert "HTTP 401" in err and "--secret or $SORRY_ARENA_SECRET" in err, err
 
 
 def failing_moves(handler: Handler, request: Received) -> None:
