@@ -4,7 +4,7 @@ One place for what both runners of bot games share: the tournament workers (``to
 local runner of ``sorry-arena simulate`` (``cli/simulate_play.py``), so that a bot meets the same rules offline:
 
 - :func:`move_request`: the push protocol's ``move`` request (docs/bot-protocol.md), exactly what the bot's
-  ``choose`` receives;
+  ``choose`` receives; :func:`start_request` and :func:`end_request`, the game's ``start`` and ``end``;
 - :func:`ask` and :func:`judged`: the fault of an answer (``illegal``: anything but an offered id);
 - :class:`FaultCount`: the third fault in a row (:data:`engine.records.FAULTS_TO_FORFEIT`) forfeits the game
   for the seat; :func:`engine.records.final_result` then ranks it last.
@@ -46,6 +46,34 @@ def move_request(
         "deadline_ms": deadline_ms,
         "last_latency_ms": last_latency_ms,
     }
+
+
+def start_request(
+    game_id: int,
+    seat: int,
+    *,
+    tournament_id: int | None,
+    game: str,
+    settings: dict[str, Any],
+    seats: int,
+    players: Sequence[str],
+) -> dict[str, Any]:
+    """The ``start`` request of ``seat``: the game, its settings and who plays (``players``, by seat)."""
+    return {
+        "type": "start",
+        "game_id": game_id,
+        "seat": seat,
+        "tournament_id": tournament_id,
+        "game": game,
+        "settings": settings,
+        "seats": seats,
+        "players": list(players),
+    }
+
+
+def end_request(game_id: int, seat: int, result: dict[str, Any], forfeited: bool) -> dict[str, Any]:
+    """The ``end`` request of ``seat``: the game's result, and whether this seat forfeited."""
+    return {"type": "end", "game_id": game_id, "seat": seat, "result": result, "forfeited": forfeited}
 
 
 class Answer(NamedTuple):

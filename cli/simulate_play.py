@@ -17,19 +17,17 @@ from typing import Any
 
 import engine
 from botlink.calls import BotConnection
-from botlink.moves import FaultCount, ask, move_request
+from botlink.moves import FaultCount, ask, end_request, move_request, start_request
 from cli.simulate_bots import EngineBot, FileBot, Player, UrlBot
 from engine.records import final_result
 from engine.rng import derived_random
 from engine.simulation import GameRecord, Move, engine_choice
 
 
-def notify(
-    connections: dict[int, BotConnection], route: str, game_id: int, extra: Callable[[int], dict[str, Any]]
-) -> None:
-    """Tell each URL bot's seat that the game starts or ended (answers and faults do not matter)."""
+def notify(connections: dict[int, BotConnection], route: str, request: Callable[[int], dict[str, Any]]) -> None:
+    """Send each URL bot its seat's ``request`` (``start`` or ``end``); answers and faults do not matter."""
     for seat, connection in connections.items():
-        connection.call(route, {"type": route, "game_id": game_id, "seat": seat, **extra(seat)})
+        connection.call(route, request(seat))
 
 
 def play_game(
@@ -55,14 +53,15 @@ def play_game(
         notify(
             connections,
             "start",
-            game_id,
-            lambda seat: {
-                "tournament_id": None,
-                "game": game,
-                "settings": settings,
-                "seats": len(seats),
-                "players": names,
-            },
+            lambda seat: start_request(
+                game_id,
+                seat,
+                tournament_id=None,
+                game=game,
+                settings=settings,
+                seats=len(seats),
+                players=names,
+            ),
         )
         while not engine.is_over(state) and sum(not count.forfeited for count in counts) > 1:
             asked = engine.decision(state)
@@ -104,7 +103,7 @@ def play_game(
             moves.append((seat, action, latency, fault))
         forfeited = [seat for seat, count in enumerate(counts) if count.forfeited]
         result = final_result(engine.result(state), len(seats), forfeited)
-        notify(connections, "end", game_id, lambda seat: {"result": result, "forfeited": seat in forfeited})
+        notify(connections, "end", lambda seat: end_request(game_id, seat, result, seat in forfeited))
     finally:
         for connection in connections.values():
             connection.close()

@@ -251,12 +251,11 @@ def outcome(play: Play) -> dict[str, Any]:
 NOTIFIER_THREADS = ThreadPoolExecutor(4, thread_name_prefix="sorry-arena-notify")
 
 
-def notify_bots(play: Play, route: str, extra: Callable[[int], dict[str, Any]]) -> None:
-    """Tell every push bot, all at once, that the game starts or ended (answers and faults do not matter)."""
+def notify_bots(play: Play, route: str, request: Callable[[int], dict[str, Any]]) -> None:
+    """Send every push bot its seat's ``request`` (``start`` or ``end``), all at once; answers and faults do not
+    matter."""
     calls = [
-        NOTIFIER_THREADS.submit(
-            player.connection.call, route, {"type": route, "game_id": play.game.id, "seat": seat, **extra(seat)}
-        )
+        NOTIFIER_THREADS.submit(player.connection.call, route, request(seat))
         for seat, player in enumerate(play.seats)
         if player.connection is not None
     ]
@@ -363,13 +362,15 @@ def play_leased(
     notify_bots(
         play,
         "start",
-        lambda seat: {
-            "tournament_id": tournament.id,
-            "game": tournament.game,
-            "settings": tournament.settings,
-            "seats": tournament.table_size,
-            "players": names,
-        },
+        lambda seat: moves.start_request(
+            game.id,
+            seat,
+            tournament_id=tournament.id,
+            game=tournament.game,
+            settings=tournament.settings,
+            seats=tournament.table_size,
+            players=names,
+        ),
     )
     try:
         return play_to_the_end(play)
@@ -410,5 +411,5 @@ def play_to_the_end(play: Play) -> str:
     standings.refresh(session, tournament.id, tournament.game, tournament.variant, tournament.rated)
     results.complete(session, tournament)
     play.notifier.publish(game.id, play.saved.ply)
-    notify_bots(play, "end", lambda seat: {"result": result, "forfeited": seat in final["forfeited"]})
+    notify_bots(play, "end", lambda seat: moves.end_request(game.id, seat, result, seat in final["forfeited"]))
     return "finished" if written else "done"
