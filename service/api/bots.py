@@ -15,8 +15,7 @@ from typing import Any, NoReturn
 
 from flask import current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from botlink.calls import BotConnection
 from botlink.netguard import RefusedAddress, UnresolvableHost, check_url, parse_allowlist, resolve
@@ -30,6 +29,7 @@ from service.bot_schemas import (
     BotUpdateSchema,
 )
 from service.errors import ErrorSchema, fail
+from service.pagination import MAX_PAGE_SIZE, Blueprint, window
 from store.models import Bot, Player, now
 
 log = logging.getLogger(__name__)
@@ -177,10 +177,18 @@ class Bots(MethodView):
         return describe(bot, owner.id, secret=secret, token=token)
 
     @blp.response(200, BotListSchema)
-    def get(self) -> dict[str, Any]:
-        """List the active bots"""
+    @blp.paginate(page_size=50, max_page_size=MAX_PAGE_SIZE)
+    def get(self, pagination_parameters: Any) -> dict[str, Any]:
+        """List the active bots, oldest first (paginated: page, page_size; X-Pagination and Link headers)"""
         viewer = auth.optional_player()
-        bots = db.session().scalars(select(Bot).where(Bot.active.is_(True)).order_by(Bot.id))
+        session = db.session()
+        active = select(Bot).where(Bot.active.is_(True))
+        pagination_parameters.item_count = session.scalar(select(func.count()).select_from(active.subquery()))
+        found = window(pagination_parameters)
+        if found is None:
+            return {"bots": []}
+        offset, limit = found
+        bots = session.scalars(active.order_by(Bot.id).offset(offset).limit(limit))
         return {"bots": [describe(bot, viewer.id if viewer else None) for bot in bots]}
 
 

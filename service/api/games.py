@@ -18,7 +18,6 @@ from typing import Any
 
 from flask import Response, current_app, request
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from sqlalchemy import func, select
 
 import engine
@@ -29,6 +28,7 @@ from service import auth, db, gameplay, ratelimits
 from service.caches import GameInfo, Snapshot
 from service.errors import ErrorSchema, fail
 from service.inputguard import is_json
+from service.pagination import Blueprint
 from service.schemas import (
     MAX_ACTION,
     MAX_INT,
