@@ -38,9 +38,11 @@ def cards_html(game: str, cards: Sequence[str], language: str) -> Markup:
     return Markup(f'<ol class="cards">{items}</ol>')
 
 
-def _home(count: int, pawns: int) -> str:
+def _home(count: int, pawns: int, colour: str) -> str:
+    """A player's pawn cards, those at HOME filled in the player's colour."""
+    home = f" home {escape(colour)}" if colour else " home"
     icons = "".join(
-        f'<span class="pawn-card{" home" if index < count else ""}"></span>' for index in range(max(pawns, count))
+        f'<span class="pawn-card{home if index < count else ""}"></span>' for index in range(max(pawns, count))
     )
     return f'<span class="pawn-cards">{icons}</span> <span class="count">{count} / {pawns}</span>'
 
@@ -74,7 +76,7 @@ def card_table(
         asked = " asked" if decision.get("seat") == seat else ""
         cells = [
             f'<td><span class="swatch {escape(colour)}"></span> {escape(name)}</td>',
-            f'<td class="home">{_home(home, pawns)}</td>',
+            f'<td class="home">{_home(home, pawns, colour)}</td>',
             f'<td class="hand-size">{size}</td>',
         ]
         if hands is not None:

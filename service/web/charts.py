@@ -16,21 +16,18 @@ from service.web.messages import text
 
 WIDTH, HEIGHT = 780, 380
 LEFT, RIGHT, TOP, BOTTOM = 64, 200, 16, 52
-PALETTE = (
-    "#1f77b4",
-    "#d62728",
-    "#2ca02c",
-    "#ff7f0e",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#17becf",
-    "#7f7f7f",
-    "#bcbd22",
-    "#393b79",
-    "#637939",
-)
-MAX_LINES = len(PALETTE)
+PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8c6d1f")
+"""Okabe and Ito's colours, told apart by colour-blind readers too (their yellow darkened to show on white)."""
+DASHES = ("", "7 4", "2 3")
+"""Each colour solid, then dashed, then dotted: every line has a style of its own, drawn the same in the legend."""
+MAX_LINES = len(PALETTE) * len(DASHES)
+
+
+def line_style(index: int) -> tuple[str, str]:
+    """The colour and dash pattern of the ``index``-th line (no two lines of a chart share both)."""
+    return PALETTE[index % len(PALETTE)], DASHES[index // len(PALETTE) % len(DASHES)]
+
+
 LEGEND_CHARS = 20
 """Longer bot names are cut in the legend (the line's tooltip and the table keep them whole)."""
 INITIAL_RATING = 1500.0
@@ -115,19 +112,21 @@ def rating_chart(lines: Sequence[Line], games: int, language: str) -> Markup:
         f"{escape(text('chart.y', language))}</text>"
     )
     for index, line in enumerate(lines):
-        colour = PALETTE[index % len(PALETTE)]
+        colour, dashes = line_style(index)
+        dash = f' stroke-dasharray="{dashes}"' if dashes else ""
         name = escape(line.name)
         last = line.points[-1][1] if line.points else INITIAL_RATING
         points = " ".join(f"{_f(x_of(games_so_far))},{_f(y_of(rating))}" for games_so_far, rating in line.points)
         parts.append(
             f'<polyline class="rating-line" data-bot="{name}" data-rating="{last:.1f}" points="{points}" '
-            f'fill="none" stroke="{colour}" stroke-width="2"><title>{name}: {last:.0f}</title></polyline>'
+            f'fill="none" stroke="{colour}" stroke-width="2"{dash}><title>{name}: {last:.0f}</title></polyline>'
         )
-        legend_y = TOP + 8 + index * 20
+        legend_y = TOP + 4 + index * 14
         short = escape(line.name if len(line.name) <= LEGEND_CHARS else line.name[: LEGEND_CHARS - 1] + "…")
         parts.append(
-            f'<rect x="{WIDTH - RIGHT + 14}" y="{legend_y}" width="14" height="4" fill="{colour}"/>'
-            f'<text x="{WIDTH - RIGHT + 34}" y="{legend_y + 6}" font-size="12">{short} ({last:.0f})</text>'
+            f'<line x1="{WIDTH - RIGHT + 12}" x2="{WIDTH - RIGHT + 30}" y1="{legend_y + 2}" y2="{legend_y + 2}" '
+            f'stroke="{colour}" stroke-width="2"{dash}/>'
+            f'<text x="{WIDTH - RIGHT + 34}" y="{legend_y + 6}" font-size="11">{short} ({last:.0f})</text>'
         )
     parts.append("</svg>")
     return Markup("".join(parts))

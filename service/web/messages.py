@@ -102,8 +102,8 @@ PAGES: dict[str, dict[str, str]] = {
     "tournaments.title": {"en": "Tournaments", "fr": "Tournois"},
     "tournament.title": {"en": "Tournament {id}: {name}", "fr": "Tournoi {id} : {name}"},
     "tournament.about": {
-        "en": "{game}, {variant}; {seats} seats per game, {rounds} rounds, {timeout} ms per move; {rated}.",
-        "fr": "{game}, {variant}; {seats} sièges par partie, {rounds} rondes, {timeout} ms par coup; {rated}.",
+        "en": "{game}, {variant}; {seats} seats per game, {rounds}, {timeout} ms per move; {rated}.",
+        "fr": "{game}, {variant}; {seats} sièges par partie, {rounds}, {timeout} ms par coup; {rated}.",
     },
     "tournament.rated": {"en": "rated", "fr": "classé"},
     "tournament.unrated": {"en": "not rated", "fr": "non classé"},
@@ -229,11 +229,20 @@ PAGES: dict[str, dict[str, str]] = {
         "en": "The page could not be shown. The error is logged.",
         "fr": "La page n'a pas pu être affichée. L'erreur est consignée.",
     },
+    # counts: the ``.one`` form where the language says "1 round" (French: 0 and 1), else the other
+    "count.rounds": {"en": "{count} rounds", "fr": "{count} rondes"},
+    "count.rounds.one": {"en": "{count} round", "fr": "{count} ronde"},
     "what.game": {"en": "A game number", "fr": "Un numéro de partie"},
     "what.tournament": {"en": "A tournament number", "fr": "Un numéro de tournoi"},
     "what.step": {"en": "A step", "fr": "Une étape"},
     "what.page": {"en": "A page number", "fr": "Un numéro de page"},
 }
+
+
+def counted(key: str, count: int, language: str) -> str:
+    """``count`` things of ``key`` (``count.rounds``) in ``language``, singular where its grammar wants it."""
+    one = count == 1 or (language == "fr" and count == 0)
+    return text(f"{key}.one" if one else key, language, count=count)
 
 
 def text(key: str, language: str, **fields: Any) -> str:

@@ -10,7 +10,17 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from flask import Blueprint, Response, current_app, g, make_response, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    g,
+    make_response,
+    render_template,
+    request,
+    send_from_directory,
+    url_for,
+)
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
@@ -19,7 +29,7 @@ from engine import i18n
 from service import db
 from service.web import board_svg, card_table, charts, formatting, language, listings, pools, steps
 from service.web.errors import PageError, whole
-from service.web.messages import text
+from service.web.messages import counted, text
 from store.models import Game, Tournament
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/assets")
@@ -69,6 +79,7 @@ def helpers() -> dict[str, Any]:
         "languages": language.NAMES,
         "switch_url": switch_url,
         "t": lambda key, **fields: text(key, current, **fields),
+        "counted": lambda key, count: counted(key, count, current),
         "msg": lambda key, **fields: i18n.message(key, current, **fields),
         "game_name": lambda game: pools.game_name(game, current),
         "variant_name": lambda variant: pools.variant_name(variant, current),
@@ -107,6 +118,13 @@ def get_tournament(tournament_id: str) -> Tournament:
     if tournament is None:
         raise PageError(404, "error.no_tournament", id=number)
     return tournament
+
+
+@blp.get("/favicon.ico")
+def favicon() -> ResponseReturnValue:
+    """The site's icon where browsers and tools look for it without reading the pages' ``<link rel="icon">``."""
+    assert blp.static_folder is not None
+    return send_from_directory(blp.static_folder, "favicon.svg", mimetype="image/svg+xml", max_age=86400)
 
 
 @blp.get("/")

@@ -48,3 +48,15 @@ def test_names_are_escaped_and_words_are_french() -> None:
     html = str(card_table(view, ["<script>alert(1)</script>", "b", "c"], "fr"))
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "Pile de jeu" in html and "Pile de pige" in html
+
+
+def test_each_players_home_cards_are_in_that_players_colour() -> None:
+    _, view = view_after(0)
+    view = {**view, "home": [1, 2, 0]}
+    table = ET.fromstring(str(card_table(view, ["a", "b", "c"], "en")))
+    rows = [tr for tr in table.iter("tr") if tr.get("data-seat") is not None]
+    for seat, row in enumerate(rows):
+        filled = [span.get("class").split() for span in row.iter("span") if "home" in span.get("class", "").split()]
+        assert len(filled) == view["home"][seat]
+        assert all(classes[-1] == view["colours"][seat] for classes in filled)
+    assert len({tuple(view["colours"])}) == 1 and len(set(view["colours"])) == 3

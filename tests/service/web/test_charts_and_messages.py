@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from service.web.charts import MAX_LINES, Line, nice_step, rating_chart
-from service.web.messages import PAGES
+from service.web.charts import MAX_LINES, Line, line_style, nice_step, rating_chart
+from service.web.messages import PAGES, counted
 
 SVG = "{http://www.w3.org/2000/svg}"
 TEMPLATES = Path(__file__).resolve().parents[3] / "service" / "web" / "templates"
@@ -49,6 +49,17 @@ def test_at_most_max_lines_and_an_empty_pool_says_so() -> None:
     assert "Aucune partie classée" in str(rating_chart([], 0, "fr"))
 
 
+def test_no_two_lines_share_a_style_and_the_legend_draws_each() -> None:
+    lines = [Line(f"bot{n}", [(0, 1500.0), (5, 1500.0 + n)]) for n in range(MAX_LINES)]
+    svg = ET.fromstring(str(rating_chart(lines, 5, "en")))
+    drawn = [p for p in svg.iter(f"{SVG}polyline") if p.get("class") == "rating-line"]
+    styles = [(p.get("stroke"), p.get("stroke-dasharray")) for p in drawn]
+    assert len(set(styles)) == len(styles) == MAX_LINES >= 16
+    legend = [(key.get("stroke"), key.get("stroke-dasharray")) for key in svg.iter(f"{SVG}line") if key.get("x2")]
+    assert all(style in legend for style in styles)
+    assert all(line_style(n) == (p.get("stroke"), p.get("stroke-dasharray") or "") for n, p in enumerate(drawn))
+
+
 def fields(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
@@ -66,3 +77,17 @@ def test_every_key_the_templates_use_exists() -> None:
         used |= set(re.findall(r"""\bt\(\s*["']([a-z0-9_.\-]+)["']""", template.read_text()))
     assert used, "no t(...) found in the templates"
     assert sorted(used - set(PAGES)) == []
+
+
+@pytest.mark.parametrize(
+    ("count", "language", "shown"),
+    [
+        (1, "en", "1 round"),
+        (2, "en", "2 rounds"),
+        (0, "en", "0 rounds"),
+        (1, "fr", "1 ronde"),
+        (0, "fr", "0 ronde"),
+    ],
+)
+def test_counts_agree_with_their_number(count: int, language: str, shown: str) -> None:
+    assert counted("count.rounds", count, language) == shown

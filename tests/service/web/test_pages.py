@@ -51,7 +51,20 @@ def test_the_index_links_every_page_and_each_one_renders(app: Flask, client: Fla
         for path in sorted(found - {"/docs"}):
             if path.startswith("/"):
                 page(client, path)
-        assert "/" in links(page(client, f"/tournaments/{done['id']}"))
+        tournament_page = page(client, f"/tournaments/{done['id']}")
+        assert "/" in links(tournament_page)
+        about = tournament_page.split('class="about"')[1].split("</p>")[0]
+        assert (" 1 round, " in about or " 1 ronde, " in about) and "rounds" not in about and "rondes" not in about
+
+
+def test_the_site_has_an_icon(client: FlaskClient) -> None:
+    icons = elements(page(client, "/"), "link", rel="icon")
+    assert [icon["href"] for icon in icons] == ["/assets/favicon.svg"]
+    for path in ("/assets/favicon.svg", "/favicon.ico"):
+        answer = client.get(path)
+        assert (answer.status_code, answer.mimetype) == (200, "image/svg+xml"), path
+        assert answer.data.startswith(b"<svg")
+        answer.close()
 
 
 def test_the_standings_page_shows_the_api_ratings_and_a_line_per_bot(app: Flask, client: FlaskClient) -> None:
