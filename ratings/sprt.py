@@ -51,6 +51,9 @@ GAME_SCORES = (0.0, 0.5, 1.0)
 EMPTY_BIN = 1e-3
 """What a bin with no pair counts as in the LLR (fastchess's ``regularize``): every log stays finite."""
 Z_95 = 1.959963984540054
+MAX_NORMALIZED = 200.0
+"""The largest normalized Elo of a hypothesis: beyond it the constrained maximum of section 4.1 has no solution
+for many counts (a pair distribution on [0, 1] rarely has ``(mu - 1/2) / sigma`` above 0.8); use logistic Elo."""
 NORMALIZED_SCALE = 800.0 / math.log(10.0)
 """Normalized Elo per unit of ``t = (mu - 1/2) / sigma`` of a single game (fastchess's ``800 / ln 10``)."""
 
@@ -91,6 +94,14 @@ def support(counts: Sequence[int]) -> tuple[float, ...]:
     return PAIR_SCORES if len(counts) == 5 else GAME_SCORES
 
 
+def check_range(elo0: float, elo1: float, model: Model) -> None:
+    if model == "normalized" and max(abs(elo0), abs(elo1)) > MAX_NORMALIZED:
+        raise ValueError(
+            f"normalized Elo hypotheses lie within +-{MAX_NORMALIZED:g}, not {elo0:g} and {elo1:g} "
+            "(use the logistic model for larger differences)"
+        )
+
+
 def verdict(llr_value: float, lower: float, upper: float) -> Verdict:
     """``H1`` at or above ``upper``, ``H0`` at or below ``lower``, else ``continue``."""
     if llr_value >= upper:
@@ -123,6 +134,7 @@ def llr(counts: Sequence[int], elo0: float, elo1: float, model: Model = "normali
         raise ValueError(f"elo0 must be less than elo1, not {elo0} and {elo1}")
     if model not in MODELS:
         raise ValueError(f"the model is one of {', '.join(MODELS)}, not {model!r}")
+    check_range(elo0, elo1, model)
     if not sum(counts):
         return 0.0
     regular = [float(count) if count else EMPTY_BIN for count in counts]
@@ -204,6 +216,7 @@ class Sprt:
         check_errors(self.alpha, self.beta)
         if self.model not in MODELS:
             raise ValueError(f"the model is one of {', '.join(MODELS)}, not {self.model!r}")
+        check_range(self.elo0, self.elo1, self.model)
 
     @property
     def bounds(self) -> tuple[float, float]:

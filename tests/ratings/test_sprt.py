@@ -137,11 +137,24 @@ def test_pair_outcomes_from_ranks():
         ({"elo0": 0, "elo1": 5, "alpha": 0.6, "beta": 0.5}, "less than 1"),
         ({"elo0": 0, "elo1": 5, "model": "bayesian"}, "normalized, logistic"),
         ({"elo0": 0, "elo1": math.nan}, "elo0 must be less than elo1"),
+        ({"elo0": 0, "elo1": 250}, "within"),
     ],
 )
 def test_bad_settings_are_refused(kwargs: dict[str, object], message: str):
     with pytest.raises(ValueError, match=message):
         sprt.Sprt(**kwargs)  # type: ignore[arg-type]
+
+
+def test_normalized_hypotheses_up_to_200_always_have_an_llr():
+    """Section 4.1's constrained maximum is found for every count within +-200 normalized Elo (beyond, refused)."""
+    import random
+
+    generator = random.Random(2)
+    for elo in (-200, -100, 100, 200):
+        for _ in range(200):
+            counts = [generator.choice([0, 0, 1, 2, 5, 30, 300]) for _ in range(5)]
+            assert math.isfinite(sprt.llr(counts, elo - 1, elo) if elo > 0 else sprt.llr(counts, elo, elo + 1))
+    assert math.isfinite(sprt.llr([5, 1, 0, 0, 0], 0, 1000, "logistic"))
 
 
 def test_bad_counts_are_refused():
