@@ -87,7 +87,7 @@ def from_database(url: str, tournament_id: int) -> Iterator[bytes]:
                 for record in tournament_records(session, tournament_id):
                     yield (dumps(record) + "\n").encode()
             except SQLAlchemyError as error:
-                raise ExportError(f"cannot read {shown(url)}: {database_error(error)}") from None
+                raise ExportError(f"cannot read {shown(url)}: {' '.join(database_error(error).split())}") from None
     finally:
         engine.dispose()
 

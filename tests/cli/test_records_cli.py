@@ -128,6 +128,20 @@ def test_export_errors_are_one_line(played: Played, tmp_path: Path) -> None:
     assert list(folder.iterdir()) == []  # neither the file nor its partial download
 
 
+def test_export_from_a_database_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
+    unmigrated = sorry_arena("export", "--tournament", "1", "--database-url", f"sqlite:///{tmp_path / 'empty.db'}")
+    assert unmigrated.returncode == 1
+    assert (
+        unmigrated.stderr.startswith("sorry-arena export: cannot read sqlite:///")
+        and "no such table" in unmigrated.stderr
+    )
+    down = sorry_arena(
+        "export", "--tournament", "1", "--database-url", f"postgresql://x@127.0.0.1:{closed_port()}/x"
+    )
+    assert down.returncode == 1 and down.stderr.startswith("sorry-arena export: cannot read postgresql+psycopg://")
+    assert down.stderr.count("\n") == 1 and "Traceback" not in down.stderr
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
