@@ -9,12 +9,10 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
-
-from store.database import DEFAULT_DATABASE_URL, normalize_database_url
+if TYPE_CHECKING:  # SQLAlchemy is imported by the options that need it: sorry-arena simulate never loads it
+    from sqlalchemy.exc import SQLAlchemyError
 
 SECRET_OPTIONS = ("--token", "--secret")
 """Options whose values a usage error must not repeat (argparse quotes unrecognized arguments back)."""
@@ -112,6 +110,11 @@ port = bounded_int(1, 65535, "a port")
 
 def database_url(text: str) -> str:
     """A SQLAlchemy URL whose dialect and driver are installed (checked before anything connects)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    from store.database import normalize_database_url
+
     url = normalize_database_url(text.strip())
     try:
         make_url(url).get_dialect().import_dbapi()
@@ -128,6 +131,8 @@ def database_url(text: str) -> str:
 
 def shown(url: str) -> str:
     """The URL with its password hidden, for messages."""
+    from sqlalchemy.engine import make_url
+
     return make_url(url).render_as_string(hide_password=True)
 
 
@@ -137,6 +142,8 @@ def database_error(error: SQLAlchemyError) -> str:
 
 
 def add_database_url(parser: argparse.ArgumentParser) -> None:
+    from store.database import DEFAULT_DATABASE_URL
+
     parser.add_argument(
         "--database-url",
         type=database_url,
