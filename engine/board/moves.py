@@ -24,7 +24,7 @@ installs its precomputed outcome. Rule decisions (docs/rules.md) applied here:
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from engine.board.cards import CARD_ORDER
 from engine.board.geometry import (
@@ -33,6 +33,7 @@ from engine.board.geometry import (
     FORWARD,
     HOME,
     LOCATION_NAMES,
+    MAX_STEPS,
     PAWN_NAMES,
     PAWNS_PER_COLOUR,
     SAFETY,
@@ -45,11 +46,20 @@ from engine.board.state import BoardState
 from engine.types import Action, Json
 
 SLIDE_SQUARES = {triangle: frozenset(squares) for triangle, (_, _, squares) in SLIDES.items()}
+_OTHERS_TRIANGLES = tuple(
+    frozenset(triangle for triangle, (owner, _, _) in SLIDES.items() if owner != colour) for colour in range(4)
+)
+"""Per colour, the triangles that slide its pawns (those of the other colours' slides)."""
 _ZOBRIST = [
     [random.Random(f"zobrist:{colour}:{loc}").getrandbits(62) for loc in range(-2, HOME + 1)]
     for colour in range(4)
 ]
 """A random number per (colour, location): a position's key is the sum over its pawns, alike for alike pawns."""
+_STEP_NAMES = tuple(
+    tuple(f"{name}+{steps}" if steps > 0 else f"{name}{steps}" for steps in range(-4, MAX_STEPS + 1))
+    for name in PAWN_NAMES
+)
+"""``_STEP_NAMES[pawn][steps + 4]``: ``red0+5``, ``red0-4``: a part of an action id."""
 
 Part = tuple[int, int, int, int]
 """One pawn's part of a move: (pawn, steps (negative: backward; 0: placed), location before, location after)."""
@@ -57,24 +67,43 @@ Bump = tuple[int, int]
 """(pawn, the location it was bumped from)."""
 Slide = tuple[int, int, int]
 """(pawn, triangle, end)."""
+_NONE: tuple[()] = ()
 
 
 class Move(Action):
     """A candidate move: its id, parts, the pawn locations after it, and who was bumped or slid on the way."""
 
-    __slots__ = ("bumps", "card", "key", "kind", "parts", "pawns", "slides")
+    __slots__ = ("bumps", "card", "kind", "parts", "pawns", "slides")
 
-    def __init__(self, card: str, kind: str, move_id: str, pawns: list[int]) -> None:
+    def __init__(
+        self,
+        card: str,
+        kind: str,
+        move_id: str,
+        pawns: list[int],
+        parts: Sequence[Part] = _NONE,
+        bumps: Sequence[Bump] = _NONE,
+        slides: Sequence[Slide] = _NONE,
+    ) -> None:
         self.id = move_id
         self._description = None
         self.card = card
         self.kind = kind
         self.pawns = pawns
-        self.parts: list[Part] = []
-        self.bumps: list[Bump] = []
-        self.slides: list[Slide] = []
-        self.key = 0
+        self.parts = parts
+        self.bumps = bumps
+        self.slides = slides
+
+    def key(self) -> int:
         """The change of the position's key (see ``_ZOBRIST``): equal for moves that reach alike positions."""
+        key = 0
+        for pawn, _, before, after in self.parts:
+            table = _ZOBRIST[pawn >> 2]
+            key += table[after + 2] - table[before + 2]
+        for pawn, loc in self.bumps:
+            table = _ZOBRIST[pawn >> 2]
+            key += table[START + 2] - table[loc + 2]
+        return key
 
     def describe(self) -> Json:
         moves = [
@@ -127,35 +156,37 @@ def land(pawns: list[int], pawn: int, dest: int, bumps: list[Bump], slides: list
     return dest
 
 
-def _delta(colour: int, before: int, after: int) -> int:
-    table = _ZOBRIST[colour]
-    return table[after + 2] - table[before + 2]
-
-
-def _bumps_delta(bumps: list[Bump], first: int = 0) -> int:
-    return sum(_delta(pawn >> 2, loc, START) for pawn, loc in bumps[first:])
+def _simple(pawns: list[int], pawn: int, dest: int) -> bool:
+    """Whether ``pawn`` lands on ``dest`` with no bump or slide, legally: the common case, decided without a copy."""
+    if dest >= SAFETY:
+        if dest == HOME:
+            return True
+        base = pawn & ~3
+        return dest not in (pawns[base], pawns[base + 1], pawns[base + 2], pawns[base + 3])
+    return dest not in pawns and dest not in _OTHERS_TRIANGLES[pawn >> 2]
 
 
 def _single(state: BoardState, card: str, pawn: int, steps: int) -> Move | None:
     """``pawn`` moves ``steps`` squares (negative: backward)."""
-    loc = state.pawns[pawn]
+    pawns = state.pawns
+    loc = pawns[pawn]
     if loc < 0 or loc == HOME:
         return None
     dest = FORWARD[pawn >> 2][loc][steps] if steps > 0 else BACKWARD[pawn >> 2][loc][-steps]
     if dest is None:
         return None
-    if steps > 0:
-        move = Move(card, "forward", f"{card}:{PAWN_NAMES[pawn]}+{steps}", state.pawns.copy())
-    else:
-        move = Move(card, "backward", f"{card}:{PAWN_NAMES[pawn]}{steps}", state.pawns.copy())
-    final = land(move.pawns, pawn, dest, move.bumps, move.slides)
+    move_id = card + ":" + _STEP_NAMES[pawn][steps + 4]
+    kind = "forward" if steps > 0 else "backward"
+    after = pawns.copy()
+    if _simple(pawns, pawn, dest):
+        after[pawn] = dest
+        return Move(card, kind, move_id, after, ((pawn, steps, loc, dest),))
+    bumps: list[Bump] = []
+    slides: list[Slide] = []
+    final = land(after, pawn, dest, bumps, slides)
     if final is None:
         return None
-    move.parts.append((pawn, steps, loc, final))
-    move.key = (
-        _delta(pawn >> 2, loc, final) + _bumps_delta(move.bumps) if move.bumps else _delta(pawn >> 2, loc, final)
-    )
-    return move
+    return Move(card, kind, move_id, after, ((pawn, steps, loc, final),), bumps, slides)
 
 
 def _first_in_start(state: BoardState, colour: int) -> int | None:
@@ -171,35 +202,33 @@ def _start(state: BoardState, card: str, colour: int) -> Move | None:
     pawn = _first_in_start(state, colour)
     if pawn is None:
         return None
-    move = Move(card, "start", f"{card}:start:{COLOURS[colour]}", state.pawns.copy())
-    final = land(move.pawns, pawn, exit_square(colour), move.bumps, move.slides)
+    after = state.pawns.copy()
+    bumps: list[Bump] = []
+    slides: list[Slide] = []
+    final = land(after, pawn, exit_square(colour), bumps, slides)
     if final is None:
         return None
-    move.parts.append((pawn, 0, START, final))
-    move.key = _delta(colour, START, final) + _bumps_delta(move.bumps)
-    return move
+    return Move(card, "start", f"{card}:start:{COLOURS[colour]}", after, ((pawn, 0, START, final),), bumps, slides)
 
 
 def _place(state: BoardState, card: str, kind: str, move_id: str, pawn: int, target: int) -> Move | None:
     """``pawn`` takes ``target``'s square: SORRY! (target to START) or an 11 swap (target to pawn's square)."""
-    move = Move(card, kind, move_id, state.pawns.copy())
-    pawns = move.pawns
+    pawns = state.pawns.copy()
     here, there = pawns[pawn], pawns[target]
+    parts: list[Part] = []
+    bumps: list[Bump] = []
+    slides: list[Slide] = []
     if kind == "sorry":
-        move.bumps.append((target, there))
+        bumps.append((target, there))
         pawns[target] = START
     else:
         pawns[target] = here
-        move.parts.append((target, 0, there, here))
-    final = land(pawns, pawn, there, move.bumps, move.slides)
+        parts.append((target, 0, there, here))
+    final = land(pawns, pawn, there, bumps, slides)
     if final is None:
         return None
-    move.parts.insert(0, (pawn, 0, here, final))
-    move.key = _delta(pawn >> 2, here, final) + _bumps_delta(move.bumps)
-    if kind == "swap":
-        # the target's own move to ``here`` may have been undone by a slide's bump, recorded in the bumps
-        move.key += _delta(target >> 2, there, here)
-    return move
+    parts.insert(0, (pawn, 0, here, final))
+    return Move(card, kind, move_id, pawns, parts, bumps, slides)
 
 
 def _on_track(state: BoardState, colours: Iterable[int]) -> list[int]:
@@ -244,14 +273,76 @@ def _swaps(state: BoardState, card: str, seat: int) -> list[Move | None]:
     ]
 
 
-def _splits(state: BoardState, card: str, movers: list[int], max_parts: int) -> list[Move]:
+def _pairs(card: str, pawns: list[int], movers: list[int]) -> list[Move]:
+    """Every 7 split between two distinct pawns, in the order played: the first pawn 1 .. 6, the second the rest.
+
+    The same moves in the same order as :func:`_splits` with two parts, without its recursion: a part that
+    neither bumps nor slides (the common case) is checked without copying the pawns.
+    """
+    found: list[Move] = []
+    for first in movers:
+        loc = pawns[first]
+        row = FORWARD[first >> 2][loc]
+        first_names = _STEP_NAMES[first]
+        for steps in range(1, 7):
+            dest = row[steps]
+            if dest is None:
+                break  # further steps overshoot HOME too
+            after = pawns.copy()
+            bumps: list[Bump] = []
+            slides: list[Slide] = []
+            if _simple(pawns, first, dest):
+                after[first] = final = dest
+            else:
+                landed = land(after, first, dest, bumps, slides)
+                if landed is None:  # the part ends on a square held by its own colour
+                    continue
+                final = landed
+            part = (first, steps, loc, final)
+            prefix = card + ":" + first_names[steps + 4] + ","
+            rest = 7 - steps
+            for second in movers:
+                there = after[second]
+                if second == first or there < 0 or there == HOME:
+                    continue
+                goal = FORWARD[second >> 2][there][rest]
+                if goal is None:
+                    continue
+                move_id = prefix + _STEP_NAMES[second][rest + 4]
+                pawns_after = after.copy()
+                if _simple(after, second, goal):
+                    pawns_after[second] = goal
+                    found.append(
+                        Move(
+                            card, "split", move_id, pawns_after, (part, (second, rest, there, goal)), bumps, slides
+                        )
+                    )
+                    continue
+                more_bumps = bumps.copy()
+                more_slides = slides.copy()
+                end = land(pawns_after, second, goal, more_bumps, more_slides)
+                if end is None:
+                    continue
+                found.append(
+                    Move(
+                        card,
+                        "split",
+                        move_id,
+                        pawns_after,
+                        (part, (second, rest, there, end)),
+                        more_bumps,
+                        more_slides,
+                    )
+                )
+    return found
+
+
+def _splits(card: str, pawns: list[int], movers: list[int], max_parts: int) -> list[Move]:
     """Every way to split the 7 steps between 2 .. ``max_parts`` distinct pawns, in the order played."""
     found: list[Move] = []
     seen: set[tuple[object, ...]] = set()
 
-    def extend(
-        parts: list[Part], bumps: list[Bump], slides: list[Slide], pawns: list[int], rest: int, key: int
-    ) -> None:
+    def extend(parts: list[Part], bumps: list[Bump], slides: list[Slide], pawns: list[int], rest: int) -> None:
         used = [part[0] for part in parts]
         last_part = len(parts) + 1 == max_parts
         for pawn in movers:
@@ -270,21 +361,18 @@ def _splits(state: BoardState, card: str, movers: list[int], max_parts: int) -> 
                 if final is None:  # the part ends on a square held by its own colour
                     continue
                 new_parts = [*parts, (pawn, steps, loc, final)]
-                new_key = key + _delta(pawn >> 2, loc, final) + _bumps_delta(new_bumps, len(bumps))
                 if steps == rest:
-                    move = Move(card, "split", "", after)
-                    move.id = card + ":" + ",".join(f"{PAWN_NAMES[p]}+{n}" for p, n, _, _ in new_parts)
-                    move.parts, move.bumps, move.slides, move.key = new_parts, new_bumps, new_slides, new_key
-                    found.append(move)
+                    move_id = card + ":" + ",".join(_STEP_NAMES[p][n + 4] for p, n, _, _ in new_parts)
+                    found.append(Move(card, "split", move_id, after, new_parts, new_bumps, new_slides))
                     continue
                 if len(new_parts) + 1 < max_parts:
                     memo = (tuple(after), rest - steps, frozenset(used + [pawn]))
                     if memo in seen:
                         continue
                     seen.add(memo)
-                extend(new_parts, new_bumps, new_slides, after, rest - steps, new_key)
+                extend(new_parts, new_bumps, new_slides, after, rest - steps)
 
-    extend([], [], [], state.pawns, 7, 0)
+    extend([], [], [], pawns, 7)
     return found
 
 
@@ -307,13 +395,15 @@ def card_moves(state: BoardState, seat: int, card: str) -> list[Move]:
         if card == "10":
             candidates.extend(_single(state, card, pawn, -1) for pawn in movers)
         elif card == "7" and len(movers) >= 2:
-            two_pawns_only = state.variant != "team" or state.settings["edition"] == "1972"
-            candidates.extend(_splits(state, card, movers, 2 if two_pawns_only else 2 * PAWNS_PER_COLOUR))
+            if state.variant != "team" or state.settings["edition"] == "1972":
+                candidates.extend(_pairs(card, pawns, movers))
+            else:
+                candidates.extend(_splits(card, pawns, movers, 2 * PAWNS_PER_COLOUR))
         elif card == "11":
             swaps = _swaps(state, card, seat)
             candidates.extend(swaps)
             if any(swaps) and not any(forward):
-                candidates.append(Move(card, "pass", f"{card}:pass", state.pawns.copy()))
+                candidates.append(Move(card, "pass", f"{card}:pass", pawns.copy()))
     moves = [move for move in candidates if move is not None]
     if card == "7" or any(move.bumps or move.slides for move in moves):
         return _unique(state, moves)
@@ -342,7 +432,7 @@ def _unique(state: BoardState, moves: list[Move]) -> list[Move]:
     unique = []
     for move in moves:
         pawns = move.pawns
-        same = by_key.setdefault(move.key, [])
+        same = by_key.setdefault(move.key(), [])
         if any(_same_position(other.pawns, pawns, state.colours) for other in same):
             continue
         same.append(move)
