@@ -13,6 +13,7 @@ from alembic import context
 from sqlalchemy import create_engine, pool
 
 from store.database import DEFAULT_DATABASE_URL, normalize_database_url
+from store.migrate import render_item
 from store.models import Base  # the package: every table joins Base.metadata
 
 config = context.config
@@ -30,6 +31,7 @@ def run_offline() -> None:
         target_metadata=Base.metadata,
         literal_binds=True,
         render_as_batch=url.startswith("sqlite"),
+        render_item=render_item,
     )
     with context.begin_transaction():
         context.run_migrations()
@@ -43,6 +45,7 @@ def run_online() -> None:
                 connection=connection,
                 target_metadata=Base.metadata,
                 render_as_batch=connection.dialect.name == "sqlite",
+                render_item=render_item,
             )
             with context.begin_transaction():
                 context.run_migrations()
