@@ -68,6 +68,8 @@ Bump = tuple[int, int]
 Slide = tuple[int, int, int]
 """(pawn, triangle, end)."""
 _NONE: tuple[()] = ()
+_STEPS = {card: int(card) for card in CARD_ORDER if card.isdigit()}
+"""The forward count of each numbered card."""
 
 
 class Move(Action):
@@ -106,20 +108,32 @@ class Move(Action):
         return key
 
     def describe(self) -> Json:
-        moves = [
-            {"pawn": PAWN_NAMES[pawn], "from": LOCATION_NAMES[before], "to": LOCATION_NAMES[after], "steps": steps}
-            for pawn, steps, before, after in self.parts
-        ]
         return {
             "card": self.card,
             "kind": self.kind,
-            "moves": moves,
-            "bumps": [{"pawn": PAWN_NAMES[pawn], "from": LOCATION_NAMES[loc]} for pawn, loc in self.bumps],
+            "moves": [
+                {
+                    "pawn": PAWN_NAMES[pawn],
+                    "from": LOCATION_NAMES[before],
+                    "to": LOCATION_NAMES[after],
+                    "steps": steps,
+                }
+                for pawn, steps, before, after in self.parts
+            ],
+            "bumps": [{"pawn": PAWN_NAMES[pawn], "from": LOCATION_NAMES[loc]} for pawn, loc in self.bumps]
+            if self.bumps
+            else [],
             "slides": [
                 {"pawn": PAWN_NAMES[pawn], "from": LOCATION_NAMES[first], "to": LOCATION_NAMES[end]}
                 for pawn, first, end in self.slides
-            ],
+            ]
+            if self.slides
+            else [],
         }
+
+    def event(self, seat: int) -> Json:
+        """The public event of this move played by ``seat``: its id and its description."""
+        return {"type": "move", "to": None, "seat": seat, "action": self.id, **self.describe()}
 
 
 def land(pawns: list[int], pawn: int, dest: int, bumps: list[Bump], slides: list[Slide]) -> int | None:
@@ -166,27 +180,28 @@ def _simple(pawns: list[int], pawn: int, dest: int) -> bool:
     return dest not in pawns and dest not in _OTHERS_TRIANGLES[pawn >> 2]
 
 
-def _single(state: BoardState, card: str, pawn: int, steps: int) -> Move | None:
-    """``pawn`` moves ``steps`` squares (negative: backward)."""
-    pawns = state.pawns
-    loc = pawns[pawn]
-    if loc < 0 or loc == HOME:
-        return None
-    dest = FORWARD[pawn >> 2][loc][steps] if steps > 0 else BACKWARD[pawn >> 2][loc][-steps]
-    if dest is None:
-        return None
-    move_id = card + ":" + _STEP_NAMES[pawn][steps + 4]
+def _add_singles(moves: list[Move], pawns: list[int], card: str, movers: list[int], steps: int) -> None:
+    """Append the move of each of ``movers`` by ``steps`` squares (negative: backward) where it is legal."""
     kind = "forward" if steps > 0 else "backward"
-    after = pawns.copy()
-    if _simple(pawns, pawn, dest):
-        after[pawn] = dest
-        return Move(card, kind, move_id, after, ((pawn, steps, loc, dest),))
-    bumps: list[Bump] = []
-    slides: list[Slide] = []
-    final = land(after, pawn, dest, bumps, slides)
-    if final is None:
-        return None
-    return Move(card, kind, move_id, after, ((pawn, steps, loc, final),), bumps, slides)
+    table = FORWARD if steps > 0 else BACKWARD
+    count = steps if steps > 0 else -steps
+    prefix = card + ":"
+    for pawn in movers:
+        loc = pawns[pawn]
+        dest = table[pawn >> 2][loc][count]
+        if dest is None:
+            continue
+        move_id = prefix + _STEP_NAMES[pawn][steps + 4]
+        after = pawns.copy()
+        if _simple(pawns, pawn, dest):
+            after[pawn] = dest
+            moves.append(Move(card, kind, move_id, after, ((pawn, steps, loc, dest),)))
+            continue
+        bumps: list[Bump] = []
+        slides: list[Slide] = []
+        final = land(after, pawn, dest, bumps, slides)
+        if final is not None:
+            moves.append(Move(card, kind, move_id, after, ((pawn, steps, loc, final),), bumps, slides))
 
 
 def _first_in_start(state: BoardState, colour: int) -> int | None:
@@ -381,32 +396,36 @@ def card_moves(state: BoardState, seat: int, card: str) -> list[Move]:
     pawns = state.pawns
     movers = [pawn for pawn in state.movers[seat] if 0 <= pawns[pawn] < HOME]
     """The seat's pawns that may move: on the track or in a safety zone."""
-    candidates: list[Move | None] = []
-    if card in ("1", "2"):
-        candidates.extend(_start(state, card, colour) for colour in state.movable_colours(seat))
+    moves: list[Move] = []
+    if card == "1" or card == "2":
+        for colour in state.movable_colours(seat):
+            start = _start(state, card, colour)
+            if start is not None:
+                moves.append(start)
     if card == "sorry":
-        candidates.extend(_sorry(state, card, seat))
+        moves.extend(move for move in _sorry(state, card, seat) if move is not None)
     elif card == "4":
-        candidates.extend(_single(state, card, pawn, -4) for pawn in movers)
+        _add_singles(moves, pawns, card, movers, -4)
     else:
-        steps = int(card)
-        forward = [_single(state, card, pawn, steps) for pawn in movers]
-        candidates.extend(forward)
+        _add_singles(moves, pawns, card, movers, _STEPS[card])
         if card == "10":
-            candidates.extend(_single(state, card, pawn, -1) for pawn in movers)
-        elif card == "7" and len(movers) >= 2:
-            if state.variant != "team" or state.settings["edition"] == "1972":
-                candidates.extend(_pairs(card, pawns, movers))
-            else:
-                candidates.extend(_splits(card, pawns, movers, 2 * PAWNS_PER_COLOUR))
+            _add_singles(moves, pawns, card, movers, -1)
+        elif card == "7":
+            if len(movers) >= 2:
+                if state.variant != "team" or state.settings["edition"] == "1972":
+                    moves.extend(_pairs(card, pawns, movers))
+                else:
+                    moves.extend(_splits(card, pawns, movers, 2 * PAWNS_PER_COLOUR))
+            return _unique(state, moves)
         elif card == "11":
-            swaps = _swaps(state, card, seat)
-            candidates.extend(swaps)
-            if any(swaps) and not any(forward):
-                candidates.append(Move(card, "pass", f"{card}:pass", pawns.copy()))
-    moves = [move for move in candidates if move is not None]
-    if card == "7" or any(move.bumps or move.slides for move in moves):
-        return _unique(state, moves)
+            forward = bool(moves)
+            swaps = [move for move in _swaps(state, card, seat) if move is not None]
+            moves.extend(swaps)
+            if swaps and not forward:
+                moves.append(Move(card, "pass", f"{card}:pass", pawns.copy()))
+    for move in moves:
+        if move.bumps or move.slides:
+            return _unique(state, moves)
     # Without bumps or slides, moves of single pawns (or a start, a swap, a SORRY!) cannot reach one position:
     # each changes a different pawn, or the same pawn to a different square, and no pawn lands on its own colour.
     return moves
@@ -430,12 +449,16 @@ def _unique(state: BoardState, moves: list[Move]) -> list[Move]:
         return moves
     by_key: dict[int, list[Move]] = {}
     unique = []
+    colours = state.colours
     for move in moves:
-        pawns = move.pawns
-        same = by_key.setdefault(move.key(), [])
-        if any(_same_position(other.pawns, pawns, state.colours) for other in same):
+        key = move.key()
+        same = by_key.get(key)
+        if same is None:
+            by_key[key] = [move]
+        elif any(_same_position(other.pawns, move.pawns, colours) for other in same):
             continue
-        same.append(move)
+        else:
+            same.append(move)
         unique.append(move)
     return unique
 

@@ -83,7 +83,7 @@ def advance(state: BoardState, events: list[Event]) -> None:
             events.append({"type": "draw", "to": None, "seat": state.seat, "card": state.card})
         moves = compute_moves(state)
         if moves:
-            state._actions = list(moves)
+            state._actions = moves  # a new list each time: the state owns it
             return
         card = state.card
         assert card is not None  # points variant always has a discard move
@@ -121,7 +121,7 @@ def play(state: BoardState, action: Action) -> list[Event]:
     assert isinstance(action, Move)
     move = action
     seat = state.seat
-    events: list[Event] = [{"type": "move", "to": None, "seat": seat, "action": move.id, **move.describe()}]
+    events: list[Event] = [move.event(seat)]
     state.ply += 1
     state._actions = None
     state.pawns = list(move.pawns)
@@ -130,9 +130,12 @@ def play(state: BoardState, action: Action) -> list[Event]:
         state.hands[seat].remove(move.card)
     else:
         state.card = None
-    if any(part[3] == HOME for part in move.parts) and scoring.has_won(state, seat):
-        _finish(state, seat, events)
-        return events
+    for part in move.parts:
+        if part[3] == HOME:
+            if scoring.has_won(state, seat):
+                _finish(state, seat, events)
+                return events
+            break
     if state.variant == "points":
         _refill(state, seat, events)
     if move.card != "2" or move.kind == "discard":
