@@ -14,7 +14,7 @@ when a player (a team) has every pawn HOME, or when the turn cap is reached.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from engine.board import scoring
 from engine.board.cards import full_deck
@@ -83,7 +83,7 @@ def advance(state: BoardState, events: list[Event]) -> None:
             events.append({"type": "draw", "to": None, "seat": state.seat, "card": state.card})
         moves = compute_moves(state)
         if moves:
-            state._actions = moves  # a new list each time: the state owns it
+            state._actions = cast("list[Action]", moves)  # a new list each time: the state owns it
             return
         card = state.card
         assert card is not None  # points variant always has a discard move
