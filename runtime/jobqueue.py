@@ -21,6 +21,7 @@ from typing import Any
 QUEUE_NAME = "sorry-arena"
 GAME_JOB = "tournament.jobs.play_game"
 START_JOB = "tournament.jobs.start_tournament"
+CANCELLED_JOB = "tournament.jobs.cancelled"
 GAME_TIMEOUT = 4 * 3600
 """An RQ job that plays its game itself has a generous time limit; the lease, not this, detects a dead worker."""
 

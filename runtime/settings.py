@@ -25,6 +25,21 @@
   - ``SORRY_ARENA_LIMIT_MOVES``: ``POST /api/v1/games/{id}/actions`` per account (default ``300/second``), far above
     what a pull bot playing many games at once submits (each of ``benchmarks/api.py``'s, in 32 games: ~50/s).
 
+- Quotas per account (``service/api/tournaments.py``; the operator has none), each a whole number; a request over
+  one is refused, saying which quota (its variable) and its value:
+
+  - ``SORRY_ARENA_QUOTA_GAMES``: games in one tournament (one run) (default 1000); over it, a 422.
+  - ``SORRY_ARENA_QUOTA_QUEUED``: games an account's scheduled and running tournaments may have left to play, the
+    new tournament's included (default 2000); over it, a 429 until some are played or cancelled.
+  - ``SORRY_ARENA_QUOTA_TOURNAMENTS``: an account's scheduled and running tournaments (a repeating one counts while
+    runs are to come) (default 5); over it, a 429.
+  - ``SORRY_ARENA_QUOTA_REPEATS``: the runs of a repeating tournament (``repeat_times``) (default 100); a 422.
+
+- ``SORRY_ARENA_OPERATOR_TOKEN``: the operator's bearer token (at least 32 characters; unset: no operator). The
+  operator may make official tournaments with any bots, is held to no quota, and may cancel any tournament.
+- ``SORRY_ARENA_FEED_WINDOW``: how many games of each account wait in the job queue at most (default 8): games go
+  to the queue a few at a time per account, round-robin across accounts and their tournaments
+  (``tournament/feed.py``), so that one account's big tournament cannot starve another's.
 - Request bodies above ``MAX_BODY_BYTES`` (64 KiB) are refused with a 413, also when sent without a Content-Length
   (chunked) (``service/bodylimit.py``).
 """
@@ -46,6 +61,14 @@ MAX_BODY_BYTES = 64 * 1024
 DEFAULT_LIMIT_ACCOUNTS = "20/minute"
 DEFAULT_LIMIT_BOTS = "30/hour"
 DEFAULT_LIMIT_MOVES = "300/second"
+DEFAULT_QUOTA_GAMES = 1000
+DEFAULT_QUOTA_QUEUED = 2000
+DEFAULT_QUOTA_TOURNAMENTS = 5
+DEFAULT_QUOTA_REPEATS = 100
+DEFAULT_FEED_WINDOW = 8
+MAX_GAMES = 100_000
+"""The most games of one tournament whatever the quota (``tournament.schedule.MAX_GAMES`` is the same)."""
+MIN_OPERATOR_TOKEN = 32
 RATE_FORMS = "a rate such as '100/second', '20 per minute' or '5/2 minutes' (several separated by ';'), or 'off'"
 
 
@@ -63,6 +86,12 @@ class Settings:
     limit_accounts: str = DEFAULT_LIMIT_ACCOUNTS
     limit_bots: str = DEFAULT_LIMIT_BOTS
     limit_moves: str = DEFAULT_LIMIT_MOVES
+    quota_games: int = DEFAULT_QUOTA_GAMES
+    quota_queued: int = DEFAULT_QUOTA_QUEUED
+    quota_tournaments: int = DEFAULT_QUOTA_TOURNAMENTS
+    quota_repeats: int = DEFAULT_QUOTA_REPEATS
+    operator_token: str | None = None
+    feed_window: int = DEFAULT_FEED_WINDOW
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -81,6 +110,12 @@ class Settings:
             limit_accounts=rate(env, "SORRY_ARENA_LIMIT_ACCOUNTS", DEFAULT_LIMIT_ACCOUNTS),
             limit_bots=rate(env, "SORRY_ARENA_LIMIT_BOTS", DEFAULT_LIMIT_BOTS),
             limit_moves=rate(env, "SORRY_ARENA_LIMIT_MOVES", DEFAULT_LIMIT_MOVES),
+            quota_games=count(env, "SORRY_ARENA_QUOTA_GAMES", DEFAULT_QUOTA_GAMES, 1, MAX_GAMES),
+            quota_queued=count(env, "SORRY_ARENA_QUOTA_QUEUED", DEFAULT_QUOTA_QUEUED, 1, 10 * MAX_GAMES),
+            quota_tournaments=count(env, "SORRY_ARENA_QUOTA_TOURNAMENTS", DEFAULT_QUOTA_TOURNAMENTS, 1, 10_000),
+            quota_repeats=count(env, "SORRY_ARENA_QUOTA_REPEATS", DEFAULT_QUOTA_REPEATS, 2, 10_000),
+            operator_token=operator_token(env, "SORRY_ARENA_OPERATOR_TOKEN"),
+            feed_window=count(env, "SORRY_ARENA_FEED_WINDOW", DEFAULT_FEED_WINDOW, 1, 1000),
         )
 
 
@@ -110,6 +145,20 @@ def count(env: Mapping[str, str], name: str, default: int, low: int, high: int) 
     if not low <= value <= high:
         raise ValueError(f"{name} must be from {low} to {high}, not {text!r}")
     return value
+
+
+def operator_token(env: Mapping[str, str], name: str) -> str | None:
+    """The operator's token, or ``None`` when unset; a ValueError naming the variable for one too short to be
+    secret, or with spaces or control characters (a bearer token is one printable word)."""
+    text = (env.get(name) or "").strip()
+    if not text:
+        return None
+    if len(text) < MIN_OPERATOR_TOKEN or not text.isprintable() or any(char.isspace() for char in text):
+        raise ValueError(
+            f"{name} must be one word of at least {MIN_OPERATOR_TOKEN} printable characters "
+            "(e.g. the output of `openssl rand -hex 32`)"
+        )
+    return text
 
 
 def rate(env: Mapping[str, str], name: str, default: str) -> str:

@@ -3,15 +3,20 @@
 Tokens carry 256 random bits, so a plain hash is enough (no password stretching), and a lookup by hash compares no
 secret byte by byte in Python. A missing or unknown token is a 401. A token never changes hands, so each process
 remembers the player of every token it has seen (``service/caches.py``); unknown tokens are not remembered.
+
+The operator's token (``SORRY_ARENA_OPERATOR_TOKEN``) is a player's token too: its account (named ``operator``)
+is made the first time the token is used, and :func:`is_operator` tells the requests that carry it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 
 from flask import current_app, g, request
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from service import db
 from service.caches import Caches
@@ -50,11 +55,43 @@ def optional_player_id() -> int | None:
         player_id = caches.players.get(digest)
         if player_id is None:
             player_id = db.lane().scalar(_PLAYER_BY_HASH, {"token_hash": digest})
+            operator = operator_digest()
+            if player_id is None and operator is not None and hmac.compare_digest(digest, operator):
+                player_id = operator_account(digest)
             if player_id is None:
                 fail(401, "unknown token")
             caches.players.put(digest, player_id)
     g.player_id = player_id
     return player_id
+
+
+def operator_digest() -> str | None:
+    """The hash of the operator's token, ``None`` when there is no operator."""
+    token: str | None = current_app.extensions["settings"].operator_token
+    return None if token is None else token_hash(token)
+
+
+def operator_account(digest: str) -> int:
+    """The operator's account, made on the first use of its token (two requests at once: one insert wins)."""
+    session = db.session()
+    try:
+        session.add(Player(name="operator", token_hash=digest))
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+    player_id: int | None = db.lane().scalar(_PLAYER_BY_HASH, {"token_hash": digest})
+    assert player_id is not None
+    return player_id
+
+
+def is_operator() -> bool:
+    """Whether the request carries the operator's token."""
+    digest = operator_digest()
+    if digest is None:
+        return False
+    header = request.environ.get("HTTP_AUTHORIZATION") or ""
+    scheme, _, token = header.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(token_hash(token.strip()), digest)
 
 
 def required_player_id() -> int:

@@ -30,6 +30,13 @@ class BotCreateSchema(Schema):
         validate=[validate.Length(min=32, max=128), PRINTABLE],
         metadata={"description": "the HMAC key for signed requests to the bot; default: a new random one"},
     )
+    open_to_others = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "true: other accounts may enter the bot into their tournaments (each game calls it and "
+            "moves its rating); false (the default): only its owner's tournaments and the operator's official ones"
+        },
+    )
 
 
 class BotUpdateSchema(Schema):
@@ -37,6 +44,12 @@ class BotUpdateSchema(Schema):
     url = Text(allow_none=True, validate=validate.Length(max=2048))
     games = fields.List(Text(validate=validate.OneOf(GAMES)), validate=validate.Length(min=1, max=2))
     rotate_secret = fields.Boolean(metadata={"description": "true: a new secret, returned in this response only"})
+    open_to_others = fields.Boolean(
+        metadata={
+            "description": "true: other accounts may enter the bot into their tournaments (each game calls it and "
+            "moves its rating); false (the default): only its owner's tournaments and the operator's official ones"
+        },
+    )
 
 
 class BotSchema(Schema):
@@ -55,6 +68,9 @@ class BotSchema(Schema):
         metadata={
             "description": "true after 3 failed health checks in a row, until 2 pass: it forfeits new games"
         },
+    )
+    open_to_others = fields.Boolean(
+        required=True, metadata={"description": "whether other accounts may enter it into their tournaments"}
     )
     failed_checks = fields.Integer(required=True)
     passed_checks = fields.Integer(required=True)

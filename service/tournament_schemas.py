@@ -101,9 +101,24 @@ class TournamentSchema(Schema):
         allow_none=True,
         metadata={"description": "null until every game it decides is over (each game's deal derives from it)"},
     )
+    seed_salt = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the server's secret that every game seed hashes in with the seed (so a guessed seed "
+            "gives no deal away); null until the tournament is done, then shown to check the game seeds"
+        },
+    )
     move_timeout_ms = fields.Integer(required=True)
     rated = fields.Boolean(required=True)
-    status = fields.String(required=True, metadata={"description": "scheduled, running or done"})
+    official = fields.Boolean(required=True, metadata={"description": "made by the operator: it may seat any bot"})
+    status = fields.String(
+        required=True,
+        metadata={
+            "description": "scheduled, running, done or cancelled (by its owner or the operator: its games left "
+            "unplayed, its results out of the rating pools, its later runs never started)"
+        },
+    )
     run = fields.Integer(required=True)
     parent_id = fields.Integer(allow_none=True)
     start_at = fields.DateTime(allow_none=True)
@@ -125,7 +140,7 @@ class TournamentListSchema(Schema):
 
 
 class TournamentListQuerySchema(Schema):
-    status = Text(validate=validate.OneOf(["scheduled", "running", "done"]))
+    status = Text(validate=validate.OneOf(["scheduled", "running", "done", "cancelled"]))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
     offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
 

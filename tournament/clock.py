@@ -1,4 +1,6 @@
-"""A worker's clock: every second it starts the tournament runs that are due (``jobs.start_overdue``).
+"""A worker's clock: every second it starts the tournament runs that are due (``jobs.start_overdue``) and tops the
+queue up with the next games of every account's turn (``jobs.feed_games``), so that every worker's slots find
+games although each account has only a few in the queue at once.
 
 Start times and repeats are kept here rather than in RQ's scheduler: every worker runs a clock, starting a run is
 idempotent (``tournament.runs``), and each run is due at its planned time (the first run's start plus a whole
@@ -36,6 +38,7 @@ class Clock:
         """Start the runs due now; the runs started."""
         try:
             started = jobs.start_overdue(self.ctx)
+            jobs.feed_games(self.ctx)
         except (SQLAlchemyError, RedisError) as error:  # the database or Redis restarts: the next tick tries again
             if not self._failing:
                 log.warning("the clock waits: %s", str(error).splitlines()[0])

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from botlink.netguard import parse_allowlist
 from runtime.jobqueue import LocalQueue, RQQueue
-from runtime.settings import Settings
+from runtime.settings import DEFAULT_FEED_WINDOW, Settings
 from runtime.wakeups import make_notifier
 from store.database import make_engine, sessions
 from tournament.heartbeat import Heartbeat
@@ -48,6 +48,8 @@ class Context:
     bot's games beyond its share of the slots: ``tournament.stalls``)."""
     stopping: threading.Event = field(default_factory=threading.Event)
     """Set when the process stops: games waiting for the database give up."""
+    feed_window: int = DEFAULT_FEED_WINDOW
+    """The most games of one account waiting in the queue at once (``tournament.feed``)."""
 
 
 _context: Context | None = None
@@ -107,7 +109,7 @@ def build(
     runner = runner_settings(settings, name)
     heartbeat = Heartbeat(made, runner.worker, runner.lease_seconds)
     stalls = Stalls(stall_cap(slots.count if slots is not None else 1))
-    return Context(made, notifier, queue, runner, heartbeat, slots, stalls)
+    return Context(made, notifier, queue, runner, heartbeat, slots, stalls, feed_window=settings.feed_window)
 
 
 def from_env(name: str | None = None, slots: Slots | None = None) -> Context:

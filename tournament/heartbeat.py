@@ -6,7 +6,9 @@ the process plays, every ``lease / 4`` seconds, whatever the games are doing. A 
 this worker's (the process stalled past its lease, and another worker took the game over) marks the game ``lost``:
 its runner stops at its next step (``Holding.check``) and writes nothing; the game log's ply guard would refuse its
 writes anyway. A database that fails meanwhile only delays the renewals; once it is back they go on, and a game whose
-lease ran out in between is only lost if another worker took it.
+lease ran out in between is only lost if another worker took it. A renewal that finds the game cancelled (its
+tournament was: ``service/cancellation.py`` drops the leases) marks it ``cancelled``: its runner stops at its next
+step, writes nothing more and frees its slot.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from store.models import TournamentGame
-from tournament.leases import LeaseLost, renew
+from tournament.leases import Cancelled, LeaseLost, renew
 
 log = logging.getLogger(__name__)
 
@@ -38,14 +40,18 @@ class Stopping(Exception):
 
 @dataclass
 class Holding:
-    """A game this process plays: set ``lost`` when another worker holds it now, ``stop`` when the process stops."""
+    """A game this process plays: set ``lost`` when another worker holds it now, ``cancelled`` when its tournament
+    was cancelled, ``stop`` when the process stops."""
 
     scheduled_id: int
     lost: threading.Event = field(default_factory=threading.Event)
     stop: threading.Event = field(default_factory=threading.Event)
+    cancelled: threading.Event = field(default_factory=threading.Event)
 
     def check(self) -> None:
-        """Raise when the game must stop now: ``LeaseLost`` (written nothing more), ``Stopping``."""
+        """Raise when the game must stop now: ``LeaseLost`` or ``Cancelled`` (written nothing more), ``Stopping``."""
+        if self.cancelled.is_set():
+            raise Cancelled(f"scheduled game {self.scheduled_id}: its tournament was cancelled")
         if self.lost.is_set():
             raise LeaseLost(f"scheduled game {self.scheduled_id}: another worker took it over")
         if self.stop.is_set():
@@ -108,6 +114,9 @@ class Heartbeat:
                     try:
                         renew(session, holding.scheduled_id, self.worker, self.lease_seconds)
                         session.commit()
+                    except Cancelled as stopped:
+                        log.info("%s: it stops at its next step", stopped)
+                        holding.cancelled.set()
                     except LeaseLost as lost:
                         if finished(session, holding.scheduled_id):
                             continue  # its result was just written: the runner is letting go of it

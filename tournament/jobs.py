@@ -1,6 +1,8 @@
 """The RQ jobs, named by dotted path (``tournament.jobs.play_game``): they take ids and open their own session.
 
-- ``start_tournament``: lays out a tournament's schedule and enqueues its games, when the tournament starts now;
+- ``start_tournament``: lays out a tournament's schedule and feeds its first games to the queue, when the tournament
+  starts now (games go to the queue a few at a time per account, round-robin: :func:`feed`, ``tournament.feed``;
+  every game's end, the clock and the maintenance top the queue up);
   the runs due later (a start time, repeats) are started by the clock of every worker (:func:`start_overdue`,
   ``tournament.clock``), at their planned times, each once however many workers try (``runs``).
 - ``play_game``: plays one scheduled game to its end, or resumes it, or returns at once if it is done or another
@@ -12,8 +14,10 @@
   (their lease ran out) or stopped (it gave the lease back), and the pending ones whose job Redis lost (it
   restarted empty); starts the runs due that have not started; and completes the tournaments whose last game's
   worker failed before it refreshed the standings. Run by the workers' maintenance: the database, not Redis, is the
-  record of what is left to play.
+  record of what is left to play (a game not fed yet is no lost job: it waits for its turn).
 - ``maintain_embedded``: the same for the embedded queue (no Redis), on a thread of the service.
+- ``cancelled``: after a tournament was cancelled (``service/cancellation.py``), refits its rating pool without it
+  and feeds the other accounts' games into the room it left.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from redis.exceptions import LockError
+from redis.exceptions import LockError, RedisError
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.utils import utcparse
@@ -33,7 +37,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlch
 
 from runtime.jobqueue import GAME_JOB
 from store.models import Tournament, TournamentGame, now
-from tournament import context, leases, results, runner, runs, standings
+from tournament import context, feed, leases, results, runner, runs, standings
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +114,7 @@ def play(ctx: context.Context, scheduled_id: int) -> str:
                 )
         except leases.LeaseLost as lost:
             log.warning("%s", lost)
+            top_up(ctx)
             return "lost"
         except DBAPIError as error:
             if not database_down(error):
@@ -129,6 +134,7 @@ def play(ctx: context.Context, scheduled_id: int) -> str:
                 time.monotonic() - waiting_since,
             )
         log.info("scheduled game %s: %s", scheduled_id, outcome)
+        top_up(ctx)  # a game ended (or was found done or cancelled): the next game of its account's turn goes in
         return outcome
 
 
@@ -155,25 +161,47 @@ def start_tournament(tournament_id: int) -> int:
 
 def start_runs(ctx: context.Context, tournament_id: int, moment: datetime) -> list[int]:
     """Start the tournament's runs due at ``moment`` that have not started (``runs.start_due``: each once, whoever
-    else tries), then enqueue their games; the runs started."""
+    else tries), then feed the queue (their first games, in their account's turn); the runs started."""
     with ctx.sessions() as session:
         tournament = session.get(Tournament, tournament_id)
         if tournament is None:
             return []
         started = runs.start_due(session, tournament, moment)
-        if not started:
-            return []
-        scheduled = list(
-            session.scalars(
-                select(TournamentGame.id)
-                .where(TournamentGame.tournament_id.in_(started))
-                .order_by(TournamentGame.tournament_id, TournamentGame.number)
-            )
-        )
-    # a game whose job is not enqueued (Redis fails now) is pending without a job: the recovery enqueues it
-    for scheduled_id in scheduled:
-        ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=game_job_id(scheduled_id, 0))
+    if started:
+        feed_games(ctx)
     return started
+
+
+def feed_games(ctx: context.Context) -> list[int]:
+    """Top every account's games waiting in the queue up to the window (``tournament.feed``), enqueueing them in
+    their round-robin order; the games enqueued. A game marked fed whose job is not enqueued (Redis fails now) is
+    pending without a job: the recovery enqueues it."""
+    with ctx.sessions() as session:
+        fed = feed.take(session, ctx.feed_window)
+    for scheduled_id in fed:
+        ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=game_job_id(scheduled_id, 0))
+    return fed
+
+
+def top_up(ctx: context.Context) -> None:
+    """:func:`feed_games`, where a failure only delays the feeding: the clock and the maintenance feed again."""
+    try:
+        feed_games(ctx)
+    except (SQLAlchemyError, RedisError) as error:
+        log.warning("games not fed now (the next tick feeds them): %s", str(error).splitlines()[0])
+
+
+def cancelled(tournament_id: int) -> str:
+    """After a cancellation: refit the tournament's rating pool without it, and feed the room it left."""
+    ctx = context.get()
+    with ctx.sessions() as session:
+        tournament = session.get(Tournament, tournament_id)
+        if tournament is None:
+            return "missing"
+        if tournament.rated:
+            standings.refresh_pool(session, tournament.game, tournament.variant)
+    feed_games(ctx)
+    return "refitted"
 
 
 def recover() -> list[int]:
@@ -210,8 +238,9 @@ def live(status: bytes | None, started_at: bytes | None, stale: datetime) -> boo
 
 
 def recover_locked(ctx: context.Context, connection: Any) -> list[int]:
-    enqueued = recover_games(ctx, connection)
+    enqueued = recover_games(ctx, connection)  # at the front of the queue, before the games fed below
     start_overdue(ctx)
+    feed_games(ctx)
     return enqueued
 
 
@@ -233,9 +262,9 @@ def start_overdue(ctx: context.Context, moment: datetime | None = None) -> list[
 
 
 def maintain_embedded() -> list[int]:
-    """The embedded queue's maintenance (no Redis, no worker): start the runs due, and enqueue every game that needs
-    a job and is not already this process's (a game left by a killed process once its lease ran out; every pending
-    game at start-up). Returns the games enqueued."""
+    """The embedded queue's maintenance (no Redis, no worker): start the runs due, enqueue (at the front) every game
+    fed that needs a job and is not already this process's (a game left by a killed process once its lease ran
+    out; every pending game fed at start-up), then feed the queue. Returns the games enqueued again."""
     ctx = context.get()
     start_overdue(ctx)
     held = {holding.scheduled_id for holding in ctx.heartbeat.held()}
@@ -249,6 +278,7 @@ def maintain_embedded() -> list[int]:
     for scheduled_id, attempts in wanted:
         if ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=game_job_id(scheduled_id, attempts), at_front=True):
             enqueued.append(scheduled_id)
+    feed_games(ctx)
     return enqueued
 
 

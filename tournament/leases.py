@@ -22,6 +22,17 @@ class LeaseLost(Exception):
     """Another worker took the game over (this one stalled past its lease): stop without writing."""
 
 
+class Cancelled(Exception):
+    """The game's tournament was cancelled (its lease is gone with it): stop without writing, and free the slot."""
+
+
+def cancelled(session: Session, scheduled_id: int) -> bool:
+    """Whether the scheduled game was cancelled (read in a transaction of its own)."""
+    status = session.scalar(select(TournamentGame.status).where(TournamentGame.id == scheduled_id))
+    session.rollback()
+    return status == "cancelled"
+
+
 def lease(session: Session, scheduled_id: int, worker: str, seconds: float) -> bool:
     """Take the scheduled game if it is free, its holder's lease ran out, or it is this worker's already (a game
     this worker resumes after its database came back); ``False`` if done or held by another worker. Each new holder
@@ -40,6 +51,7 @@ def lease(session: Session, scheduled_id: int, worker: str, seconds: float) -> b
         )
         .values(
             status="running",
+            fed=True,  # it has a job: this one (a game leased is the recovery's to look after)
             worker=worker,
             attempts=case(
                 (running & (TournamentGame.worker == worker), TournamentGame.attempts),
@@ -69,7 +81,8 @@ def release(session: Session, scheduled_id: int, worker: str) -> bool:
 
 
 def renew(session: Session, scheduled_id: int, worker: str, seconds: float) -> None:
-    """Extend this worker's lease, in the caller's transaction; ``LeaseLost`` if it is another worker's now."""
+    """Extend this worker's lease, in the caller's transaction; ``LeaseLost`` if it is another worker's now,
+    ``Cancelled`` if its tournament was cancelled (the caller's transaction is rolled back either way)."""
     renewed = session.execute(
         update(TournamentGame)
         .where(
@@ -81,19 +94,22 @@ def renew(session: Session, scheduled_id: int, worker: str, seconds: float) -> N
     )
     if not renewed.rowcount:  # type: ignore[attr-defined]
         session.rollback()
+        if cancelled(session, scheduled_id):
+            raise Cancelled(f"scheduled game {scheduled_id}: its tournament was cancelled")
         raise LeaseLost(f"scheduled game {scheduled_id} is no longer leased by {worker}")
 
 
 def unplayed(session: Session, moment: datetime | None = None) -> list[tuple[int, int]]:
-    """(id, attempts) of the scheduled games that need a job: the pending ones (never leased: their job may have been
-    lost with Redis, or failed before it took the lease; or given back by a worker that stopped) and those whose
-    lease ran out (their worker died). In id order."""
+    """(id, attempts) of the scheduled games that need a job: the pending ones that were fed (given a job, which
+    may have been lost with Redis, or failed before it took the lease; or given back by a worker that stopped) and
+    those whose lease ran out (their worker died). A pending game not fed yet waits its turn (``tournament.feed``):
+    it never had a job to lose. In id order."""
     moment = moment or now()
     rows = session.execute(
         select(TournamentGame.id, TournamentGame.attempts)
         .where(
             or_(
-                TournamentGame.status == "pending",
+                (TournamentGame.status == "pending") & TournamentGame.fed.is_(True),
                 (TournamentGame.status == "running") & (TournamentGame.lease_until < moment),
             )
         )

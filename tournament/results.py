@@ -1,6 +1,7 @@
 """Results: a finished scheduled game's result, written once, and the tournament marked done when all are in.
 
-The result is a row unique per scheduled game: written once, whoever tries again (a resumed game, a second worker).
+The result is a row unique per scheduled game: written once, whoever tries again (a resumed game, a second worker);
+never for a game whose tournament was cancelled meanwhile. A cancelled tournament is never marked done.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from store.models import Result, Tournament, TournamentGame, now
+from tournament.leases import Cancelled
 
 
 def unfinished_tournaments(session: Session, before: datetime) -> list[int]:
@@ -32,7 +34,16 @@ def unfinished_tournaments(session: Session, before: datetime) -> list[int]:
 def finish(
     session: Session, tournament: Tournament, scheduled: TournamentGame, game_id: int, outcome: dict[str, Any]
 ) -> bool:
-    """Write the result (once: ``False`` if it was already written) and mark the scheduled game done."""
+    """Write the result (once: ``False`` if it was already written) and mark the scheduled game done; ``Cancelled``
+    if its tournament was cancelled (nothing written)."""
+    marked = session.execute(
+        update(TournamentGame)
+        .where(TournamentGame.id == scheduled.id, TournamentGame.status != "cancelled")
+        .values(status="done", lease_until=None)
+    )
+    if not marked.rowcount:  # type: ignore[attr-defined]
+        session.rollback()
+        raise Cancelled(f"scheduled game {scheduled.id}: its tournament was cancelled before its result")
     try:
         session.execute(
             insert(Result).values(
@@ -46,9 +57,6 @@ def finish(
                 finished_at=now(),
                 **outcome,
             )
-        )
-        session.execute(
-            update(TournamentGame).where(TournamentGame.id == scheduled.id).values(status="done", lease_until=None)
         )
         session.commit()
     except IntegrityError:
@@ -68,7 +76,7 @@ def complete(session: Session, tournament: Tournament) -> None:
             update(Tournament)
             .where(
                 Tournament.id == tournament.id,
-                Tournament.status != "done",
+                Tournament.status == "running",
                 Tournament.standings_through >= tournament.games_total,
             )
             .values(status="done", finished_at=now())

@@ -2,7 +2,8 @@
 
 A tournament is its own first run, due at its start time (``start_at``, else its creation). With ``repeat_every``
 and ``repeat_times``, run ``k + 1`` (for ``k = 1 .. repeat_times - 1``) is due ``k * repeat_every`` seconds after
-that, and is a tournament of its own (``parent_id``, ``run``, a seed derived from the first run's). The clock, not a
+that, and is a tournament of its own (``parent_id``, ``run``, a seed derived from the first run's, and a secret
+salt of its own, so that a finished run's published salt tells nothing of another run's games). The clock, not a
 count of the runs made so far, says which runs are due: a run started late does not move the later ones, and a caller
 that comes late finds the run made and starts nothing ahead of its time.
 
@@ -25,7 +26,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
-from store.models import Tournament, TournamentGame, now
+from store.models import Tournament, TournamentGame, new_seed_salt, now
 from tournament.schedule import schedule
 
 
@@ -67,7 +68,9 @@ def lay_out(tournament: Tournament) -> list[TournamentGame]:
             seed=pairing.seed,
             status="pending",
         )
-        for pairing in schedule(tournament.bot_ids, tournament.table_size, tournament.rounds, tournament.seed)
+        for pairing in schedule(
+            tournament.bot_ids, tournament.table_size, tournament.rounds, tournament.seed, tournament.seed_salt
+        )
     ]
 
 
@@ -101,6 +104,8 @@ def create(session: Session, parent: Tournament, run: int) -> Tournament | None:
         table_size=parent.table_size,
         rounds=parent.rounds,
         seed=run_seed(parent.seed, run),
+        seed_salt=new_seed_salt(),
+        official=parent.official,
         move_timeout_ms=parent.move_timeout_ms,
         rated=parent.rated,
         parent_id=parent.id,
@@ -131,8 +136,8 @@ def start_due(session: Session, tournament: Tournament, moment: datetime) -> lis
     """Start ``tournament`` if it is still scheduled (its first run: the caller decides it is time), then create each
     later run due at ``moment`` that does not exist; the ids of the runs this call started, in run order."""
     started = [tournament.id] if tournament.status == "scheduled" and start(session, tournament) else []
-    if tournament.parent_id is not None or not tournament.repeat_every:
-        return started
+    if tournament.parent_id is not None or not tournament.repeat_every or tournament.status == "cancelled":
+        return started  # a cancelled tournament starts no later run (its repeats were cut to the runs made, too)
     due = due_runs(first_start(tournament), tournament.repeat_every, tournament.repeat_times, moment)
     made = made_runs(session, tournament.id)
     for run in range(2, due + 1):
@@ -164,7 +169,12 @@ def overdue(session: Session, moment: datetime) -> list[int]:
             Tournament.repeat_times,
         )
         .outerjoin(later, later.parent_id == Tournament.id)
-        .where(Tournament.parent_id.is_(None), Tournament.repeat_every.is_not(None), Tournament.repeat_times > 1)
+        .where(
+            Tournament.parent_id.is_(None),
+            Tournament.repeat_every.is_not(None),
+            Tournament.repeat_times > 1,
+            Tournament.status != "cancelled",
+        )
         .group_by(Tournament.id)
         .having(func.count(later.id) + 1 < Tournament.repeat_times)  # runs are still to come
     ).all()

@@ -10,8 +10,10 @@ seats, not turn order: the bot after ``a`` at a table is always the same one for
 
 Within a round the games are shuffled by a generator derived from the tournament seed and the round, and rounds
 stay in order: any prefix of a round is a random sample of its games, so partial standings are unbiased, and every
-completed round is exactly balanced. A game's seed is a hash of the tournament seed, the round and the seating,
-so it does not depend on the play order. The bot ids are sorted first: the same set of bots gives the same
+completed round is exactly balanced. A game's seed is a hash of the tournament seed, the tournament's secret salt,
+the round and the seating, so it does not depend on the play order, and it cannot be found from the tournament
+seed (which its creator may choose, and so guess) and the published seeds of finished games while the salt is
+secret: the server draws the salt and shows it only once the tournament is done. The bot ids are sorted first: the same set of bots gives the same
 schedule whatever order the caller lists them in. Pure: no I/O, no global random.
 """
 
@@ -56,14 +58,19 @@ def games_count(n_bots: int, table_size: int, rounds: int) -> int:
     return math.comb(n_bots, table_size) * table_size * rounds
 
 
-def game_seed(tournament_seed: int, round_number: int, seats: Sequence[int]) -> int:
-    """The seed of the game with this seating in this round: a hash, independent of the play order."""
+def game_seed(tournament_seed: int, round_number: int, seats: Sequence[int], salt: str | None = None) -> int:
+    """The seed of the game with this seating in this round: a keyed hash, independent of the play order
+    (``salt``: the tournament's secret; ``None`` for the tournaments made before salts, keyed by the seed alone)."""
     key = f"{tournament_seed}:{round_number}:{','.join(str(bot) for bot in seats)}"
+    if salt is not None:
+        key = f"{salt}:{key}"
     digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> (64 - SEED_BITS)
 
 
-def schedule(bot_ids: Sequence[int], table_size: int, rounds: int, seed: int) -> list[Pairing]:
+def schedule(
+    bot_ids: Sequence[int], table_size: int, rounds: int, seed: int, salt: str | None = None
+) -> list[Pairing]:
     """Every game of a balanced round-robin tournament, in play order (see the module docstring)."""
     duplicates = sorted(bot for bot, count in Counter(bot_ids).items() if count > 1)
     if duplicates:
@@ -90,7 +97,7 @@ def schedule(bot_ids: Sequence[int], table_size: int, rounds: int, seed: int) ->
                 index=start + position,
                 seats=seats,
                 round=round_number,
-                seed=game_seed(seed, round_number, seats),
+                seed=game_seed(seed, round_number, seats, salt),
             )
             for position, seats in enumerate(seatings)
         )

@@ -3,13 +3,15 @@
 The worker that writes a result recomputes both (the fit at every 5% of the games and at the end) from the stored results and saves them only if they cover more
 results than what is stored (two workers finishing at once cannot leave the older table behind). Recomputing from
 the results, not updating in place, keeps the tables exactly equal to a recomputation from the stored results.
+A pool leaves out the results of cancelled tournaments: a table read after a cancellation replaces any read before
+it (``RatingPool.cancelled``), although it counts fewer games.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import and_, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -24,13 +26,35 @@ def names(session: Session, bot_ids: set[int]) -> dict[int, str]:
     return {bot_id: name for bot_id, name in session.execute(select(Bot.id, Bot.name).where(Bot.id.in_(bot_ids)))}
 
 
+def cancelled_in_pool(session: Session, game: str, variant: str) -> int:
+    """How many of the pool's rated tournaments were cancelled."""
+    return int(
+        session.scalar(
+            select(func.count(Tournament.id)).where(
+                Tournament.game == game,
+                Tournament.variant == variant,
+                Tournament.rated.is_(True),
+                Tournament.status == "cancelled",
+            )
+        )
+        or 0
+    )
+
+
 def pool_table(session: Session, game: str, variant: str) -> tuple[int, int, list[dict[str, Any]]]:
-    """(last result id, games, rows) of the incremental Elo over the pool's rated results in the order written."""
+    """(last result id, games, rows) of the incremental Elo over the pool's rated results in the order written,
+    those of cancelled tournaments left out."""
     table: EloTable[int] = EloTable()
     last = games = 0
     rows = session.execute(
         select(Result.id, Result.bot_ids, Result.ranks)
-        .where(Result.game == game, Result.variant == variant, Result.rated.is_(True))
+        .join(Tournament, Tournament.id == Result.tournament_id)
+        .where(
+            Result.game == game,
+            Result.variant == variant,
+            Result.rated.is_(True),
+            Tournament.status != "cancelled",
+        )
         .order_by(Result.id)
     )
     for result_id, bot_ids, ranks in rows:
@@ -46,14 +70,25 @@ def pool_table(session: Session, game: str, variant: str) -> tuple[int, int, lis
 
 
 def refresh_pool(session: Session, game: str, variant: str) -> None:
+    # The cancelled tournaments are counted first, then the results read: a cancellation committed in between
+    # leaves its results out of this read while counting it not, so this table cannot pass for a later one.
+    cancelled = cancelled_in_pool(session, game, variant)
     through, games, table = pool_table(session, game, variant)
-    values = {"through": through, "games": games, "table": table, "updated_at": now()}
-    # Only a table of more results replaces the stored one. The count, not the last id, tells: results are never
-    # deleted, so a later read holds every result an earlier one did, but ids are not committed in order (a worker
-    # that read ids 1-4 and 6 while 5 was uncommitted has the same last id as one that read 1-6).
+    values = {"through": through, "games": games, "cancelled": cancelled, "table": table, "updated_at": now()}
+    # Only a later table replaces the stored one: one that knows of more cancelled tournaments, or as many and
+    # counts more results. The count, not the last id, tells: results are never deleted, so a later read holds every
+    # result an earlier one did (but those of tournaments cancelled since), while ids are not committed in order (a
+    # worker that read ids 1-4 and 6 while 5 was uncommitted has the same last id as one that read 1-6).
     stored = session.execute(
         update(RatingPool)
-        .where(RatingPool.game == game, RatingPool.variant == variant, RatingPool.games < games)
+        .where(
+            RatingPool.game == game,
+            RatingPool.variant == variant,
+            or_(
+                RatingPool.cancelled < cancelled,
+                and_(RatingPool.cancelled == cancelled, RatingPool.games < games),
+            ),
+        )
         .values(**values)
     )
     if not stored.rowcount:  # type: ignore[attr-defined]

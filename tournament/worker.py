@@ -221,6 +221,8 @@ def work(ctx: context.Context, slots: Slots, *, burst: bool, maintenance_interva
                 )
                 if burst:
                     slots.join()  # a burst ends once the games it took have ended
+                    if queue.queue.count and not stop.is_set():
+                        continue  # and the games they fed (``tournament.feed``) are played too: another pass
             except StopRequested:  # asked to stop while RQ tears the worker down: as good as stopped
                 stop.set()
             except RedisError:  # Redis is unreachable at the start, or still down when the worker unregisters

@@ -5,6 +5,10 @@ Creating one checks the bots and settings and commits the tournament; one that s
 per game. A start time and repeats are kept by the workers' clock (every worker starts the runs due, each once), so
 no job has to wait for them in Redis: a lost start job costs a second. Progress, results and the fitted standings
 are read from what the workers wrote.
+
+A tournament seats only the creator's own bots and the bots whose owners opened them to others
+(``open_to_others``), unless the operator makes it (an official tournament); quotas per account bound what one
+account may queue (``service/quotas.py``). Its owner or the operator may cancel it (``service/cancellation.py``).
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ from sqlalchemy import func, select
 
 import engine
 from engine.records import dumps
-from runtime.jobqueue import START_JOB
-from service import auth, db
+from runtime.jobqueue import CANCELLED_JOB, START_JOB
+from service import auth, cancellation, db, quotas
 from service.errors import ErrorSchema, fail
 from service.tournament_schemas import (
     TournamentCreateSchema,
@@ -31,7 +35,7 @@ from service.tournament_schemas import (
     TournamentListSchema,
 )
 from store.gamerecords import tournament_records
-from store.models import Bot, Result, Tournament, now
+from store.models import Bot, Result, Tournament, new_seed_salt, now
 
 blp = Blueprint("tournaments", __name__, url_prefix="/api/v1/tournaments", description="Round-robin tournaments")
 
@@ -64,6 +68,7 @@ def describe(session: Any, tournament: Tournament) -> dict[str, Any]:
         "seed",
         "move_timeout_ms",
         "rated",
+        "official",
         "status",
         "run",
         "parent_id",
@@ -73,17 +78,20 @@ def describe(session: Any, tournament: Tournament) -> dict[str, Any]:
         "created_at",
         "finished_at",
     ]
+    public = seed_is_public(session, tournament)
     return {
         **{name: getattr(tournament, name) for name in fields},
-        "seed": tournament.seed if seed_is_public(session, tournament) else None,
+        "seed": tournament.seed if public else None,
+        "seed_salt": tournament.seed_salt if public else None,
         "progress": progress(session, tournament),
     }
 
 
 def seed_is_public(session: Any, tournament: Tournament) -> bool:
-    """Whether the seed may be shown: once no game it decides can still be played. Every game's seed, so its deal
-    and each card to come, derives from the tournament's seed with a public recipe, and the seeds of a repeating
-    tournament's later runs derive from its first run's: shown earlier, it would show every seat's hand to anyone."""
+    """Whether the seed and salt may be shown: once no game they decide can still be played. Every game's seed, so
+    its deal and each card to come, derives from the tournament's seed and secret salt, and the seeds of a repeating
+    tournament's later runs derive from its first run's: shown earlier, they would show every seat's hand to anyone.
+    A cancelled tournament never shows them: one of its games may still be between two steps."""
     if tournament.status != "done":
         return False
     if tournament.parent_id is not None:
@@ -92,7 +100,11 @@ def seed_is_public(session: Any, tournament: Tournament) -> bool:
     return len(runs) + 1 >= (tournament.repeat_times or 1) and all(status == "done" for status in runs)
 
 
-def check_bots(session: Any, game: str, bot_ids: list[int], table_size: int) -> None:
+def check_bots(
+    session: Any, game: str, bot_ids: list[int], table_size: int, owner_id: int, official: bool
+) -> None:
+    """The bots exist, play the game and fill a table; each is the creator's own or open to others (any bot, in
+    an official tournament); else a 422, or a 403 naming the bots whose owners did not agree."""
     if len(set(bot_ids)) != len(bot_ids):
         fail(422, "bot_ids: a bot is listed twice")
     if table_size > len(bot_ids):
@@ -104,6 +116,17 @@ def check_bots(session: Any, game: str, bot_ids: list[int], table_size: int) -> 
     unfit = [bot.name for bot in bots.values() if game not in bot.games]
     if unfit:
         fail(422, f"bot_ids: {', '.join(unfit)} do not play the {game} game")
+    closed = [
+        f"{bot.id} ({bot.name})"
+        for bot in bots.values()
+        if bot.owner_id != owner_id and not bot.open_to_others and not official
+    ]
+    if closed:
+        fail(
+            403,
+            f"bot_ids: bot {', '.join(closed)} is another account's, and its owner has not opened it to others' "
+            "tournaments (open_to_others)",
+        )
 
 
 @blp.route("")
@@ -111,10 +134,20 @@ class Tournaments(MethodView):
     @blp.arguments(TournamentCreateSchema)
     @blp.response(201, TournamentDetailSchema)
     @blp.alt_response(401, schema=ErrorSchema, description="a missing or unknown bearer token")
-    @blp.alt_response(422, schema=ErrorSchema, description="bad settings, bots or schedule")
+    @blp.alt_response(
+        403, schema=ErrorSchema, description="a bot of another account that is not open to others' tournaments"
+    )
+    @blp.alt_response(422, schema=ErrorSchema, description="bad settings, bots or schedule, or over a quota")
+    @blp.alt_response(
+        429, schema=ErrorSchema, description="over a quota of the account's queued games or tournaments"
+    )
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Create a round-robin tournament between bots; it starts now or at start_at, and repeats if asked"""
+        """Create a round-robin tournament between bots; it starts now or at start_at, and repeats if asked
+
+        The bots are the caller's own, or bots whose owners opened them to others' tournaments; the operator's
+        tournaments (official) may seat any bot. Quotas per account bound the games and tournaments queued."""
         owner = auth.required_player()
+        official = auth.is_operator()
         session = db.session()
         game, table_size = body["game"], body["table_size"]
         settings = dict(body["settings"])
@@ -124,10 +157,12 @@ class Tournaments(MethodView):
             settings = engine.normalize_settings(game, settings)
         except engine.SettingsError as error:
             fail(422, f"settings: {error}")
-        check_bots(session, game, body["bot_ids"], table_size)
+        check_bots(session, game, body["bot_ids"], table_size, owner.id, official)
         total = math.comb(len(body["bot_ids"]), table_size) * table_size * body["rounds"]
         if total > MAX_GAMES:
             fail(422, f"{total} games: a tournament has at most {MAX_GAMES}; use fewer bots or rounds")
+        if not official:
+            quotas.check(session, current_app.extensions["settings"], owner.id, total, body["repeat_times"])
         queue = current_app.extensions["queue"]
         scheduled = body["start_at"] is not None or body["repeat_every"] is not None
         if scheduled and not queue.scheduling:
@@ -148,6 +183,8 @@ class Tournaments(MethodView):
             table_size=table_size,
             rounds=body["rounds"],
             seed=body["seed"] if body["seed"] is not None else secrets.randbits(62),
+            seed_salt=new_seed_salt(),
+            official=official,
             move_timeout_ms=body["move_timeout_ms"],
             rated=body["rated"],
             start_at=start_at,
@@ -215,6 +252,33 @@ class OneTournament(MethodView):
         """A tournament: status, progress, results, fitted standings with 95% intervals, head-to-head"""
         session = db.session()
         return detail(session, found(session, tournament_id))
+
+
+@blp.route("/<int:tournament_id>/cancel")
+class CancelTournament(MethodView):
+    @blp.response(200, TournamentDetailSchema)
+    @blp.alt_response(401, schema=ErrorSchema, description="a missing or unknown bearer token")
+    @blp.alt_response(403, schema=ErrorSchema, description="neither the tournament's owner nor the operator")
+    @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
+    @blp.alt_response(409, schema=ErrorSchema, description="the tournament is done, with no run to come")
+    def post(self, tournament_id: int) -> dict[str, Any]:
+        """Cancel a tournament (its owner or the operator): its games not played are dropped, those being played
+        stop at their next step, its results leave the rating pools, its later runs never start
+
+        A first run's cancellation cancels its later runs that are not over too. Cancelling again changes nothing.
+        """
+        player = auth.required_player()
+        session = db.session()
+        tournament = found(session, tournament_id)
+        if tournament.owner_id != player.id and not auth.is_operator():
+            fail(403, f"tournament {tournament_id} is not yours (only its owner or the operator may cancel it)")
+        stopped = cancellation.cancel(session, tournament)
+        if stopped is not None:
+            for game_id, ply in stopped:  # a game waiting for a pull bot's move stops now, not at its deadline
+                current_app.extensions["notifier"].publish(game_id, ply)
+            current_app.extensions["queue"].enqueue(CANCELLED_JOB, tournament.id)
+        session.refresh(tournament)
+        return detail(session, tournament)
 
 
 @blp.route("/<int:tournament_id>/games.jsonl")

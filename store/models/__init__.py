@@ -4,7 +4,7 @@ tournaments (schedules, results, rating pools). Every table joins ``Base.metadat
 from store.models.accounts import Bot, Player
 from store.models.base import Base, now
 from store.models.games import ActionRecord, EventRecord, Game, Seat
-from store.models.tournaments import RatingPool, Result, Tournament, TournamentGame
+from store.models.tournaments import RatingPool, Result, Tournament, TournamentGame, new_seed_salt
 
 __all__ = [
     "ActionRecord",
@@ -18,5 +18,6 @@ __all__ = [
     "Seat",
     "Tournament",
     "TournamentGame",
+    "new_seed_salt",
     "now",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.models.base import Base, now
@@ -47,4 +47,7 @@ class Bot(Base):
     excluded: Mapped[bool] = mapped_column(Boolean, default=False)
     """Set after 3 failed checks in a row, cleared after 2 passed: an excluded bot forfeits new games."""
     checked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    open_to_others: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Its owner lets other accounts enter it into their tournaments (each game calls its endpoint and moves its
+    rating); off by default: only its owner's tournaments, and the operator's official ones, may seat it."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

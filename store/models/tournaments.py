@@ -7,13 +7,29 @@ one of them, leasing it (``lease_until``) so that a game whose worker died is pi
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.models.base import Base, now
+
+
+def new_seed_salt() -> str:
+    """A run's secret salt (128 bits from ``secrets``), which every game seed of the run hashes in."""
+    return secrets.token_hex(16)
 
 
 class Tournament(Base):
@@ -34,6 +50,12 @@ class Tournament(Base):
     table_size: Mapped[int] = mapped_column(Integer)
     rounds: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(BigInteger)
+    seed_salt: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """A secret the server draws (``secrets``) for each run: every game's seed is a hash of the tournament's seed
+    and this salt, so a guessable tournament seed gives no game away; shown once the tournament is done. ``None``
+    for the tournaments made before it (their game seeds derive from the seed alone)."""
+    official: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Made by the operator (``SORRY_ARENA_OPERATOR_TOKEN``): it may seat any bot, and no quota applies."""
     move_timeout_ms: Mapped[int] = mapped_column(Integer)
     rated: Mapped[bool] = mapped_column(Boolean, default=True)
     start_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
@@ -44,7 +66,8 @@ class Tournament(Base):
     parent_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id"), nullable=True, index=True)
     run: Mapped[int] = mapped_column(Integer, default=1)
     status: Mapped[str] = mapped_column(String(16), index=True)
-    """``scheduled`` (waits for its start time), ``running`` or ``done``."""
+    """``scheduled`` (waits for its start time), ``running``, ``done`` or ``cancelled`` (by its owner or the
+    operator: its games left unplayed, its results out of the rating pools, its later runs never started)."""
     games_total: Mapped[int] = mapped_column(Integer)
     standings: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     """The fitted table and head-to-head of the results so far, written by the workers as games finish."""
@@ -68,7 +91,11 @@ class TournamentGame(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), nullable=True, unique=True)
     status: Mapped[str] = mapped_column(String(16), index=True)
-    """``pending``, ``running`` (leased by a worker) or ``done``."""
+    """``pending``, ``running`` (leased by a worker), ``done`` or ``cancelled`` (its tournament was cancelled
+    before it finished: never played, or stopped where it was)."""
+    fed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Given a job: games are fed to the queue a few at a time per account (``tournament/feed.py``); a pending game
+    not fed yet waits its turn in the database and is no lost job."""
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     worker: Mapped[str | None] = mapped_column(String(128), nullable=True)
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
@@ -110,5 +137,8 @@ class RatingPool(Base):
     through: Mapped[int] = mapped_column(Integer)
     """The id of the last result counted."""
     games: Mapped[int] = mapped_column(Integer)
+    cancelled: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """How many of the pool's tournaments were cancelled when it was computed: their results are left out, so a
+    table read after a cancellation replaces one read before it although it counts fewer games."""
     table: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

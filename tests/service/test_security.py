@@ -398,6 +398,8 @@ def test_a_tournament_hides_its_seed_until_its_games_are_over(arena: Flask) -> N
     client = arena.test_client()
     ada, bob = new_player(client, "ada"), new_player(client, "bob")
     bots = [register(client, owner, name, None, ("card",)) for owner, name in ((ada, "a-bot"), (bob, "b-bot"))]
+    opened = client.patch(f"{API}/bots/{bots[1]['id']}", json={"open_to_others": True}, headers=bob.headers)
+    assert opened.status_code == 200  # bob lets ada's tournaments seat his bot
     body = {"game": "card", "settings": {"pawns": 2}, "bot_ids": [b["id"] for b in bots], "table_size": 2}
     created = client.post(
         f"{API}/tournaments", json={**body, "rounds": 1, "move_timeout_ms": 60_000}, headers=ada.headers
@@ -439,7 +441,8 @@ def test_a_tournament_hides_its_seed_until_its_games_are_over(arena: Flask) -> N
     done = client.get(f"{API}/tournaments/{tournament_id}").get_json()
     assert done["seed"] == seed
     played = {client.get(f"{API}/games/{r['game_id']}").get_json()["seed"] for r in done["results"]}
-    assert played == {p.seed for p in schedule(sorted(b["id"] for b in bots), 2, 1, seed)}
+    salt = done["seed_salt"]  # shown with the seed once done: each game's seed is keyed by it too
+    assert played == {p.seed for p in schedule(sorted(b["id"] for b in bots), 2, 1, seed, salt)}
 
 
 @SQLITE_ONLY

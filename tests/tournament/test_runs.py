@@ -237,7 +237,9 @@ class Recorded:
 def job_context(sessions: sessionmaker[Session], queue: Recorded, lease: float = 3) -> context.Context:
     runner = RunnerSettings("test", lease_seconds=lease)
     heartbeat = Heartbeat(sessions, runner.worker, lease)
-    return context.Context(sessions, None, queue, runner, heartbeat)  # type: ignore[arg-type]
+    # a window larger than any tournament here: every game of a run started is fed at once (tests/tournament/
+    # test_feed.py tests the windows)
+    return context.Context(sessions, None, queue, runner, heartbeat, feed_window=10_000)  # type: ignore[arg-type]
 
 
 def test_a_start_job_and_a_workers_clock_at_once_enqueue_each_game_once(

@@ -1,0 +1,61 @@
+"""Cancelling a tournament (``POST /api/v1/tournaments/{id}/cancel``): what the service writes.
+
+In one transaction the tournament (and, for a first run, its runs not over) is marked ``cancelled`` and its
+repeats cut to the runs made, so the workers' clock starts no later run; its games not played are marked
+``cancelled`` and their leases dropped. A queued game's job then finds nothing to lease and ends; a game being
+played stops at its next step, as a worker's heartbeat or its next save finds its lease gone
+(``tournament/heartbeat.py``, ``tournament/leases.py``), and gives its slot back; a game waiting for a pull bot's
+move is woken (the games' channels are published on) and stops at once. A result being written at that
+moment is refused (``tournament/results.py``), and the rating pools leave cancelled tournaments out
+(``tournament/standings.py``): the job ``tournament.jobs.cancelled`` refits the pool at once. Cancelling again
+changes nothing.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from service.errors import fail
+from store.models import Game, Tournament, TournamentGame, now
+
+LIVE = ("scheduled", "running")
+
+
+def cancel(session: Session, tournament: Tournament) -> list[tuple[int, int]] | None:
+    """Cancel the tournament (see the module docstring); the (game id, ply) of the games it stopped while they were
+    played, to wake; ``None`` if it was cancelled already, a 409 if it is over with no run to come."""
+    targets = [tournament.id]
+    made = 1
+    if tournament.parent_id is None:
+        runs = session.execute(
+            select(Tournament.id, Tournament.status).where(Tournament.parent_id == tournament.id)
+        )
+        children = list(runs)
+        made += len(children)
+        targets += [run_id for run_id, status in children if status in LIVE]
+    to_come = tournament.parent_id is None and (tournament.repeat_times or 1) > made
+    if tournament.status == "cancelled" and not to_come and len(targets) == 1:
+        return None
+    if tournament.status == "done" and not to_come and len(targets) == 1:
+        fail(409, f"tournament {tournament.id} is done: there is nothing left to cancel")
+    moment = now()
+    session.execute(
+        update(Tournament)
+        .where(Tournament.id.in_(targets), Tournament.status.in_(LIVE))
+        .values(status="cancelled", finished_at=moment)
+    )
+    if to_come:
+        session.execute(update(Tournament).where(Tournament.id == tournament.id).values(repeat_times=made))
+    playing = session.execute(
+        select(Game.id, Game.ply)
+        .join(TournamentGame, TournamentGame.game_id == Game.id)
+        .where(TournamentGame.tournament_id.in_(targets), TournamentGame.status == "running")
+    ).all()
+    session.execute(
+        update(TournamentGame)
+        .where(TournamentGame.tournament_id.in_(targets), TournamentGame.status.in_(("pending", "running")))
+        .values(status="cancelled", worker=None, lease_until=None)
+    )
+    session.commit()
+    return [(game_id, ply) for game_id, ply in playing]

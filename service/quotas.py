@@ -1,0 +1,97 @@
+"""Quotas per account on tournaments, so that one account cannot fill the queue for everyone.
+
+Each quota is an operator setting (``runtime/settings.py``, ``SORRY_ARENA_QUOTA_*``); the operator's own requests
+are held to none. A request over a quota is refused before anything is stored, with the quota's variable and its
+value in the message: a 422 for what the request itself asks (games in one tournament, runs of a repeating one),
+a 429 for what the account already has going (games left to play, scheduled and running tournaments), which
+clears as its games are played or as it cancels tournaments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, aliased
+
+from runtime.settings import Settings
+from service.errors import fail
+from store.models import Tournament, TournamentGame
+
+LIVE = ("scheduled", "running")
+"""The statuses of a tournament with games still to play."""
+
+
+def check(session: Session, settings: Settings, owner_id: int, games: int, repeat_times: int | None) -> None:
+    """Refuse (422, 429) a new tournament of ``games`` games (one run) and ``repeat_times`` runs that would take the
+    account ``owner_id`` over a quota."""
+    if games > settings.quota_games:
+        fail(
+            422,
+            f"quota SORRY_ARENA_QUOTA_GAMES: a tournament has at most {settings.quota_games} games, this one "
+            f"{games}; use fewer bots or rounds",
+        )
+    if repeat_times is not None and repeat_times > settings.quota_repeats:
+        fail(
+            422,
+            f"quota SORRY_ARENA_QUOTA_REPEATS: a tournament repeats at most {settings.quota_repeats} times in all, "
+            f"not {repeat_times}",
+        )
+    active = active_tournaments(session, owner_id)
+    if active >= settings.quota_tournaments:
+        fail(
+            429,
+            f"quota SORRY_ARENA_QUOTA_TOURNAMENTS: an account has at most {settings.quota_tournaments} scheduled "
+            f"or running tournaments, and yours has {active}; wait for one to end, or cancel one",
+        )
+    left = games_left(session, owner_id)
+    if left + games > settings.quota_queued:
+        fail(
+            429,
+            f"quota SORRY_ARENA_QUOTA_QUEUED: an account has at most {settings.quota_queued} games left to play, "
+            f"and yours has {left}, with this tournament's {games} {left + games}; wait for them to be played, "
+            "or cancel a tournament",
+        )
+
+
+def active_tournaments(session: Session, owner_id: int) -> int:
+    """The account's scheduled and running tournaments, and the finished first runs of its repeating ones whose
+    later runs are still to come."""
+    live = session.scalar(
+        select(func.count(Tournament.id)).where(Tournament.owner_id == owner_id, Tournament.status.in_(LIVE))
+    )
+    later = aliased(Tournament)
+    repeating: Any = (
+        select(Tournament.id)
+        .outerjoin(later, later.parent_id == Tournament.id)
+        .where(
+            Tournament.owner_id == owner_id,
+            Tournament.parent_id.is_(None),
+            Tournament.status == "done",
+            Tournament.repeat_times > 1,
+        )
+        .group_by(Tournament.id, Tournament.repeat_times)
+        .having(func.count(later.id) + 1 < Tournament.repeat_times)
+    )
+    to_come = session.scalar(select(func.count()).select_from(repeating.subquery()))
+    return (live or 0) + (to_come or 0)
+
+
+def games_left(session: Session, owner_id: int) -> int:
+    """The games the account's tournaments have left to play: those laid out and not played yet, and every game of
+    its tournaments still waiting for their start time."""
+    laid_out = session.scalar(
+        select(func.count(TournamentGame.id))
+        .join(Tournament, Tournament.id == TournamentGame.tournament_id)
+        .where(
+            Tournament.owner_id == owner_id,
+            Tournament.status == "running",
+            TournamentGame.status.in_(("pending", "running")),
+        )
+    )
+    waiting = session.scalar(
+        select(func.coalesce(func.sum(Tournament.games_total), 0)).where(
+            Tournament.owner_id == owner_id, Tournament.status == "scheduled"
+        )
+    )
+    return int(laid_out or 0) + int(waiting or 0)

@@ -1,0 +1,131 @@
+"""Who may enter which bots into a tournament, and how much one account may queue, on SQLite and PostgreSQL:
+another account's bot only if its owner opened it to others (``open_to_others``, off by default, at registration
+or by PATCH); the operator (``SORRY_ARENA_OPERATOR_TOKEN``) may seat any bot in an official tournament; quotas per
+account (``SORRY_ARENA_QUOTA_*``) refuse what would fill the queue for everyone, saying which quota and its value.
+The tournaments here use pull bots that never move: they stay running, and are cancelled at the end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.apikit import API, Player, new_player
+from tests.arenakit import arena_app, register
+from tests.conftest import dispose
+
+OPERATOR_TOKEN = "op-" + "y" * 40
+OPERATOR = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
+QUOTAS = {"quota_games": 6, "quota_queued": 10, "quota_tournaments": 2, "quota_repeats": 3}
+
+
+@pytest.fixture
+def arena(database_url: str) -> Iterator[Flask]:
+    app = arena_app(database_url, operator_token=OPERATOR_TOKEN, **QUOTAS)
+    yield app
+    client = app.test_client()
+    for tournament in client.get(f"{API}/tournaments", query_string={"status": "running"}).get_json()[
+        "tournaments"
+    ]:
+        client.post(f"{API}/tournaments/{tournament['id']}/cancel", headers=OPERATOR)
+    app.extensions["queue"].wait(timeout=60)
+    dispose(app)
+
+
+@pytest.fixture
+def client(arena: Flask) -> FlaskClient:
+    return arena.test_client()
+
+
+def pull_bot(client: FlaskClient, owner: Player, name: str, **fields: Any) -> dict[str, Any]:
+    body = {"name": name, "url": None, "games": ["card"], **fields}
+    response = client.post(f"{API}/bots", json=body, headers=owner.headers)
+    assert response.status_code == 201, response.get_data(as_text=True)
+    return response.get_json()  # type: ignore[no-any-return]
+
+
+def create(client: FlaskClient, headers: dict[str, str], bot_ids: list[int], **fields: Any) -> Any:
+    body = {"game": "card", "settings": {"pawns": 2}, "bot_ids": bot_ids, "move_timeout_ms": 60_000, **fields}
+    return client.post(f"{API}/tournaments", json=body, headers=headers)
+
+
+def test_another_accounts_bot_enters_only_if_its_owner_opened_it(client: FlaskClient) -> None:
+    ada, bob = new_player(client, "ada"), new_player(client, "bob")
+    mine = pull_bot(client, ada, "mine")
+    theirs = pull_bot(client, bob, "theirs")
+    assert theirs["open_to_others"] is False  # off by default
+    refused = create(client, ada.headers, [mine["id"], theirs["id"]])
+    assert refused.status_code == 403
+    assert f"bot {theirs['id']} (theirs)" in refused.get_json()["message"]
+    assert "open_to_others" in refused.get_json()["message"]
+    # only its owner opens it
+    assert (
+        client.patch(f"{API}/bots/{theirs['id']}", json={"open_to_others": True}, headers=ada.headers).status_code
+        == 403
+    )
+    opened = client.patch(f"{API}/bots/{theirs['id']}", json={"open_to_others": True}, headers=bob.headers)
+    assert opened.status_code == 200 and opened.get_json()["open_to_others"] is True
+    accepted = create(client, ada.headers, [mine["id"], theirs["id"]])
+    assert accepted.status_code == 201 and accepted.get_json()["official"] is False
+    # open at registration; closed again, it enters no new tournament
+    other = pull_bot(client, bob, "other", open_to_others=True)
+    assert client.get(f"{API}/bots/{other['id']}").get_json()["open_to_others"] is True
+    client.patch(f"{API}/bots/{other['id']}", json={"open_to_others": False}, headers=bob.headers)
+    assert create(client, ada.headers, [mine["id"], other["id"]]).status_code == 403
+
+
+def test_the_operator_runs_official_tournaments_with_any_bots(client: FlaskClient) -> None:
+    ada, bob = new_player(client, "ada"), new_player(client, "bob")
+    bots = [pull_bot(client, ada, "a")["id"], pull_bot(client, bob, "b")["id"]]
+    made = create(client, OPERATOR, bots, rounds=5)  # 10 games: over ada's quota, none applies to the operator
+    assert made.status_code == 201, made.get_data(as_text=True)
+    assert made.get_json()["official"] is True
+    assert create(client, {"Authorization": "Bearer op-wrong"}, bots).status_code == 401
+
+
+def test_quotas_refuse_what_would_fill_the_queue_naming_the_quota(client: FlaskClient) -> None:
+    ada = new_player(client, "ada")
+    bots = [pull_bot(client, ada, f"b{number}")["id"] for number in range(3)]
+    too_big = create(client, ada.headers, bots, rounds=2)  # 12 games
+    assert too_big.status_code == 422
+    assert "SORRY_ARENA_QUOTA_GAMES" in too_big.get_json()["message"] and " 6 " in too_big.get_json()["message"]
+    repeats = create(client, ada.headers, bots[:2], repeat_every=60, repeat_times=4)
+    assert repeats.status_code == 422
+    assert "SORRY_ARENA_QUOTA_REPEATS" in repeats.get_json()["message"] and " 3 " in repeats.get_json()["message"]
+    first = create(client, ada.headers, bots, rounds=1)  # 6 games left to play
+    assert first.status_code == 201
+    queued = create(client, ada.headers, bots, rounds=1)  # 6 more: 12 > 10
+    assert queued.status_code == 429
+    assert "SORRY_ARENA_QUOTA_QUEUED" in queued.get_json()["message"] and "10" in queued.get_json()["message"]
+    assert create(client, ada.headers, bots[:2], rounds=1).status_code == 201  # 2 more: 8
+    busy = create(client, ada.headers, bots[:2], rounds=1)  # a third tournament
+    assert busy.status_code == 429
+    assert "SORRY_ARENA_QUOTA_TOURNAMENTS" in busy.get_json()["message"] and " 2 " in busy.get_json()["message"]
+    # another account has quotas of its own; a cancelled tournament no longer counts
+    bob = new_player(client, "bob")
+    assert (
+        create(
+            client, bob.headers, [pull_bot(client, bob, "c")["id"], pull_bot(client, bob, "d")["id"]]
+        ).status_code
+        == 201
+    )
+    assert (
+        client.post(f"{API}/tournaments/{first.get_json()['id']}/cancel", headers=ada.headers).status_code == 200
+    )
+    assert create(client, ada.headers, bots[:2], rounds=1).status_code == 201
+
+
+def test_bad_quota_and_operator_settings_are_refused_naming_the_variable() -> None:
+    from runtime.settings import Settings
+
+    with pytest.raises(ValueError, match="SORRY_ARENA_QUOTA_GAMES must be a whole number"):
+        Settings.from_env({"SORRY_ARENA_QUOTA_GAMES": "lots"})
+    with pytest.raises(ValueError, match="SORRY_ARENA_QUOTA_TOURNAMENTS must be from 1"):
+        Settings.from_env({"SORRY_ARENA_QUOTA_TOURNAMENTS": "0"})
+    with pytest.raises(ValueError, match="SORRY_ARENA_OPERATOR_TOKEN must be one word of at least 32"):
+        Settings.from_env({"SORRY_ARENA_OPERATOR_TOKEN": "short"})
+    settings = Settings.from_env({"SORRY_ARENA_QUOTA_QUEUED": "50", "SORRY_ARENA_OPERATOR_TOKEN": "z" * 32})
+    assert settings.quota_queued == 50 and settings.operator_token == "z" * 32

@@ -1,0 +1,119 @@
+"""Cancelling a tournament through the API, on the embedded queue (this process's threads), on SQLite and
+PostgreSQL: its queued games dropped, a game being played stopped at its next step (a game waiting for a pull bot's
+move at once, not at its 60 s deadline), the slot given back, nothing more written; idempotent; the owner's or the
+operator's only; its results out of the rating pool."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import select, update
+
+from store.models import RatingPool, Result, Tournament, TournamentGame
+from tests.apikit import API, Player, new_player
+from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
+from tests.conftest import dispose
+from tournament import jobs
+
+OPERATOR_TOKEN = "op-" + "x" * 40
+
+
+@pytest.fixture
+def arena(database_url: str) -> Iterator[Flask]:
+    app = arena_app(database_url, operator_token=OPERATOR_TOKEN)
+    yield app
+    app.extensions["queue"].wait(timeout=60)
+    dispose(app)
+
+
+def statuses(arena: Flask, tournament_id: int) -> list[str]:
+    with arena.extensions["db_sessions"]() as session:
+        return list(
+            session.scalars(
+                select(TournamentGame.status)
+                .where(TournamentGame.tournament_id == tournament_id)
+                .order_by(TournamentGame.number)
+            )
+        )
+
+
+def wait_for(check: object, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "never came"
+        time.sleep(0.05)
+
+
+def stuck_tournament(client: FlaskClient, owner: Player, arena: Flask) -> int:
+    """A tournament of two pull bots that never move (60 s deadlines), one of its games being played."""
+    bots = [register(client, owner, name, None, ("card",))["id"] for name in ("p1", "p2")]
+    created = create_tournament(
+        client, owner, bots, game="card", settings={"pawns": 2}, rounds=2, move_timeout_ms=60_000
+    )
+    wait_for(lambda: "running" in statuses(arena, created["id"]))
+    return int(created["id"])
+
+
+def test_a_cancelled_tournament_stops_its_games_and_gives_the_slots_back(arena: Flask) -> None:
+    client = arena.test_client()
+    owner = new_player(client, "owner")
+    tournament_id = stuck_tournament(client, owner, arena)
+    started = time.monotonic()
+    response = client.post(f"{API}/tournaments/{tournament_id}/cancel", headers=owner.headers)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.get_json()["status"] == "cancelled" and response.get_json()["finished_at"] is not None
+    assert set(statuses(arena, tournament_id)) == {"cancelled"}
+    # the game waiting for its pull bot's move stops now: the queue is idle long before the 60 s deadline
+    assert arena.extensions["queue"].wait(timeout=30)
+    assert time.monotonic() - started < 30
+    assert set(statuses(arena, tournament_id)) == {"cancelled"}
+    with arena.extensions["db_sessions"]() as session:
+        assert session.scalars(select(Result).where(Result.tournament_id == tournament_id)).all() == []
+    again = client.post(f"{API}/tournaments/{tournament_id}/cancel", headers=owner.headers)
+    assert again.status_code == 200 and again.get_json()["status"] == "cancelled"
+    listed = client.get(f"{API}/tournaments", query_string={"status": "cancelled"}).get_json()["tournaments"]
+    assert [t["id"] for t in listed] == [tournament_id]
+    page = client.get(f"/tournaments/{tournament_id}")
+    assert page.status_code == 200 and "cancelled" in page.get_data(as_text=True)
+
+
+def test_only_the_owner_or_the_operator_cancels(arena: Flask) -> None:
+    client = arena.test_client()
+    owner, stranger = new_player(client, "owner"), new_player(client, "stranger")
+    tournament_id = stuck_tournament(client, owner, arena)
+    refused = client.post(f"{API}/tournaments/{tournament_id}/cancel", headers=stranger.headers)
+    assert refused.status_code == 403 and "only its owner or the operator" in refused.get_json()["message"]
+    assert client.post(f"{API}/tournaments/{tournament_id}/cancel").status_code == 401
+    assert client.post(f"{API}/tournaments/999999/cancel", headers=owner.headers).status_code == 404
+    operator = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
+    cancelled = client.post(f"{API}/tournaments/{tournament_id}/cancel", headers=operator)
+    assert cancelled.status_code == 200 and cancelled.get_json()["status"] == "cancelled"
+    assert arena.extensions["queue"].wait(timeout=30)
+
+
+def test_a_done_tournament_cannot_be_cancelled_and_a_cancelled_one_leaves_the_pool(arena: Flask) -> None:
+    client = arena.test_client()
+    owner = new_player(client, "owner")
+    with push_bots(random_choice, random_choice) as servers:
+        bots = [
+            register(client, owner, name, server.url)["id"] for name, server in zip("ab", servers, strict=True)
+        ]
+        done = wait_done(client, create_tournament(client, owner, bots, game="card")["id"])
+    refused = client.post(f"{API}/tournaments/{done['id']}/cancel", headers=owner.headers)
+    assert refused.status_code == 409 and "is done" in refused.get_json()["message"]
+    pool = client.get(f"{API}/standings", query_string={"game": "card"}).get_json()
+    assert pool["games"] == 2
+    # a cancellation that raced with the last result leaves a cancelled tournament with results: the refit after
+    # it (the job the cancellation enqueues) leaves them out, although its table counts fewer games
+    with arena.extensions["db_sessions"]() as session:
+        session.execute(update(Tournament).where(Tournament.id == done["id"]).values(status="cancelled"))
+        session.commit()
+    assert jobs.cancelled(done["id"]) == "refitted"
+    pool = client.get(f"{API}/standings", query_string={"game": "card"}).get_json()
+    assert pool["games"] == 0 and pool["standings"] == []
+    with arena.extensions["db_sessions"]() as session:
+        assert session.scalar(select(RatingPool.cancelled).where(RatingPool.game == "card")) == 1
