@@ -14,7 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.apikit import API, Player, new_player
-from tests.arenakit import arena_app, register
+from tests.arenakit import arena_app
 from tests.conftest import dispose
 
 OPERATOR_TOKEN = "op-" + "y" * 40
