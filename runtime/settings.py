@@ -5,6 +5,9 @@
 - ``REDIS_URL``: when set, long-polling waiters wake through Redis, so several API processes on several machines
   serve one game; unset, they wake through this process's memory (the embedded default).
 - ``SORRY_ARENA_MAX_WAIT``: the longest long poll in seconds (default 30).
+- ``SORRY_ARENA_MAX_WAITING_PER_ACCOUNT``: how many long polls of one account may wait at once (default 8); one
+  more is a 429 saying so, with ``Retry-After`` (``service/waiting.py``). Counted in Redis across API processes when
+  ``REDIS_URL`` is set, else in this process's memory.
 - ``SORRY_ARENA_BOT_ALLOW``: networks a bot URL may resolve to although they are private, loopback or link-local
   (comma-separated CIDRs, or ``loopback``); default none: such bot URLs are refused.
 - ``SORRY_ARENA_LEASE_SECONDS``: how long a worker's claim on a game lasts without renewal (default 10): the
@@ -58,6 +61,7 @@ if TYPE_CHECKING:
     from limits import RateLimitItem
 
 MAX_BODY_BYTES = 64 * 1024
+DEFAULT_MAX_WAITING_PER_ACCOUNT = 8
 DEFAULT_LIMIT_ACCOUNTS = "20/minute"
 DEFAULT_LIMIT_BOTS = "30/hour"
 DEFAULT_LIMIT_MOVES = "300/second"
@@ -77,6 +81,7 @@ class Settings:
     database_url: str = DEFAULT_DATABASE_URL
     redis_url: str | None = None
     max_wait: float = 30.0
+    max_waiting_per_account: int = DEFAULT_MAX_WAITING_PER_ACCOUNT
     bot_allow: str = ""
     lease_seconds: float = 10.0
     games_per_worker: int = 8
@@ -101,6 +106,9 @@ class Settings:
             database_url=normalize_database_url(env.get("DATABASE_URL") or DEFAULT_DATABASE_URL),
             redis_url=env.get("REDIS_URL") or None,
             max_wait=seconds(env, "SORRY_ARENA_MAX_WAIT", 30.0),
+            max_waiting_per_account=count(
+                env, "SORRY_ARENA_MAX_WAITING_PER_ACCOUNT", DEFAULT_MAX_WAITING_PER_ACCOUNT, 1, 10_000
+            ),
             bot_allow=env.get("SORRY_ARENA_BOT_ALLOW", ""),
             lease_seconds=seconds(env, "SORRY_ARENA_LEASE_SECONDS", 10.0),
             games_per_worker=count(env, "SORRY_ARENA_GAMES_PER_WORKER", 8, 1, 256),

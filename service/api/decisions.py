@@ -19,7 +19,7 @@ from flask_smorest import Blueprint
 
 import engine
 from runtime.wakeups import game_channel, player_channel
-from service import auth, gameplay
+from service import auth, gameplay, waiting
 from service.api.games import UNAUTHORIZED, etag, json_response, language, not_modified
 from service.schemas import DecisionsQuerySchema, DecisionsSchema
 
@@ -37,6 +37,7 @@ class Decisions(MethodView):
     @blp.arguments(DecisionsQuerySchema(), location="query")
     @blp.response(200, DecisionsSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
+    @blp.alt_response(429, **waiting.TOO_MANY_WAITING)
     def get(self, query: dict[str, Any]) -> Any:
         """Every game where you must decide now, with its ply, your view and legal actions; long-polls (ETag)"""
         player_id = auth.required_player_id()
@@ -79,12 +80,14 @@ class Decisions(MethodView):
 def wait_for_decisions(
     moves: gameplay.Moves, player_id: int, wait: float
 ) -> tuple[list[gameplay.Pending], list[int]]:
-    """The caller's pending decisions, waiting up to ``wait`` seconds for one; and its active games."""
+    """The caller's pending decisions, waiting up to ``wait`` seconds for one; and its active games. A wait takes
+    one of the account's long-poll slots (``service/waiting.py``): a 429 when none is free."""
     pending, games = moves.pending(player_id)
     if pending or wait <= 0:
         return pending, games
+    moves.lane.release()  # hold no pooled connection while waiting for a slot (Redis)
     deadline = time.monotonic() + wait
-    with moves.notifier.watch([player_channel(player_id)]) as subscription:
+    with waiting.slot(player_id, wait), moves.notifier.watch([player_channel(player_id)]) as subscription:
         while True:
             subscription.arm()
             pending, games = moves.pending(player_id)

@@ -24,7 +24,7 @@ import engine
 from engine import i18n
 from engine.records import dumps
 from runtime.settings import MAX_BODY_BYTES
-from service import auth, db, gameplay, ratelimits
+from service import auth, db, gameplay, ratelimits, waiting
 from service.caches import GameInfo, Snapshot
 from service.errors import ErrorSchema, fail
 from service.inputguard import is_json
@@ -248,6 +248,7 @@ class Actions(MethodView):
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(403, schema=ErrorSchema, description="you hold no seat in this game")
     @blp.alt_response(404, **NOT_FOUND)
+    @blp.alt_response(429, **waiting.TOO_MANY_WAITING)
     def get(self, query: dict[str, Any], game_id: int) -> Any:
         """Your legal actions now (empty unless you must decide), long-polling with ?wait= (ETag)"""
         player_id = auth.required_player_id()
@@ -257,7 +258,7 @@ class Actions(MethodView):
             fail(403, f"you hold no seat in game {game_id}")
         wait = min(query["wait"], current_app.extensions["settings"].max_wait)
         if wait > 0:
-            snapshot, status = wait_for_decision(moves, game_id, seat, wait)
+            snapshot, status = wait_for_decision(moves, player_id, game_id, seat, wait)
         else:
             snapshot, status = moves.current(game_id)
             moves.lane.rollback()
@@ -334,8 +335,11 @@ def actions_of(info: GameInfo, snapshot: Snapshot, status: str, seat: int, lang:
     }
 
 
-def wait_for_decision(moves: gameplay.Moves, game_id: int, seat: int, wait: float) -> tuple[Snapshot, str]:
-    """Wait until ``seat`` must decide or the game is over (or ``wait`` seconds pass); the game as it is then."""
+def wait_for_decision(
+    moves: gameplay.Moves, player_id: int, game_id: int, seat: int, wait: float
+) -> tuple[Snapshot, str]:
+    """Wait until ``seat`` must decide or the game is over (or ``wait`` seconds pass); the game as it is then. A
+    wait takes one of the account's long-poll slots (``service/waiting.py``): a 429 when none is free."""
     latest: list[tuple[Snapshot, str]] = []
 
     def ready() -> bool:
@@ -350,7 +354,9 @@ def wait_for_decision(moves: gameplay.Moves, game_id: int, seat: int, wait: floa
         asked = engine.decision(snapshot.state)
         return asked is not None and asked.seat == seat
 
-    moves.notifier.wait(game_id, ready, wait)
+    if not ready():
+        with waiting.slot(player_id, wait):
+            moves.notifier.wait(game_id, ready, wait)
     return latest[-1]
 
 
