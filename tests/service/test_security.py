@@ -180,13 +180,12 @@ def test_signatures_are_checked_in_constant_time(monkeypatch: pytest.MonkeyPatch
     module = signing if side == "service" else signature
     monkeypatch.setattr(module.hmac, "compare_digest", recording)
     body, now = b'{"type":"move"}', 1_700_000_000
-    headers = signing.headers("k" * 40, body, now=now)
-    stamp, signed = headers[signing.TIMESTAMP_HEADER], headers[signing.SIGNATURE_HEADER]
+    headers = signing.headers("k" * 40, "POST", "/bot/move", body, now=now)
 
     def verify(secret: str, sent: bytes) -> bool:
         if side == "service":
-            return signing.verify(secret, (stamp, signed), sent, now=now)
-        return signature.verify(secret, stamp, signed, sent, now=now)
+            return signing.verify(secret, "POST", "/bot/move", headers, sent, now=now)
+        return signature.verify(secret, "POST", "/bot/move", headers, sent, now=now)
 
     assert verify("k" * 40, body)
     assert not verify("k" * 40, body + b" ")
