@@ -1,10 +1,17 @@
 """``sorry-arena serve``: run the REST service under gunicorn, migrating the database first.
 
-Workers are gunicorn's ``gthread`` kind: a long poll (``GET .../actions?wait=``) holds a thread, not a process.
+Workers are gunicorn's ``gevent`` kind by default: each connection is a greenlet of an event loop, so a waiting
+long poll (``GET /decisions?wait=``, ``GET .../actions?wait=``) holds no thread, and a client that sends its request
+slowly (slowloris) holds only its own connection while the loop answers the others; up to ``--connections``
+clients per worker at once. gevent's monkey-patching is applied by gunicorn in each worker before the app is
+loaded, so the database drivers (psycopg 3 picks its gevent-aware wait, SQLite is called directly), redis-py, the
+Redis listener of ``runtime/wakeups.py`` and the embedded job queue's threads all become cooperative.
+``--worker-class gthread`` is the thread-per-request worker (``--threads`` per process, each waiting long poll
+holding one), kept as the baseline of ``benchmarks/waiting.py`` (docs/operations.md compares them).
+
 Long polls wake through Redis across processes, so more than one worker needs ``--redis-url`` (or
-``REDIS_URL``); without it the service runs one worker and scales with ``--threads``. gunicorn's control
-socket (``~/.gunicorn/gunicorn.ctl`` by default in gunicorn 27) is disabled: nothing here uses it, and several
-servers on one machine would fight over it.
+``REDIS_URL``); without it the service runs one worker. gunicorn's control socket (``~/.gunicorn/gunicorn.ctl`` by
+default in gunicorn 27) is disabled: nothing here uses it, and several servers on one machine would fight over it.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from cli.options import add_database_url, bounded_int, database_error, port, shown
 from runtime.settings import Settings
+
+WORKER_CLASSES = ("gevent", "gthread")
 
 
 class Server(BaseApplication):  # gunicorn ships no type hints (pyproject: ignore_missing_imports)
@@ -45,7 +54,8 @@ def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "serve",
         help="run the REST service under gunicorn",
-        description="Migrate the database, then serve the REST API under gunicorn (gthread workers).",
+        description="Migrate the database, then serve the REST API under gunicorn (gevent workers: long polls and "
+        "slow clients hold no thread).",
     )
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on")
     parser.add_argument("--port", type=port, default=8000, help="the port to listen on")
@@ -56,10 +66,22 @@ def add_parser(commands: Any) -> None:
         help="worker processes (default: 2 with Redis, else 1; more than 1 needs Redis)",
     )
     parser.add_argument(
+        "--worker-class",
+        choices=WORKER_CLASSES,
+        default="gevent",
+        help="gunicorn's worker: gevent (an event loop per process) or gthread (a thread per request)",
+    )
+    parser.add_argument(
+        "--connections",
+        type=bounded_int(1, 100_000, "a number of connections"),
+        default=1000,
+        help="gevent: clients served at once per worker process (waiting long polls included)",
+    )
+    parser.add_argument(
         "--threads",
         type=bounded_int(1, 1000, "a number of threads"),
         default=32,
-        help="threads per worker process (each waiting long poll holds one)",
+        help="gthread: threads per worker process (each waiting long poll holds one)",
     )
     add_database_url(parser)
     parser.add_argument(
@@ -89,11 +111,14 @@ def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> d
     options: dict[str, Any] = {
         "bind": [f"{host}:{args.port}"],
         "workers": workers,
-        "threads": args.threads,
-        "worker_class": "gthread",
+        "worker_class": args.worker_class,
         "control_socket_disable": True,
         "proc_name": "sorry-arena",
     }
+    if args.worker_class == "gevent":
+        options["worker_connections"] = args.connections
+    else:
+        options["threads"] = args.threads
     if args.access_log:
         options["accesslog"] = "-"
     return options
