@@ -27,6 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
 from store.models import Tournament, TournamentGame, new_seed_salt, now
+from tournament import matches
 from tournament.schedule import schedule
 
 
@@ -85,7 +86,7 @@ def start(session: Session, tournament: Tournament) -> bool:
     if not claimed.rowcount:  # type: ignore[attr-defined]
         session.rollback()
         return False
-    session.add_all(lay_out(tournament))
+    session.add_all(matches.lay_out(session, tournament) or lay_out(tournament))  # a match's games come in pairs
     session.commit()
     return True
 

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from ratings.elo import INITIAL_RATING, EloTable
 from ratings.summary import head_to_head, summarize
 from store.models import Bot, RatingPool, Result, Tournament, now
+from tournament import matches
 
 BOOTSTRAP = 200
 
@@ -152,5 +153,6 @@ def refresh_tournament(session: Session, tournament_id: int) -> None:
 
 def refresh(session: Session, tournament_id: int, game: str, variant: str, rated: bool) -> None:
     refresh_tournament(session, tournament_id)
+    matches.refresh(session, tournament_id)  # a match's test after each completed pair (none for a tournament)
     if rated:
         refresh_pool(session, game, variant)

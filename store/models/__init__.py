@@ -4,6 +4,7 @@ tournaments (schedules, results, rating pools). Every table joins ``Base.metadat
 from store.models.accounts import Bot, Player
 from store.models.base import Base, now
 from store.models.games import ActionRecord, EventRecord, Game, Seat
+from store.models.matches import Match
 from store.models.tournaments import RatingPool, Result, Tournament, TournamentGame, new_seed_salt
 
 __all__ = [
@@ -12,6 +13,7 @@ __all__ = [
     "Bot",
     "EventRecord",
     "Game",
+    "Match",
     "Player",
     "RatingPool",
     "Result",

@@ -1,0 +1,264 @@
+"""``/api/v1/matches`` and ``/api/v1/gauntlets``: is bot A stronger than bot B? A sequential test on paired deals.
+
+A match is a tournament of a kind of its own (``tournament/matches.py`` lays out its schedule in pairs of games that
+share a deal, and stops it by the SPRT of ``ratings/sprt.py`` after each completed pair); creating one checks the
+bots as a tournament does (``service/api/tournaments.py``: the caller's own bots or bots open to others, quotas) and
+hands it to the same start job. It is unrated: a match's games never enter the rating pools. Cancel it with
+``POST /api/v1/tournaments/{tournament_id}/cancel``. A gauntlet is one match per opponent of a field, with the same
+test, sharing the id of its first match.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from flask import current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from sqlalchemy import func, select
+
+import engine
+from ratings.sprt import Sprt, estimate, game_score
+from runtime.jobqueue import START_JOB
+from service import auth, db, quotas
+from service.api.tournaments import check_bots, variant_of
+from service.errors import ErrorSchema, fail
+from service.match_schemas import (
+    GauntletCreateSchema,
+    GauntletSchema,
+    MatchCreateSchema,
+    MatchDetailSchema,
+    MatchListSchema,
+)
+from store.models import Bot, Result, Tournament, TournamentGame, new_seed_salt, now
+from store.models.matches import Match
+
+blp = Blueprint(
+    "matches", __name__, url_prefix="/api/v1", description="Matches: bot A against bot B, stopped by an SPRT"
+)
+
+
+def pairs_of(max_games: int) -> int:
+    """Pairs laid out for ``max_games`` (the same rounding as ``tournament.matches.pairs_of``)."""
+    return (max_games + 1) // 2
+
+
+def settings_of(body: dict[str, Any]) -> dict[str, Any]:
+    """The game settings, normalized, with ``players`` the table size; a 422 naming what is wrong."""
+    settings = dict(body["settings"])
+    if settings.setdefault("players", body["table_size"]) != body["table_size"]:
+        fail(422, f"settings.players ({settings['players']}) and table_size ({body['table_size']}) disagree")
+    try:
+        return dict(engine.normalize_settings(body["game"], settings))
+    except engine.SettingsError as error:
+        fail(422, f"settings: {error}")
+
+
+def create_matches(body: dict[str, Any], bot: int, opponents: list[int], gauntlet: bool = False) -> list[Match]:
+    """One match of ``bot`` against each opponent (committed, started), after every check passed for all; a
+    ``gauntlet``'s share the id of the first."""
+    owner = auth.required_player()
+    official = auth.is_operator()
+    session = db.session()
+    settings = settings_of(body)
+    games = 2 * pairs_of(body["max_games"])
+    for opponent in opponents:
+        seated = [bot, opponent, *body["fillers"]]
+        if len(set(seated)) != len(seated):
+            fail(422, f"bots: A, B and the fillers must be different bots, got {seated}")
+        check_bots(session, body["game"], seated, body["table_size"], owner.id, official)
+    if not official:
+        quotas.check(session, current_app.extensions["settings"], owner.id, games * len(opponents), None)
+    names = dict(session.execute(select(Bot.id, Bot.name).where(Bot.id.in_([bot, *opponents]))).all())
+    seed = body["seed"] if body["seed"] is not None else secrets.randbits(62)
+    made: list[Match] = []
+    for opponent in opponents:
+        tournament = Tournament(
+            owner_id=owner.id,
+            name=f"match {names[bot]} vs {names[opponent]}"[:64],
+            game=body["game"],
+            settings=settings,
+            variant=variant_of(body["game"], settings),
+            bot_ids=[bot, opponent, *body["fillers"]],
+            table_size=body["table_size"],
+            rounds=pairs_of(body["max_games"]),
+            seed=seed,
+            seed_salt=new_seed_salt(),
+            official=official,
+            move_timeout_ms=body["move_timeout_ms"],
+            rated=False,
+            run=1,
+            status="scheduled",
+            games_total=games,
+            created_at=now(),
+        )
+        session.add(tournament)
+        session.flush()
+        match = Match(
+            tournament_id=tournament.id,
+            owner_id=owner.id,
+            bot_a=bot,
+            bot_b=opponent,
+            fillers=list(body["fillers"]),
+            elo0=body["elo0"],
+            elo1=body["elo1"],
+            alpha=body["alpha"],
+            beta=body["beta"],
+            model=body["model"],
+            max_games=body["max_games"],
+            pairs=0,
+            counts=[0, 0, 0, 0, 0],
+            llr=0.0,
+            verdict="continue",
+            games_counted=0,
+            gauntlet_id=made[0].id if made else None,
+            updated_at=now(),
+        )
+        session.add(match)
+        session.flush()
+        if gauntlet and not made:
+            match.gauntlet_id = match.id
+        made.append(match)
+    session.commit()
+    queue = current_app.extensions["queue"]
+    for match in made:
+        queue.enqueue(START_JOB, match.tournament_id)
+    return made
+
+
+def describe(session: Any, match: Match) -> dict[str, Any]:
+    tournament = session.get(Tournament, match.tournament_id)
+    assert tournament is not None
+    names = dict(session.execute(select(Bot.id, Bot.name).where(Bot.id.in_([match.bot_a, match.bot_b]))).all())
+    lower, upper = Sprt(match.elo0, match.elo1, match.alpha, match.beta, match.model).bounds  # type: ignore[arg-type]
+    found = estimate(match.counts)
+    games = session.scalar(select(func.count(Result.id)).where(Result.tournament_id == tournament.id)) or 0
+    verdict = "cancelled" if tournament.status == "cancelled" and match.verdict == "continue" else match.verdict
+    return {
+        "id": match.id,
+        "tournament_id": match.tournament_id,
+        "gauntlet_id": match.gauntlet_id,
+        "bot_a": match.bot_a,
+        "bot_b": match.bot_b,
+        "name_a": names.get(match.bot_a, "?"),
+        "name_b": names.get(match.bot_b, "?"),
+        "fillers": match.fillers,
+        "game": tournament.game,
+        "settings": tournament.settings,
+        "table_size": tournament.table_size,
+        "elo0": match.elo0,
+        "elo1": match.elo1,
+        "alpha": match.alpha,
+        "beta": match.beta,
+        "model": match.model,
+        "max_games": match.max_games,
+        "status": tournament.status,
+        "verdict": verdict,
+        "llr": match.llr,
+        "lower": lower,
+        "upper": upper,
+        "pairs": match.pairs,
+        "counts": match.counts,
+        "games": games,
+        "elo": found.to_json() if found else None,
+        "created_at": tournament.created_at,
+        "finished_at": tournament.finished_at,
+    }
+
+
+def detail(session: Any, match: Match) -> dict[str, Any]:
+    rows = session.execute(
+        select(TournamentGame.round, Result.game_id, Result.bot_ids, Result.ranks)
+        .join(TournamentGame, TournamentGame.id == Result.tournament_game_id)
+        .where(Result.tournament_id == match.tournament_id)
+        .order_by(TournamentGame.number)
+    ).all()
+    results = [
+        {
+            "pair": pair,
+            "game_id": game_id,
+            "bot_ids": bot_ids,
+            "ranks": ranks,
+            "score": game_score(ranks[bot_ids.index(match.bot_a)], ranks[bot_ids.index(match.bot_b)]),
+        }
+        for pair, game_id, bot_ids, ranks in rows
+    ]
+    return {**describe(session, match), "results": results}
+
+
+def found(session: Any, match_id: int) -> Match:
+    """The match, or a 404 that names the id."""
+    match: Match | None = session.get(Match, match_id) if 0 < match_id <= 2**31 - 1 else None
+    if match is None:
+        fail(404, f"no match {match_id}")
+    return match
+
+
+@blp.route("/matches")
+class Matches(MethodView):
+    @blp.arguments(MatchCreateSchema)
+    @blp.response(201, MatchDetailSchema)
+    @blp.alt_response(401, schema=ErrorSchema, description="a missing or unknown bearer token")
+    @blp.alt_response(403, schema=ErrorSchema, description="a bot of another account not open to others")
+    @blp.alt_response(422, schema=ErrorSchema, description="bad settings, bots or test, or over a quota")
+    @blp.alt_response(429, schema=ErrorSchema, description="over a quota of the account's queued games")
+    def post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Start a match: bot_a against bot_b on paired deals until the SPRT decides or max_games are played
+
+        Each pair of games shares one deal with the bots' seats swapped (at 3-4 seats, with the same fillers in the
+        other seats); after each completed pair the log-likelihood ratio of H1 (A is elo1 stronger) against H0
+        (elo0) is checked against the bounds from alpha and beta. Unrated."""
+        session = db.session()
+        (match,) = create_matches(body, body["bot_a"], [body["bot_b"]])
+        return detail(session, match)
+
+    @blp.response(200, MatchListSchema)
+    def get(self) -> dict[str, Any]:
+        """List the latest 50 matches, newest first"""
+        session = db.session()
+        matches = session.scalars(select(Match).order_by(Match.id.desc()).limit(50))
+        return {"matches": [describe(session, match) for match in matches]}
+
+
+@blp.route("/matches/<int:match_id>")
+class OneMatch(MethodView):
+    @blp.response(200, MatchDetailSchema)
+    @blp.alt_response(404, schema=ErrorSchema, description="no such match")
+    def get(self, match_id: int) -> dict[str, Any]:
+        """A match: status, verdict, LLR and bounds, pentanomial counts, Elo difference with its 95% interval"""
+        session = db.session()
+        return detail(session, found(session, match_id))
+
+
+@blp.route("/gauntlets")
+class Gauntlets(MethodView):
+    @blp.arguments(GauntletCreateSchema)
+    @blp.response(201, GauntletSchema)
+    @blp.alt_response(401, schema=ErrorSchema, description="a missing or unknown bearer token")
+    @blp.alt_response(403, schema=ErrorSchema, description="a bot of another account not open to others")
+    @blp.alt_response(422, schema=ErrorSchema, description="bad settings, bots or test, or over a quota")
+    @blp.alt_response(429, schema=ErrorSchema, description="over a quota of the account's queued games")
+    def post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Start a gauntlet: one bot against each opponent of a field, a match on paired deals with each"""
+        if len(set(body["opponents"])) != len(body["opponents"]):
+            fail(422, "opponents: a bot is listed twice")
+        session = db.session()
+        made = create_matches(body, body["bot"], body["opponents"], gauntlet=True)
+        return gauntlet(session, made[0].gauntlet_id or made[0].id)
+
+
+def gauntlet(session: Any, gauntlet_id: int) -> dict[str, Any]:
+    matches = list(session.scalars(select(Match).where(Match.gauntlet_id == gauntlet_id).order_by(Match.id)))
+    if not matches:
+        fail(404, f"no gauntlet {gauntlet_id}")
+    return {"id": gauntlet_id, "bot": matches[0].bot_a, "matches": [describe(session, m) for m in matches]}
+
+
+@blp.route("/gauntlets/<int:gauntlet_id>")
+class OneGauntlet(MethodView):
+    @blp.response(200, GauntletSchema)
+    @blp.alt_response(404, schema=ErrorSchema, description="no such gauntlet")
+    def get(self, gauntlet_id: int) -> dict[str, Any]:
+        """A gauntlet: its match against each opponent, with each verdict and Elo difference"""
+        return gauntlet(db.session(), gauntlet_id if 0 < gauntlet_id <= 2**31 - 1 else 0)

@@ -1,0 +1,187 @@
+"""Request and response bodies of the matches and gauntlets resources (marshmallow)."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from ratings.sprt import MAX_NORMALIZED
+from service.bot_schemas import GAMES
+from service.schemas import MAX_INT, MAX_SEED, Text
+
+MAX_MATCH_GAMES = 20_000
+"""A match stops by its test long before this in practice: the bound keeps a match's schedule small."""
+
+
+class SprtFieldsSchema(Schema):
+    """The test and the games, shared by a match and a gauntlet."""
+
+    game = Text(required=True, validate=validate.OneOf(GAMES))
+    settings = fields.Dict(
+        keys=Text(),
+        load_default=dict,
+        metadata={"description": "the game's settings as for POST /games; players is the table size"},
+    )
+    table_size = fields.Integer(load_default=2, validate=validate.Range(min=2, max=4))
+    fillers = fields.List(
+        fields.Integer(validate=validate.Range(min=1, max=MAX_INT)),
+        load_default=list,
+        validate=validate.Length(max=2),
+        metadata={"description": "the bots of the other seats of a 3- or 4-seat table (table_size - 2 of them)"},
+    )
+    elo0 = fields.Float(
+        load_default=0.0,
+        validate=validate.Range(min=-1000, max=1000),
+        metadata={"description": "H0: A is at most this much stronger than B (Elo of the model)"},
+    )
+    elo1 = fields.Float(
+        load_default=30.0,
+        validate=validate.Range(min=-1000, max=1000),
+        metadata={"description": "H1: A is at least this much stronger than B; above elo0"},
+    )
+    alpha = fields.Float(
+        load_default=0.05,
+        validate=validate.Range(min=0.001, max=0.5),
+        metadata={"description": "the chance of accepting H1 when H0 holds"},
+    )
+    beta = fields.Float(
+        load_default=0.05,
+        validate=validate.Range(min=0.001, max=0.5),
+        metadata={"description": "the chance of accepting H0 when H1 holds"},
+    )
+    model = Text(
+        load_default="normalized",
+        validate=validate.OneOf(["normalized", "logistic"]),
+        metadata={"description": "the Elo of elo0 and elo1: normalized (fastchess's default) or logistic"},
+    )
+    max_games = fields.Integer(
+        load_default=2000,
+        validate=validate.Range(min=2, max=MAX_MATCH_GAMES),
+        metadata={"description": "stop here without a verdict (inconclusive); rounded up to whole pairs"},
+    )
+    seed = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0, max=MAX_SEED))
+    move_timeout_ms = fields.Integer(
+        load_default=1000,
+        validate=validate.Range(min=10, max=60_000),
+        metadata={"description": "a bot's time to answer a move; later is a fault"},
+    )
+
+    @validates_schema
+    def _test_and_table(self, data: dict[str, object], **_: object) -> None:
+        elo0, elo1 = data.get("elo0", 0.0), data.get("elo1", 30.0)
+        assert isinstance(elo0, float) and isinstance(elo1, float)
+        if not elo0 < elo1:
+            raise ValidationError(f"elo1 ({elo1:g}) must be above elo0 ({elo0:g})", "elo1")
+        if data.get("model", "normalized") == "normalized" and max(abs(elo0), abs(elo1)) > MAX_NORMALIZED:
+            raise ValidationError(
+                f"normalized Elo hypotheses lie within +-{MAX_NORMALIZED:g}; use model logistic for larger", "elo1"
+            )
+        fillers = data.get("fillers", [])
+        size = data.get("table_size", 2)
+        assert isinstance(fillers, list) and isinstance(size, int)
+        if len(fillers) != size - 2:
+            raise ValidationError(
+                f"a table of {size} seats needs {size - 2} filler bot(s), got {len(fillers)}", "fillers"
+            )
+
+
+class MatchCreateSchema(SprtFieldsSchema):
+    bot_a = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1, max=MAX_INT),
+        metadata={"description": "the bot tested (e.g. the new version)"},
+    )
+    bot_b = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1, max=MAX_INT),
+        metadata={"description": "the bot it is tested against (e.g. the old version)"},
+    )
+
+
+class GauntletCreateSchema(SprtFieldsSchema):
+    bot = fields.Integer(
+        required=True, validate=validate.Range(min=1, max=MAX_INT), metadata={"description": "the bot tested"}
+    )
+    opponents = fields.List(
+        fields.Integer(validate=validate.Range(min=1, max=MAX_INT)),
+        required=True,
+        validate=validate.Length(min=1, max=16),
+        metadata={"description": "the field: one match against each, on paired deals"},
+    )
+
+
+class EloEstimateSchema(Schema):
+    pairs = fields.Integer(required=True)
+    score = fields.Float(required=True, metadata={"description": "A's mean score per game against B"})
+    elo = fields.Float(required=True, allow_none=True, metadata={"description": "logistic Elo of A over B"})
+    low = fields.Float(required=True, allow_none=True, metadata={"description": "95% interval (null: unbounded)"})
+    high = fields.Float(required=True, allow_none=True)
+    nelo = fields.Float(required=True, allow_none=True, metadata={"description": "normalized Elo"})
+    nelo_low = fields.Float(required=True, allow_none=True)
+    nelo_high = fields.Float(required=True, allow_none=True)
+
+
+class MatchSchema(Schema):
+    id = fields.Integer(required=True)
+    tournament_id = fields.Integer(required=True, metadata={"description": "the tournament that plays its games"})
+    gauntlet_id = fields.Integer(allow_none=True, metadata={"description": "the gauntlet it belongs to, if any"})
+    bot_a = fields.Integer(required=True)
+    bot_b = fields.Integer(required=True)
+    name_a = fields.String(required=True)
+    name_b = fields.String(required=True)
+    fillers = fields.List(fields.Integer(), required=True)
+    game = fields.String(required=True)
+    settings = fields.Dict(required=True)
+    table_size = fields.Integer(required=True)
+    elo0 = fields.Float(required=True)
+    elo1 = fields.Float(required=True)
+    alpha = fields.Float(required=True)
+    beta = fields.Float(required=True)
+    model = fields.String(required=True)
+    max_games = fields.Integer(required=True)
+    status = fields.String(
+        required=True, metadata={"description": "scheduled, running, done (a verdict, or max_games) or cancelled"}
+    )
+    verdict = fields.String(
+        required=True,
+        metadata={
+            "description": "continue (the test goes on), H1 (A is at least elo1 stronger), H0 (at most elo0), "
+            "inconclusive (max_games played first) or cancelled"
+        },
+    )
+    llr = fields.Float(required=True, metadata={"description": "log-likelihood ratio of H1 against H0"})
+    lower = fields.Float(required=True, metadata={"description": "H0 is accepted at or below: ln(beta/(1-alpha))"})
+    upper = fields.Float(required=True, metadata={"description": "H1 is accepted at or above: ln((1-beta)/alpha)"})
+    pairs = fields.Integer(required=True, metadata={"description": "completed pairs counted"})
+    counts = fields.List(
+        fields.Integer(),
+        required=True,
+        metadata={"description": "pentanomial: the pairs in which A scored 0, 0.5, 1, 1.5 and 2 points against B"},
+    )
+    games = fields.Integer(required=True, metadata={"description": "games finished (counted in pairs or not)"})
+    elo = fields.Nested(
+        EloEstimateSchema, required=True, allow_none=True, metadata={"description": "null before the first pair"}
+    )
+    created_at = fields.DateTime(required=True)
+    finished_at = fields.DateTime(allow_none=True)
+
+
+class MatchGameSchema(Schema):
+    pair = fields.Integer(required=True, metadata={"description": "1 first; the two games of a pair share a deal"})
+    game_id = fields.Integer(required=True)
+    bot_ids = fields.List(fields.Integer(), required=True, metadata={"description": "the bot of each seat"})
+    ranks = fields.List(fields.Integer(), required=True, metadata={"description": "per seat, 0 best"})
+    score = fields.Float(required=True, metadata={"description": "A's score against B: 1, 0.5 or 0"})
+
+
+class MatchDetailSchema(MatchSchema):
+    results = fields.List(fields.Nested(MatchGameSchema), required=True)
+
+
+class MatchListSchema(Schema):
+    matches = fields.List(fields.Nested(MatchSchema), required=True)
+
+
+class GauntletSchema(Schema):
+    id = fields.Integer(required=True, metadata={"description": "the id of its first match"})
+    bot = fields.Integer(required=True)
+    matches = fields.List(fields.Nested(MatchSchema), required=True, metadata={"description": "one per opponent"})

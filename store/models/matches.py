@@ -1,0 +1,48 @@
+"""Matches: bot A against bot B on paired deals, stopped by a sequential test (``tournament/matches.py``).
+
+A match is a tournament (its schedule, games, leases and results are the tournament's rows) with this row beside it:
+the test's settings and its state after the last completed pair, written by the worker that completed it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from store.models.base import Base, now
+
+
+class Match(Base):
+    __tablename__ = "matches"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), unique=True)
+    """The tournament that plays the match's games (its ``bot_ids``: A, B, then the fillers)."""
+    owner_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    bot_a: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    bot_b: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    fillers: Mapped[list[int]] = mapped_column(JSON)
+    """The bots of the other seats of a 3- or 4-seat table (none for 2 seats)."""
+    elo0: Mapped[float] = mapped_column(Float)
+    elo1: Mapped[float] = mapped_column(Float)
+    alpha: Mapped[float] = mapped_column(Float)
+    beta: Mapped[float] = mapped_column(Float)
+    model: Mapped[str] = mapped_column(String(16))
+    """``normalized`` or ``logistic`` (``ratings/sprt.py``)."""
+    max_games: Mapped[int] = mapped_column(Integer)
+    pairs: Mapped[int] = mapped_column(Integer, default=0)
+    """Completed pairs counted in ``counts`` and ``llr``."""
+    counts: Mapped[list[int]] = mapped_column(JSON)
+    """Pentanomial counts: the completed pairs in which A scored 0, 0.5, 1, 1.5 and 2 points against B."""
+    llr: Mapped[float] = mapped_column(Float, default=0.0)
+    verdict: Mapped[str] = mapped_column(String(16), default="continue")
+    """``continue`` while the test goes on; ``H1`` (A is at least ``elo1`` stronger), ``H0`` (at most ``elo0``),
+    ``inconclusive`` (``max_games`` played first) or ``cancelled``."""
+    games_counted: Mapped[int] = mapped_column(Integer, default=0)
+    """Games of the completed pairs (a pair's first game may be in while its second is not)."""
+    gauntlet_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
+    """A gauntlet's matches (one bot against each of a field) share the id of its first match; ``None`` for a
+    match of its own."""
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

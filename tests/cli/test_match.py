@@ -1,0 +1,64 @@
+"""``sorry-arena match`` as the user runs it (a subprocess) against a live service (tests/cli/test_tournament.py's
+``service``: SQLite, the embedded queue, two random push bots): the match followed to its verdict, the verdict in
+the exit status, bad flags as usage errors, the service's refusals as sentences."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.apikit import SQLITE_ONLY
+from tests.cli import test_tournament
+from tests.cli.test_tournament import Service, command
+
+service = test_tournament.service  # the live service fixture
+
+
+@SQLITE_ONLY
+def test_a_match_is_followed_to_its_verdict(service: Service) -> None:
+    a, b = service.bot_ids
+    done = command(
+        "match",
+        str(a),
+        str(b),
+        "--game",
+        "card",
+        "--max-games",
+        "4",
+        "--elo0",
+        "-5",
+        "--elo1",
+        "5",
+        "--api",
+        service.url,
+        "--token",
+        service.owner.token,
+    )
+    assert done.returncode == 4, done.stderr  # inconclusive: 2 pairs cannot decide between -5 and +5
+    assert "verdict: inconclusive: no verdict in 4 games" in done.stdout
+    assert "LLR" in done.stdout and "2 pairs" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+@SQLITE_ONLY
+def test_the_services_refusal_is_a_sentence(service: Service) -> None:
+    a, _ = service.bot_ids
+    done = command("match", str(a), "999", "--game", "card", "--api", service.url, "--token", service.owner.token)
+    assert done.returncode == 1
+    assert "sorry-arena match: HTTP 422" in done.stderr and "no bot 999" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["1", "2", "--game", "card", "--alpha", "2"], "expected a probability from 0.001 to 0.5"),
+        (["1", "2", "--game", "card", "--elo1", "x"], "expected an Elo, a number"),
+        (["1", "2", "--game", "card", "--fillers", "a,b"], "--fillers: expected bot ids"),
+        (["1", "--game", "card"], "the following arguments are required: bot_b"),
+        (["0", "2", "--game", "card"], "bot id"),
+    ],
+)
+def test_bad_flags_are_usage_errors(args: list[str], message: str) -> None:
+    done = command("match", *args, "--api", "http://127.0.0.1:9")
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr

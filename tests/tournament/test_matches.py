@@ -1,0 +1,124 @@
+"""Matches through the API, played by the embedded queue on SQLite and PostgreSQL against push bots on loopback:
+paired deals, the SPRT after each completed pair, the stop, and a gauntlet."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flask.testing import FlaskClient
+
+from ratings.sprt import Sprt
+from tests.apikit import API, Player
+from tests.arenakit import greedy_choice, push_bots, random_choice, register
+
+
+def create(client: FlaskClient, owner: Player, path: str = "matches", **fields: Any) -> dict[str, Any]:
+    response = client.post(f"{API}/{path}", json={"game": "card", "seed": 3, **fields}, headers=owner.headers)
+    assert response.status_code == 201, response.get_data(as_text=True)
+    body: dict[str, Any] = response.get_json()
+    return body
+
+
+def wait_decided(client: FlaskClient, match_id: int, timeout: float = 240) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        body: dict[str, Any] = client.get(f"{API}/matches/{match_id}").get_json()
+        if body["status"] == "done":
+            return body
+        assert time.monotonic() < deadline, f"match not decided in {timeout} s: {body['pairs']} pairs"
+        time.sleep(0.1)
+
+
+def test_a_stronger_bot_passes_and_the_match_stops_at_its_verdict(client: FlaskClient, owner: Player) -> None:
+    with push_bots(greedy_choice, random_choice) as servers:
+        greedy, random_ = (register(client, owner, name, s.url) for name, s in zip("GR", servers, strict=True))
+        created = create(
+            client,
+            owner,
+            bot_a=greedy["id"],
+            bot_b=random_["id"],
+            elo0=0,
+            elo1=150,
+            model="logistic",
+            max_games=400,
+        )
+        assert created["verdict"] == "continue" and created["pairs"] == 0 and created["elo"] is None
+        assert created["lower"] < 0 < created["upper"]
+        done = wait_decided(client, created["id"])
+    assert done["verdict"] == "H1", done
+    assert done["llr"] >= done["upper"]
+    assert sum(done["counts"]) == done["pairs"] > 0
+    # the verdict is the SPRT of the stored counts, and it was reached at the last pair counted, not before
+    test = Sprt(0, 150, model="logistic")
+    assert test.llr(done["counts"]) == done["llr"]
+    assert done["elo"]["low"] < done["elo"]["elo"] and done["elo"]["low"] > 0
+    # the match stopped: far fewer games than max_games, the rest never played
+    assert done["games"] < 400
+    results = done["results"]
+    by_pair: dict[int, list[dict[str, Any]]] = {}
+    for result in results:
+        by_pair.setdefault(result["pair"], []).append(result)
+    for games in by_pair.values():
+        if len(games) == 2:  # the two games of a pair: seats swapped, one deal
+            assert games[0]["bot_ids"] == games[1]["bot_ids"][::-1]
+            first, second = (client.get(f"{API}/games/{g['game_id']}").get_json() for g in games)
+            assert first["seed"] == second["seed"] is not None
+    tournament = client.get(f"{API}/tournaments/{done['tournament_id']}").get_json()
+    assert tournament["status"] == "done" and tournament["rated"] is False
+
+
+def test_a_match_without_a_verdict_in_max_games_is_inconclusive(client: FlaskClient, owner: Player) -> None:
+    with push_bots(random_choice, random_choice) as servers:
+        a, b = (register(client, owner, name, s.url) for name, s in zip("AB", servers, strict=True))
+        created = create(client, owner, bot_a=a["id"], bot_b=b["id"], elo0=-5, elo1=5, max_games=4)
+        done = wait_decided(client, created["id"])
+    assert done["verdict"] == "inconclusive" and done["pairs"] == 2 and done["games"] == 4
+    assert [r["pair"] for r in done["results"]] == [1, 1, 2, 2]
+    assert done["lower"] < done["llr"] < done["upper"]
+
+
+def test_a_four_seat_match_seats_a_and_b_with_the_same_fillers(client: FlaskClient, owner: Player) -> None:
+    with push_bots(greedy_choice, random_choice, random_choice, random_choice) as servers:
+        bots = [register(client, owner, name, s.url) for name, s in zip("ABFG", servers, strict=True)]
+        a, b, f, g = (bot["id"] for bot in bots)
+        created = create(
+            client,
+            owner,
+            bot_a=a,
+            bot_b=b,
+            fillers=[f, g],
+            table_size=4,
+            max_games=6,
+            elo0=0,
+            elo1=1000,
+            model="logistic",
+        )
+        done = wait_decided(client, created["id"])
+    assert done["table_size"] == 4 and done["fillers"] == [f, g]
+    if done["verdict"] == "inconclusive":
+        assert done["games"] == 6 and done["pairs"] == 3
+    for result in done["results"]:
+        assert sorted(result["bot_ids"]) == sorted([a, b, f, g])
+
+
+def test_a_gauntlet_plays_one_match_per_opponent(client: FlaskClient, owner: Player) -> None:
+    with push_bots(greedy_choice, random_choice, random_choice) as servers:
+        bots = [register(client, owner, name, s.url) for name, s in zip("GRS", servers, strict=True)]
+        created = create(
+            client,
+            owner,
+            "gauntlets",
+            bot=bots[0]["id"],
+            opponents=[bots[1]["id"], bots[2]["id"]],
+            max_games=4,
+            elo0=-5,
+            elo1=5,
+        )
+        assert [m["bot_b"] for m in created["matches"]] == [bots[1]["id"], bots[2]["id"]]
+        assert {m["gauntlet_id"] for m in created["matches"]} == {created["id"]}
+        for match in created["matches"]:
+            wait_decided(client, match["id"])
+    found = client.get(f"{API}/gauntlets/{created['id']}").get_json()
+    assert [m["status"] for m in found["matches"]] == ["done", "done"]
+    assert all(m["games"] == 4 for m in found["matches"])
