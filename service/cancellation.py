@@ -2,7 +2,8 @@
 
 In one transaction the tournament (and, for a first run, its runs not over) is marked ``cancelled`` and its
 repeats cut to the runs made, so the workers' clock starts no later run; its games not played are marked
-``cancelled`` and their leases dropped. A queued game's job then finds nothing to lease and ends; a game being
+``cancelled`` and their leases dropped, and the games begun end ``cancelled`` too (``store.gamelog.cancel``: no
+move lands in them any more, no pull bot is asked to move in them). A queued game's job then finds nothing to lease and ends; a game being
 played stops at its next step, as a worker's heartbeat or its next save finds its lease gone
 (``tournament/heartbeat.py``, ``tournament/leases.py``), and gives its slot back; a game waiting for a pull bot's
 move is woken (the games' channels are published on) and stops at once. A result being written at that
@@ -17,6 +18,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from service.errors import fail
+from store import gamelog
 from store.models import Game, Tournament, TournamentGame, now
 
 LIVE = ("scheduled", "running")
@@ -52,6 +54,14 @@ def cancel(session: Session, tournament: Tournament) -> list[tuple[int, int]] | 
         .join(TournamentGame, TournamentGame.game_id == Game.id)
         .where(TournamentGame.tournament_id.in_(targets), TournamentGame.status == "running")
     ).all()
+    started = session.scalars(
+        select(TournamentGame.game_id).where(
+            TournamentGame.tournament_id.in_(targets),
+            TournamentGame.status.in_(("pending", "running")),
+            TournamentGame.game_id.is_not(None),
+        )
+    ).all()
+    gamelog.cancel(session, [game_id for game_id in started if game_id is not None])
     session.execute(
         update(TournamentGame)
         .where(TournamentGame.tournament_id.in_(targets), TournamentGame.status.in_(("pending", "running")))

@@ -38,6 +38,8 @@ from store.gamelog import as_utc
 from store.models import ActionRecord, Bot, EventRecord, Game, Seat, Tournament, TournamentGame
 
 MAX_ID = 2**31 - 1
+ENDED = ("over", "cancelled")
+"""Statuses of a game that takes no more moves."""
 
 
 def create_game(
@@ -255,8 +257,8 @@ class Moves:
         if snapshot is None or snapshot.next_seq is None:
             snapshot, status = self.read_snapshot(game_id)
             lane.rollback()  # end the read: the write starts with the UPDATE (SQLite never upgrades a stale read)
-            if status == "over":
-                fail(409, f"game {game_id} is over")
+            if status in ENDED:
+                fail(409, f"game {game_id} is {status}")
             if snapshot.ply != expected_ply:
                 fail(409, f"stale ply: the game is at ply {snapshot.ply}, the action answered ply {expected_ply}")
         assert snapshot.next_seq is not None
@@ -289,8 +291,8 @@ class Moves:
         if not saved:
             _, status = self.position(game_id)
             lane.rollback()
-            if status == "over":
-                fail(409, f"game {game_id} is over")
+            if status in ENDED:
+                fail(409, f"game {game_id} is {status}")
             fail(409, f"stale ply: another action was accepted for ply {expected_ply}")
         # render for the caller while the new state is still this request's own, then share it
         asked = engine.decision(state)
@@ -314,8 +316,8 @@ class Moves:
         if not checked:
             ply, status = self.position(game_id)
             self.lane.rollback()
-            if status == "over":
-                fail(409, f"game {game_id} is over")
+            if status in ENDED:
+                fail(409, f"game {game_id} is {status}")
             if ply != expected_ply:
                 fail(409, f"stale ply: the game is at ply {ply}, the action answered ply {expected_ply}")
         fail(409, message)

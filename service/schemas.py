@@ -84,7 +84,9 @@ class GameSchema(Schema):
     game = fields.String(required=True)
     settings = fields.Dict(required=True)
     seats = fields.Integer(required=True)
-    status = fields.String(required=True, metadata={"description": "open, active or over"})
+    status = fields.String(
+        required=True, metadata={"description": "open, active, over, or cancelled (its tournament was cancelled)"}
+    )
     ply = fields.Integer(required=True, metadata={"description": "actions applied so far"})
     players = fields.List(fields.Nested(SeatHolderSchema), required=True)
     your_seat = fields.Integer(allow_none=True, required=True)
@@ -99,7 +101,7 @@ class GameSchema(Schema):
 
 class GameListQuerySchema(Schema):
     game = Text(validate=validate.OneOf(["board", "card"]))
-    status = Text(validate=validate.OneOf(["open", "active", "over"]))
+    status = Text(validate=validate.OneOf(["open", "active", "over", "cancelled"]))
     player = fields.Integer(
         validate=validate.Range(min=1, max=MAX_INT), metadata={"description": "games with this player"}
     )

@@ -13,8 +13,8 @@ The rules every write keeps, written once here:
 - events are numbered ``0, 1, 2, ...`` per game in the order they happened (the opening's first); an event of the
   move that answered ply ``p`` carries ``ply = p + 1`` (the opening's carry 0);
 - ``games.updated_at`` moves with every change of the ply (a tournament decision's deadline counts from it);
-- a game is ``open`` until its last seat is taken, ``active`` while it is played, ``over`` once finished; only an
-  active game advances.
+- a game is ``open`` until its last seat is taken, ``active`` while it is played, ``over`` once finished, or
+  ``cancelled`` when its tournament was cancelled before it finished (no result); only an active game advances.
 
 Reads that the writes depend on (the current position and the next event number) use :data:`POSITION`, so that
 the state, the event count and the save time are of one moment on every database.
@@ -271,6 +271,20 @@ def finish(session: Session, game_id: int, ply: int, result: engine.Json) -> boo
     whether its last move already ended it by the rules or forfeits end it; ``False`` if it is not at ``ply``."""
     finished = session.connection().execute(_FINISH, {"game_id": game_id, "at_ply": ply, "result": result})
     return finished.rowcount == 1
+
+
+def cancel(session: Session, game_ids: Sequence[int]) -> int:
+    """End games that will not finish (their tournament was cancelled) without a result, in the caller's
+    transaction: ``cancelled``, so that no move lands in them any more (every write is guarded by ``active``) and no
+    pull bot is asked to move in them. Games already over stay so. Returns how many were ended."""
+    if not game_ids:
+        return 0
+    ended = session.execute(
+        update(Game)
+        .where(Game.id.in_(game_ids), Game.status.in_(("open", "active")))
+        .values(status="cancelled", updated_at=now())
+    )
+    return int(ended.rowcount)  # type: ignore[attr-defined]
 
 
 def record_latency(session: Session, game_id: int, ply: int, latency_ms: float) -> None:

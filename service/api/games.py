@@ -347,7 +347,7 @@ def wait_for_decision(
         moves.lane.release()  # hold no pooled connection (nor a transaction) while waiting
         latest[:] = [found]
         snapshot, status = found
-        if status == "over":
+        if status in gameplay.ENDED:
             return True
         if status != "active":
             return False

@@ -66,6 +66,7 @@ PAGES: dict[str, dict[str, str]] = {
     "status.open": {"en": "waiting for players", "fr": "en attente de joueurs"},
     "status.active": {"en": "in play", "fr": "en cours"},
     "status.over": {"en": "over", "fr": "terminée"},
+    "status.cancelled": {"en": "cancelled", "fr": "annulé"},
     "status.scheduled": {"en": "scheduled", "fr": "prévu"},
     "status.running": {"en": "running", "fr": "en cours"},
     "status.done": {"en": "done", "fr": "terminé"},

@@ -117,3 +117,43 @@ def test_a_done_tournament_cannot_be_cancelled_and_a_cancelled_one_leaves_the_po
     assert pool["games"] == 0 and pool["standings"] == []
     with arena.extensions["db_sessions"]() as session:
         assert session.scalar(select(RatingPool.cancelled).where(RatingPool.game == "card")) == 1
+
+
+def test_a_cancelled_tournaments_games_end_and_take_no_more_moves(arena: Flask) -> None:
+    client = arena.test_client()
+    owner = new_player(client, "owner")
+    bots = [register(client, owner, name, None, ("card",)) for name in ("p1", "p2")]
+    created = create_tournament(
+        client, owner, [bot["id"] for bot in bots], game="card", settings={"pawns": 2}, move_timeout_ms=60_000
+    )
+    asked: dict[str, object] = {}
+
+    def a_bot_is_asked() -> bool:
+        for bot in bots:
+            inbox = client.get(f"{API}/decisions", headers={"Authorization": f"Bearer {bot['token']}"}).get_json()
+            if inbox["decisions"]:
+                asked.update(bot=bot, decision=inbox["decisions"][0])
+                return True
+        return False
+
+    wait_for(a_bot_is_asked)
+    bot, decision = asked["bot"], asked["decision"]
+    headers = {"Authorization": f"Bearer {bot['token']}"}  # type: ignore[index]
+    game_id, ply = decision["game_id"], decision["ply"]  # type: ignore[index]
+    cancelled = client.post(f"{API}/tournaments/{created['id']}/cancel", headers=owner.headers)
+    assert cancelled.status_code == 200
+    game = client.get(f"{API}/games/{game_id}").get_json()
+    assert game["status"] == "cancelled" and game["seed"] is None and game["result"] is None
+    move = client.post(
+        f"{API}/games/{game_id}/actions",
+        json={"action": decision["actions"][0]["id"], "expected_ply": ply},  # type: ignore[index]
+        headers=headers,
+    )
+    assert move.status_code == 409 and move.get_json()["message"] == f"game {game_id} is cancelled"
+    assert client.get(f"{API}/decisions", headers=headers).get_json()["decisions"] == []
+    waited = client.get(f"{API}/games/{game_id}/actions", query_string={"wait": 30}, headers=headers)
+    assert waited.status_code == 200 and waited.get_json()["status"] == "cancelled"
+    listed = client.get(f"{API}/games", query_string={"status": "cancelled"}).get_json()
+    assert game_id in [found["id"] for found in listed]
+    assert arena.extensions["queue"].wait(timeout=30)
+    assert client.get(f"{API}/games/{game_id}").get_json()["ply"] == ply, "nothing was written after the cancel"
