@@ -85,25 +85,34 @@ class Answer(NamedTuple):
     fault: str | None
     detail: str = ""
     """What went wrong, in words, on a fault."""
+    debug: str | None = None
+    """The bot's ``debug`` text, as it sent it (a string, else ``None``): the game log cleans and caps it."""
 
 
 def judged(
-    action: object, latency_ms: float, actions: Sequence[engine.Action], fault: str | None = None, detail: str = ""
+    action: object,
+    latency_ms: float,
+    actions: Sequence[engine.Action],
+    fault: str | None = None,
+    detail: str = "",
+    debug: object = None,
 ) -> Answer:
     """The answer ``action`` given in ``latency_ms``: the call's own ``fault`` (and ``detail``) if it had one, else
-    ``illegal`` for anything but the id of one of the ``actions`` offered, else a good move."""
+    ``illegal`` for anything but the id of one of the ``actions`` offered, else a good move; with the bot's
+    ``debug`` text when it is a string."""
+    text = debug if isinstance(debug, str) else None
     if fault is None and isinstance(action, str) and any(offered.id == action for offered in actions):
-        return Answer(action, latency_ms, None)
+        return Answer(action, latency_ms, None, debug=text)
     if fault is None:
         fault, detail = "illegal", f"answered {action!r}, which is not one of the {len(actions)} actions offered"
-    return Answer(None, latency_ms, fault, detail)
+    return Answer(None, latency_ms, fault, detail, text)
 
 
 def ask(connection: BotConnection, request: dict[str, Any], actions: Sequence[engine.Action]) -> Answer:
     """POST ``request`` to the bot's ``move`` route and judge the reply."""
     reply = connection.move(request)
-    action = reply.body.get("action") if reply.body is not None and reply.fault is None else None
-    return judged(action, reply.latency_ms, actions, reply.fault, reply.detail)
+    body = reply.body if reply.body is not None and reply.fault is None else {}
+    return judged(body.get("action"), reply.latency_ms, actions, reply.fault, reply.detail, body.get("debug"))
 
 
 @dataclass(kw_only=True)

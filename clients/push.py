@@ -13,7 +13,8 @@ module answers them, so that a bot is one function::
 Any base path works (``http://host:8001``, ``http://host:8001/bot``, ...): the route is the last path segment.
 With a secret set, requests without a valid signature (the method, path and body signed, recent, never seen
 before: ``signature.Verifier``) get 401. ``info`` echoes the service's nonce with the bot's
-name and games; ``start`` and ``end`` answer ``{}``; ``move`` answers ``{"action": choose(request)}``, and an
+name and games; ``start`` and ``end`` answer ``{}``; ``move`` answers ``{"action": choose(request)}`` (with ``"debug"``: the text ``choose`` may set as
+``request["debug"]``, shown to the bot's owner with the move), and an
 exception in ``choose`` answers 500 with a short message (the service records a fault and plays a fallback move).
 """
 
@@ -36,6 +37,10 @@ MAX_REQUEST_BYTES = 1 << 20
 """Requests are a view and a list of actions: a few KiB. Anything larger is refused unread."""
 
 log = logging.getLogger(__name__)
+
+
+DEBUG_CHARS = 1024
+"""The longest debug text sent (the service keeps at most 1 KiB of it, control characters removed)."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -100,7 +105,11 @@ class _Handler(BaseHTTPRequestHandler):
                 took_ms,
                 deadline_ms,
             )
-        self._answer(200, {"action": action})
+        answer = {"action": action}
+        debug = request.get("debug")  # choose() may leave a debug text for its owner in the request
+        if isinstance(debug, str) and debug:
+            answer["debug"] = debug[:DEBUG_CHARS]
+        self._answer(200, answer)
 
     def _answer(self, status: int, payload: dict[str, Any], close: bool = False) -> None:
         body = json.dumps(payload).encode()

@@ -65,7 +65,8 @@ EXTRAS = ("game_id", "tournament_id", "started_at", "finished_at")
 FIELDS = ("format", "version", "game", "settings", "seed", "seats", "actions", "result", *EXTRAS)
 """Every field of a record, in the order :func:`dumps` writes them."""
 SEAT_FIELDS = ("seat", "name", "bot_id", "player_id")
-ACTION_FIELDS = ("ply", "seat", "action", "latency_ms", "fault")
+ACTION_FIELDS = ("ply", "seat", "action", "latency_ms", "fault", "debug")
+"""An action's fields; ``debug`` (the bot's debug text of that move) is present only when the bot sent one."""
 RESULT_FIELDS = ("ranks", "reason", "forfeited", "scores")
 
 
@@ -292,6 +293,8 @@ def _malformed_actions(actions: Any, players: int) -> list[str]:
         fault = action.get("fault")
         if fault is not None and (not isinstance(fault, str) or not fault):
             problems.append(f'ply {ply}: "fault" must be null or a fault name, got {fault!r}')
+        if "debug" in action and not isinstance(action["debug"], str):
+            problems.append(f'ply {ply}: "debug" must be a string when present, got {_kind(action["debug"])}')
         extra = sorted(set(action) - set(ACTION_FIELDS))
         if extra:
             problems.append(f"ply {ply}: unknown action field(s) {', '.join(map(repr, extra))}")

@@ -35,6 +35,7 @@ from sqlalchemy.sql.dml import UpdateBase
 import engine
 from store.fastlane import param
 from store.models import ActionRecord, EventRecord, Game, Seat, now
+from store.models.games import DEBUG_BYTES, FAULT_DETAIL_CHARS
 
 encode_state = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 """The stored text of an engine state (``engine.to_json``): JSON without the spaces of ``json.dumps``."""
@@ -66,6 +67,8 @@ RECORD_ACTION = insert(ActionRecord).values(
     action=param("action"),
     latency_ms=param("latency_ms"),
     fault=param("fault"),
+    fault_detail=param("fault_detail"),
+    debug=param("debug"),
     created_at=param("now"),
 )
 RECORD_EVENT = insert(EventRecord).values(
@@ -119,6 +122,10 @@ class Move:
     """How long the bot took to answer (tournament games)."""
     fault: str | None = None
     """Why the action is the game's seeded fallback rather than the bot's (``None``: the bot's own)."""
+    fault_detail: str | None = None
+    """The fault in words (kept to :data:`FAULT_DETAIL_CHARS` characters by :func:`advance`)."""
+    debug: str | None = None
+    """The bot's debug text for the move (kept clean and short by :func:`advance`: :func:`clean_debug`)."""
 
 
 @dataclass(frozen=True)
@@ -182,6 +189,8 @@ def advance(
             "action": move.action,
             "latency_ms": move.latency_ms,
             "fault": move.fault,
+            "fault_detail": clean_detail(move.fault_detail) if move.fault else None,
+            "debug": clean_debug(move.debug),
             "now": moment,
         }
         for move in moves
@@ -198,6 +207,31 @@ def advance(
         (ADVANCE if result is None else ADVANCE_TO_END, changes),
         ((RECORD_ACTION, actions), (RECORD_EVENT, events)),
     )
+
+
+_CONTROL = dict.fromkeys(
+    [*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+"""Control characters (line and tab breaks too) and the bidirectional overrides: removed from what a bot wrote."""
+
+
+def clean_detail(detail: str | None) -> str | None:
+    """A fault's detail as stored: control characters as spaces, its first :data:`FAULT_DETAIL_CHARS`
+    characters; ``None`` for none."""
+    if not detail:
+        return None
+    return " ".join(detail.translate(dict.fromkeys(_CONTROL, " ")).split())[:FAULT_DETAIL_CHARS] or None
+
+
+def clean_debug(text: Any) -> str | None:
+    """A bot's debug text as stored: a string, its control characters removed (a newline or tab becomes a space),
+    truncated to :data:`DEBUG_BYTES` bytes of UTF-8 (never inside a character); ``None`` for none or a non-string.
+    """
+    if not isinstance(text, str) or not text:
+        return None
+    spaced = text.translate({ord("\n"): " ", ord("\t"): " ", ord("\r"): " "}).translate(_CONTROL)
+    kept = spaced.encode("utf-8", "replace")[:DEBUG_BYTES].decode("utf-8", "ignore")
+    return kept or None
 
 
 def event_rows(game_id: int, first_seq: int, ply: int, events: Sequence[engine.Event]) -> list[dict[str, Any]]:

@@ -108,15 +108,17 @@ def _records(
             ActionRecord.action,
             ActionRecord.latency_ms,
             ActionRecord.fault,
+            ActionRecord.debug,
         )
         .where(ActionRecord.game_id.in_(ids))
         .order_by(ActionRecord.game_id, ActionRecord.ply)
         .execution_options(yield_per=2000)
     )
-    for game_id, ply, seat, action, latency_ms, fault in moves:
-        actions[game_id].append(
-            {"ply": ply, "seat": seat, "action": action, "latency_ms": latency_ms, "fault": fault}
-        )
+    for game_id, ply, seat, action, latency_ms, fault, debug in moves:
+        move = {"ply": ply, "seat": seat, "action": action, "latency_ms": latency_ms, "fault": fault}
+        if debug is not None:  # the bot's debug text of the move: only when it sent one
+            move["debug"] = debug
+        actions[game_id].append(move)
     seats: dict[int, list[dict[str, Any]]] = defaultdict(list)
     if tournament is None:
         players = session.execute(

@@ -128,10 +128,18 @@ class Play:
     def finished(self) -> bool:
         return engine.is_over(self.state) or sum(not seat.forfeited for seat in self.seats) <= 1
 
-    def record(self, seat: int, action: str, latency_ms: float | None, fault: str | None) -> None:
+    def record(
+        self,
+        seat: int,
+        action: str,
+        latency_ms: float | None,
+        fault: str | None,
+        detail: str | None = None,
+        debug: str | None = None,
+    ) -> None:
         ply = self.ply
         events = engine.apply(self.state, action, seat)
-        self.pending.append(gamelog.Move(ply, seat, action, events, latency_ms, fault))
+        self.pending.append(gamelog.Move(ply, seat, action, events, latency_ms, fault, detail, debug))
         self.seats[seat].count(fault)
         if len(self.pending) >= self.settings.batch_moves or (
             time.monotonic() - self.last_save >= self.settings.batch_seconds
@@ -159,7 +167,7 @@ def ask_push_bot(play: Play, seat: int, kind: str, connection: BotConnection) ->
     play.stalls.answered(play.seats[seat].bot.id, answer.fault)
     play.seats[seat].last_latency_ms = answer.latency_ms
     action = engine.fallback_action(play.state) if answer.action is None else answer.action
-    play.record(seat, action, answer.latency_ms, answer.fault)
+    play.record(seat, action, answer.latency_ms, answer.fault, answer.detail, answer.debug)
 
 
 def reload(play: Play) -> None:
@@ -209,7 +217,8 @@ def ask_pull_bot(play: Play, seat: int) -> None:
         reload(play)
         return
     try:
-        play.record(seat, engine.fallback_action(play.state), timeout * 1000, "timeout")
+        detail = f"no move within the move timeout of {play.tournament.move_timeout_ms} ms"
+        play.record(seat, engine.fallback_action(play.state), timeout * 1000, "timeout", detail)
         play.flush()
     except leases.LeaseLost:
         reload(play)  # the bot's move arrived just after the deadline and was accepted: it stands

@@ -29,7 +29,9 @@ from service.bot_schemas import (
     BotUpdateSchema,
 )
 from service.errors import ErrorSchema, fail
+from service.fault_schemas import FaultListSchema, FaultsQuerySchema
 from service.pagination import MAX_PAGE_SIZE, Blueprint, window
+from store import botfaults
 from store.models import Bot, Player, now
 
 log = logging.getLogger(__name__)
@@ -241,3 +243,27 @@ class OneBot(MethodView):
         bot = owned_bot(bot_id)
         bot.active = False
         db.session().commit()
+
+
+@blp.route("/<int:bot_id>/faults")
+class Faults(MethodView):
+    @blp.arguments(FaultsQuerySchema, location="query")
+    @blp.response(200, FaultListSchema)
+    @blp.paginate(page_size=50, max_page_size=MAX_PAGE_SIZE)
+    @blp.alt_response(401, **UNAUTHORIZED)
+    @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
+    def get(self, query: dict[str, Any], bot_id: int, pagination_parameters: Any) -> dict[str, Any]:
+        """A bot's faults, newest first: kind, detail, latency, debug text (paginated: page, page_size)
+
+        Its owner's token lists the faults of the games it still plays too; anyone else sees those of finished
+        games only.
+        """
+        viewer = auth.optional_player()
+        bot = get_bot(bot_id)
+        owner = viewer is not None and viewer.id == bot.owner_id
+        session = db.session()
+        game_id = query["game_id"]
+        pagination_parameters.item_count = botfaults.count(session, bot.player_id, owner, game_id)
+        found = window(pagination_parameters)
+        faults = [] if found is None else botfaults.page(session, bot.player_id, owner, *found, game_id=game_id)
+        return {"bot_id": bot.id, "faults": faults}

@@ -34,6 +34,11 @@ class Step:
     fault: str | None
     action: str | None
     """The action id: finished games only."""
+    detail: str | None = None
+    """The fault in words: finished games only (while a game runs, only its bot's owner reads it, through the API:
+    ``GET /api/v1/bots/{id}/faults``)."""
+    debug: str | None = None
+    """The bot's debug text of the move: finished games only, as ``detail``."""
 
 
 @dataclass
@@ -84,9 +89,15 @@ def steps(
     session: Session, game: Game, finished: bool, language: str, after: int = 0, last: int | None = None
 ) -> list[Step]:
     """The moves of steps ``after + 1`` to ``last`` (default: the latest), each with its text, the bot's latency
-    and its fault."""
+    and its fault; a finished game's with the fault's detail and the bot's debug text too."""
     query = select(
-        ActionRecord.ply, ActionRecord.seat, ActionRecord.action, ActionRecord.latency_ms, ActionRecord.fault
+        ActionRecord.ply,
+        ActionRecord.seat,
+        ActionRecord.action,
+        ActionRecord.latency_ms,
+        ActionRecord.fault,
+        ActionRecord.fault_detail,
+        ActionRecord.debug,
     ).where(ActionRecord.game_id == game.id, ActionRecord.ply >= after)
     if last is not None:
         query = query.where(ActionRecord.ply < last)
@@ -98,13 +109,14 @@ def steps(
         if record.payload.get("type") in MOVE_EVENTS:
             by_ply[record.ply].append(record)
     out = []
-    for ply, seat, action, latency, fault in actions:
+    for ply, seat, action, latency, fault, detail, debug in actions:
         event = _move_event(shown(by_ply.get(ply + 1, []), finished), seat)
         if event is not None:
             description = i18n.describe_action(game.game, event, language)
         else:
             description = action if finished else "—"
-        out.append(Step(ply + 1, seat, description, latency, fault, action if finished else None))
+        shown_only = (action, detail, debug) if finished else (None, None, None)
+        out.append(Step(ply + 1, seat, description, latency, fault, *shown_only))
     return out
 
 

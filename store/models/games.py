@@ -17,6 +17,11 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from store.models.base import Base, now
 
+FAULT_DETAIL_CHARS = 120
+"""The characters of a fault's detail kept (a bot's error reply quoted up to that)."""
+DEBUG_BYTES = 1024
+"""The UTF-8 bytes of a move's debug text kept."""
+
 
 class Game(Base):
     __tablename__ = "games"
@@ -63,6 +68,12 @@ class ActionRecord(Base):
     fault: Mapped[str | None] = mapped_column(String(16), nullable=True)
     """Why the action is the seeded fallback, not the bot's: timeout, connection, status, unparsable, too_large,
     redirect, refused, illegal, forfeit."""
+    fault_detail: Mapped[str | None] = mapped_column(String(FAULT_DETAIL_CHARS), nullable=True)
+    """What went wrong, in words (a push bot's error reply quoted): its owner's while the game runs, everyone's
+    once it is over."""
+    debug: Mapped[str | None] = mapped_column(String(DEBUG_BYTES), nullable=True)
+    """The bot's own debug text for this move (at most 1 KiB, control characters removed): its owner's while the
+    game runs, everyone's once it is over."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
