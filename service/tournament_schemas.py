@@ -132,7 +132,14 @@ class TournamentSchema(Schema):
 class TournamentDetailSchema(TournamentSchema):
     standings = fields.List(fields.Nested(StandingSchema), required=True)
     head_to_head = fields.List(fields.Nested(HeadToHeadSchema), required=True)
-    results = fields.List(fields.Nested(ResultSchema), required=True)
+    results = fields.List(
+        fields.Nested(ResultSchema),
+        required=True,
+        metadata={
+            "description": "the first 100 results, in the order written; all: GET .../results, page by page"
+        },
+    )
+    results_total = fields.Integer(required=True, metadata={"description": "how many results are written"})
 
 
 class TournamentListSchema(Schema):

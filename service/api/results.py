@@ -21,7 +21,7 @@ blp = Blueprint(
 
 
 def result_of(result: Result) -> dict[str, Any]:
-    """A result as the API shows it (the tournament's detail lists the same)."""
+    """A result as the API shows it (the tournament's detail holds the first of them the same way)."""
     return {
         "game_id": result.game_id,
         "bot_ids": result.bot_ids,

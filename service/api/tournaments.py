@@ -27,6 +27,7 @@ import engine
 from engine.records import dumps
 from runtime.jobqueue import CANCELLED_JOB, START_JOB
 from service import auth, cancellation, db, quotas
+from service.api.results import result_of
 from service.errors import ErrorSchema, fail
 from service.tournament_schemas import (
     TournamentCreateSchema,
@@ -212,25 +213,21 @@ class Tournaments(MethodView):
         return {"tournaments": [describe(session, tournament) for tournament in session.scalars(statement)]}
 
 
+DETAIL_RESULTS = 100
+"""The results a tournament's detail holds: its first, in the order written; all of them, page by page, at
+``GET /tournaments/{id}/results`` (``service/api/results.py``), so that no answer grows with the tournament."""
+
+
 def detail(session: Any, tournament: Tournament) -> dict[str, Any]:
-    results = session.scalars(select(Result).where(Result.tournament_id == tournament.id).order_by(Result.id))
+    written = select(Result).where(Result.tournament_id == tournament.id)
+    results = session.scalars(written.order_by(Result.id).limit(DETAIL_RESULTS))
     standings = tournament.standings or {"standings": [], "head_to_head": []}
     return {
         **describe(session, tournament),
         "standings": standings["standings"],
         "head_to_head": standings["head_to_head"],
-        "results": [
-            {
-                "game_id": result.game_id,
-                "bot_ids": result.bot_ids,
-                "ranks": result.ranks,
-                "reason": result.reason,
-                "forfeited": result.forfeited,
-                "faults": result.faults,
-                "moves": result.moves,
-            }
-            for result in results
-        ],
+        "results": [result_of(result) for result in results],
+        "results_total": session.scalar(select(func.count()).select_from(written.subquery())),
     }
 
 

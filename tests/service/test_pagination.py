@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from flask.testing import FlaskClient
 
+from service.api import tournaments
 from service.pagination import MAX_PAGE_SIZE
 from tests.apikit import API, new_player
 from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
@@ -56,7 +58,7 @@ def test_bots_are_listed_page_by_page(client: FlaskClient) -> None:
     assert len(client.get(f"{API}/bots").get_json()["bots"]) == 7  # the default page holds them
 
 
-def test_a_tournaments_results_are_listed_page_by_page(database_url: str) -> None:
+def test_a_tournaments_results_are_listed_page_by_page(database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     app = arena_app(database_url)
     client = app.test_client()
     try:
@@ -86,6 +88,10 @@ def test_a_tournaments_results_are_listed_page_by_page(database_url: str) -> Non
         assert games == [result["game_id"] for result in done["results"]]  # in the order written
         assert client.get(f"{API}/tournaments/999/results").status_code == 404
         assert client.get(url, query_string={"page_size": MAX_PAGE_SIZE + 1}).status_code == 422
+        assert done["results_total"] == total
+        monkeypatch.setattr(tournaments, "DETAIL_RESULTS", 2)  # the detail holds the first results only
+        detail = client.get(f"{API}/tournaments/{created['id']}").get_json()
+        assert detail["results"] == done["results"][:2] and detail["results_total"] == total
     finally:
         app.extensions["queue"].wait(timeout=60)
         dispose(app)
