@@ -1,0 +1,37 @@
+"""The strings of a bot's page (``service/web/bot_page.py``), in English and French: joined to the pages' own
+(``service.web.messages.PAGES``) when that module is loaded."""
+
+from __future__ import annotations
+
+BOT_PAGES: dict[str, dict[str, str]] = {
+    "bot.title": {"en": "Bot {name}", "fr": "Robot {name}"},
+    "bot.owner": {"en": "Owner", "fr": "Propriétaire"},
+    "bot.mode": {"en": "Mode", "fr": "Mode"},
+    "bot.games_played": {"en": "Finished games", "fr": "Parties terminées"},
+    "bot.health": {"en": "Health", "fr": "Santé"},
+    "bot.healthy": {"en": "healthy", "fr": "en forme"},
+    "bot.excluded": {"en": "excluded (failed health checks)", "fr": "exclu (contrôles de santé échoués)"},
+    "bot.deleted": {"en": "deleted", "fr": "supprimé"},
+    "bot.checks": {
+        "en": "{failed} failed, {passed} passed checks in a row",
+        "fr": "{failed} contrôles échoués, {passed} réussis d'affilée",
+    },
+    "bot.ratings": {"en": "Rating over time", "fr": "Cote au fil du temps"},
+    "bot.seats": {"en": "Wins by seat", "fr": "Victoires par place"},
+    "bot.faults": {"en": "Faults by kind", "fr": "Fautes par type"},
+    "bot.no_faults": {"en": "No fault in finished games.", "fr": "Aucune faute dans les parties terminées."},
+    "bot.latency": {"en": "Answer times", "fr": "Temps de réponse"},
+    "bot.recent": {"en": "Recent games", "fr": "Parties récentes"},
+    "bot.owner_note": {
+        "en": "Faults and answer times count finished games; while a game runs its bot's owner reads them with "
+        "GET /api/v1/bots/{id}/faults.",
+        "fr": "Fautes et temps de réponse comptent les parties terminées ; pendant une partie, le propriétaire du "
+        "robot les lit avec GET /api/v1/bots/{id}/faults.",
+    },
+    "col.seat": {"en": "Seat", "fr": "Place"},
+    "col.percentile": {"en": "Percentile", "fr": "Centile"},
+    "col.count": {"en": "Count", "fr": "Nombre"},
+    "col.kind": {"en": "Kind", "fr": "Type"},
+    "error.no_bot": {"en": "There is no bot {id}.", "fr": "Il n'y a pas de robot {id}."},
+    "what.bot": {"en": "A bot number", "fr": "Un numéro de robot"},
+}

@@ -1,0 +1,45 @@
+"""A page per bot, ``/bots/<id>``: its owner, mode and health, its rating over time in each pool it plays, its
+games and wins by seat, its faults by kind and answer-time percentiles (finished games), its recent games. Linked
+from every standings table and game page (the ``bot_link`` and ``seat_bots`` helpers of the templates)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import render_template
+from flask.typing import ResponseReturnValue
+
+from service import db
+from service.web import bot_stats, charts, pools
+from service.web.bot_messages import BOT_PAGES
+from service.web.errors import PageError, whole
+from service.web.messages import PAGES
+from service.web.views import MAX_ID, blp, lang
+from store.models import Bot
+
+PAGES.update(BOT_PAGES)
+
+
+@blp.app_context_processor
+def bot_helpers() -> dict[str, Any]:
+    return {
+        "seat_bots": lambda game_id: bot_stats.seat_bots(db.session(), game_id),
+        "pool_faults": lambda game, variant: bot_stats.pool_faults(db.session(), game, variant),
+    }
+
+
+@blp.get("/bots/<bot_id>")
+def bot_page(bot_id: str) -> ResponseReturnValue:
+    number = whole(bot_id, "bot")
+    session = db.session()
+    bot = session.get(Bot, number) if 0 < number <= MAX_ID else None
+    if bot is None:
+        raise PageError(404, "error.no_bot", id=number)
+    stats = bot_stats.bot_stats(session, bot)
+    ratings = []
+    for game, variant in stats.pools:
+        history = pools.pool_standings(session, game, variant).history
+        row = next((row for row in history.rows if row.player == bot.id), None)
+        line = charts.Line(bot.name, history.series.get(bot.id, []))
+        ratings.append((game, variant, row, charts.rating_chart([line], history.games, lang())))
+    return render_template("bot.html", stats=stats, bot=bot, ratings=ratings)
