@@ -22,7 +22,7 @@ from service import db
 from service.caches import Caches
 from service.errors import fail
 from store.fastlane import param
-from store.models import Player
+from store.models import Bot, Player
 
 TOKEN_PREFIX = "sa_"
 REQUIRED = "this needs a player's token: 'Authorization: Bearer <token>' (POST /api/v1/players makes one)"
@@ -116,4 +116,20 @@ def required_player() -> Player:
     player = optional_player()
     if player is None:
         fail(401, REQUIRED)
+    return player
+
+
+BOT_TOKEN = (
+    "this is a bot's token, which plays the bot's games only: register, change and delete bots, and create "
+    "tournaments and matches, with its owner's token"
+)
+
+
+def required_owner() -> Player:
+    """The player of the request's token, acting as an account holder: one who may register and change bots and
+    create tournaments and matches. A bot's own account may not (a 403): else a bot's token would register more bots,
+    each an account with rate limits and quotas of its own, without end."""
+    player = required_player()
+    if db.session().scalar(select(Bot.id).where(Bot.player_id == player.id)) is not None:
+        fail(403, BOT_TOKEN)
     return player

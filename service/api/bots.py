@@ -107,23 +107,8 @@ def unproved(url: str, started: float, fault: str, detail: str) -> NoReturn:
     fail(422, NOT_PROVED)
 
 
-BOT_TOKEN = (
-    "this is a bot's token, which plays the bot's games only: register, change and delete bots with its owner's "
-    "token"
-)
-
-
-def required_owner() -> Player:
-    """The player of the request's token, who may register and change bots. A bot's own account may not (a 403):
-    else a bot's token would register more bots, each an account with a rate limit of its own, without end."""
-    player = auth.required_player()
-    if db.session().scalar(select(Bot.id).where(Bot.player_id == player.id)) is not None:
-        fail(403, BOT_TOKEN)
-    return player
-
-
 def owned_bot(bot_id: int) -> Bot:
-    player = required_owner()
+    player = auth.required_owner()
     bot = get_bot(bot_id)
     if bot.owner_id != player.id:
         fail(403, f"bot {bot_id} is not yours")
@@ -146,7 +131,7 @@ class Bots(MethodView):
     @blp.alt_response(429, **ratelimits.TOO_MANY)
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Register a bot (owner's token); a push bot's endpoint must echo the nonce sent to its info route"""
-        owner = required_owner()
+        owner = auth.required_owner()
         # counted before the endpoint is proved (each proof is an outbound call): per owner, and as an account
         # creation per client address (the bot's account), with the accounts made by POST /players
         ratelimits.check(ratelimits.BOTS, owner.id)

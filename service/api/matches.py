@@ -58,7 +58,7 @@ def settings_of(body: dict[str, Any]) -> dict[str, Any]:
 def create_matches(body: dict[str, Any], bot: int, opponents: list[int], gauntlet: bool = False) -> list[Match]:
     """One match of ``bot`` against each opponent (committed, started), after every check passed for all; a
     ``gauntlet``'s share the id of the first."""
-    owner = auth.required_player()
+    owner = auth.required_owner()
     official = auth.is_operator()
     session = db.session()
     settings = settings_of(body)

@@ -147,7 +147,7 @@ class Tournaments(MethodView):
 
         The bots are the caller's own, or bots whose owners opened them to others' tournaments; the operator's
         tournaments (official) may seat any bot. Quotas per account bound the games and tournaments queued."""
-        owner = auth.required_player()
+        owner = auth.required_owner()
         official = auth.is_operator()
         session = db.session()
         game, table_size = body["game"], body["table_size"]

@@ -23,8 +23,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from runtime.settings import Settings
-from service.api.bots import BOT_TOKEN
 from service.app import create_app
+from service.auth import BOT_TOKEN
 from service.ratelimits import RedisCounter
 from tests.apikit import API, Player, new_player
 from tests.botservers import BotServer, reply
@@ -65,6 +65,12 @@ def test_a_bots_token_registers_no_bots_and_changes_none(apps: Any) -> None:
     assert client.patch(f"{API}/bots/{bot['id']}", json={"name": "x"}, headers=as_bot).status_code == 403
     assert client.delete(f"{API}/bots/{bot['id']}", headers=as_bot).status_code == 403
     assert [entry["id"] for entry in client.get(f"{API}/bots").get_json()["bots"]] == [bot["id"]]
+    other = register_pull_bot(client, owner.token, "other").get_json()
+    tournament = {"game": "card", "bot_ids": [bot["id"], other["id"]], "table_size": 2}
+    made = client.post(f"{API}/tournaments", json=tournament, headers=as_bot)
+    assert made.status_code == 403 and made.get_json()["message"] == BOT_TOKEN, "nor creates tournaments"
+    match = {"bot_a": bot["id"], "bot_b": other["id"], "game": "card"}
+    assert client.post(f"{API}/matches", json=match, headers=as_bot).status_code == 403
     # the bot's token still plays: it creates and joins games as any player's does
     game = client.post(f"{API}/games", json={"game": "card", "seats": 2}, headers=as_bot)
     assert game.status_code == 201
