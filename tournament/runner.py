@@ -216,12 +216,17 @@ def ask_pull_bot(play: Play, seat: int) -> None:
         play.seats[seat].count(None)
         reload(play)
         return
+    player = play.seats[seat]
+    counted = (player.faults_in_a_row, player.faults, player.forfeited)
     try:
         detail = f"no move within the move timeout of {play.tournament.move_timeout_ms} ms"
         play.record(seat, engine.fallback_action(play.state), timeout * 1000, "timeout", detail)
         play.flush()
     except leases.LeaseLost:
-        reload(play)  # the bot's move arrived just after the deadline and was accepted: it stands
+        # the bot's move arrived just after the deadline and was accepted: it stands, and the timeout never was
+        reload(play)
+        player.faults_in_a_row, player.faults, player.forfeited = counted
+        player.count(None)
 
 
 def check_health(session: Session, bot: Bot, connection: BotConnection, interval: float) -> None:
