@@ -202,15 +202,18 @@ def test_serve_rejects_bad_flags_as_usage_errors(
     assert "usage: sorry-arena serve" in err and message in err
 
 
-def test_serve_runs_gthread_workers_without_a_control_socket(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_runs_gevent_workers_without_a_control_socket(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("REDIS_URL", raising=False)
     parser = build_parser()
-    args = parser.parse_args(["serve", "--port", "9001", "--threads", "4"])
+    args = parser.parse_args(["serve", "--port", "9001"])
     options = options_from(args, args.parser)
     assert options["bind"] == ["127.0.0.1:9001"]
-    assert options["worker_class"] == "gthread"
+    assert options["worker_class"] == "gevent", "waiting requests hold no thread"
     assert options["control_socket_disable"] is True
-    assert (options["workers"], options["threads"]) == (1, 4), "one worker without Redis"
+    assert (options["workers"], options["worker_connections"]) == (1, 1000), "one worker without Redis"
+    args = parser.parse_args(["serve", "--worker-class", "gthread", "--threads", "4"])
+    options = options_from(args, args.parser)
+    assert (options["worker_class"], options["threads"]) == ("gthread", 4)
     args = parser.parse_args(["serve", "--host", "::1", "--redis-url", "redis://127.0.0.1:6379/0"])
     options = options_from(args, args.parser)
     assert options["bind"] == ["[::1]:8000"]
