@@ -12,8 +12,8 @@ a fresh database (a SQLite file in a temporary directory, or ``--database-url``)
 - 1 worker, then 2 workers (``sorry-arena worker`` processes, started and registered with Redis before the clock
   starts): a round robin of ``--game`` between the bots (table of 2, ``--rounds`` rounds) is created through the
   API and played to its end. The figure is the moves saved by the workers divided by the time from the
-  tournament's creation to its last game's result, both as stored in the database (the final standings fit, a
-  bootstrap of ~0.2 s, comes after and is not counted; this process polls only every 0.25 s).
+  tournament's creation to its last game's result, both as stored in the database (the final standings fit
+  comes after and is not counted; this process polls only every 0.25 s).
 
 It prints the medians and two ratios, with the goals of the tournament issue: one worker's moves/s as a fraction of
 the bare round-trip rate (goal >= 0.5), and two workers' moves/s over one worker's (goal >= 1.6). The machine is

@@ -10,17 +10,19 @@ is better, equal ranks tie (0- or 1-based alike: only the order counts). A playe
 - ``mean_rank``: the mean finishing place, 1-based, tied seats sharing the mean of the places they occupy
   (ranks ``[0, 2, 1, 2]`` are places 1, 3.5, 2, 3.5), so that it reads the same for any rank numbering;
 - ``forfeits``: games in which the player's seat forfeited, when the caller says which did;
-- ``elo``, ``low``, ``high``: the fitted Bradley-Terry rating, mean 0, and its bootstrap interval.
+- ``elo``, ``low``, ``high``: the fitted Bradley-Terry rating, mean 0, and its interval (``ratings.fit``).
+
+The tournament tables and the rating pools' standings are both this table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Generic, TypeVar
 
 from ratings.elo import check_game, pairwise
-from ratings.fit import BOOTSTRAP, CONFIDENCE, fit
+from ratings.fit import CONFIDENCE, fit
 
 P = TypeVar("P", bound=Hashable)
 
@@ -64,17 +66,18 @@ def summarize(
     games: Sequence[tuple[Sequence[P], Sequence[int]]],
     *,
     forfeited: Sequence[Collection[int]] | None = None,
-    bootstrap: int = BOOTSTRAP,
-    seed: int = 0,
+    intervals: bool = True,
     confidence: float = CONFIDENCE,
+    start: Mapping[P, float] | None = None,
 ) -> list[Row[P]]:
     """The standings, best fitted rating first (equal ratings in order of first appearance).
 
     ``forfeited[g]``, if given, holds the seats that forfeited game ``g`` (one entry per game, empty for none).
+    ``intervals``, ``confidence`` and ``start`` (ratings to start the solver from) are :func:`ratings.fit.fit`'s.
     """
     if forfeited is not None and len(forfeited) != len(games):
         raise ValueError(f"forfeited lists {len(forfeited)} games, but there are {len(games)} games")
-    ratings = fit(games, bootstrap=bootstrap, seed=seed, confidence=confidence)  # validates the games too
+    ratings = fit(games, intervals=intervals, confidence=confidence, start=start)  # validates the games too
     tallies = {player: _Tally() for player in ratings}
     for index, (players, ranks) in enumerate(games):
         best = min(ranks)

@@ -115,10 +115,10 @@ PAGES: dict[str, dict[str, str]] = {
     },
     "tournament.standings": {"en": "Standings", "fr": "Classement"},
     "tournament.standings_note": {
-        "en": "Ratings fitted to this tournament's games (Bradley-Terry on the Elo scale, mean 1500); the 95% "
-        "interval (bootstrap over games) comes once every game is played.",
-        "fr": "Cotes ajustées aux parties de ce tournoi (Bradley-Terry à l'échelle Elo, moyenne 1500); "
-        "l'intervalle à 95 % (bootstrap sur les parties) vient quand toutes les parties sont jouées.",
+        "en": "Ratings fitted to this tournament's games (Bradley-Terry on the Elo scale, mean 1500), with their "
+        "95% interval (robust to the dependence between the opponents of one game).",
+        "fr": "Cotes ajustées aux parties de ce tournoi (Bradley-Terry à l'échelle Elo, moyenne 1500), avec leur "
+        "intervalle à 95 % (robuste à la dépendance entre les adversaires d'une même partie).",
     },
     "tournament.h2h": {"en": "Head to head", "fr": "Face-à-face"},
     "tournament.h2h_note": {

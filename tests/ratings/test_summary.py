@@ -33,7 +33,7 @@ def test_places(ranks: list[int], expected: list[float]) -> None:
 
 
 def test_standings_count_games_wins_shared_wins_and_mean_place() -> None:
-    rows = {row.player: row for row in summarize(GAMES, bootstrap=0)}
+    rows = {row.player: row for row in summarize(GAMES, intervals=False)}
     # ann: places 1, 3, 1, 2.5 -> mean 7.5 / 4 = 1.875; wins games 1 and 3.
     assert (rows["ann"].games, rows["ann"].wins, rows["ann"].shared_wins) == (4, 2, 0)
     assert rows["ann"].mean_rank == pytest.approx(1.875)
@@ -47,8 +47,8 @@ def test_standings_count_games_wins_shared_wins_and_mean_place() -> None:
 
 
 def test_rows_carry_the_fit_and_are_sorted_by_it() -> None:
-    rows = summarize(GAMES, bootstrap=40, seed=3)
-    ratings = fit(GAMES, bootstrap=40, seed=3)
+    rows = summarize(GAMES)
+    ratings = fit(GAMES)
     assert [row.elo for row in rows] == sorted((r.elo for r in ratings.values()), reverse=True)
     for row in rows:
         rating = ratings[row.player]
@@ -59,19 +59,19 @@ def test_rows_carry_the_fit_and_are_sorted_by_it() -> None:
 
 def test_forfeits_are_counted_per_seat() -> None:
     forfeited = [set(), {2}, set(), {0, 2}]  # game 2: ann (seat 2); game 4: ann and cat
-    rows = {row.player: row for row in summarize(GAMES, forfeited=forfeited, bootstrap=0)}
+    rows = {row.player: row for row in summarize(GAMES, forfeited=forfeited, intervals=False)}
     assert {player: row.forfeits for player, row in rows.items()} == {"ann": 2, "bob": 0, "cat": 1}
 
 
 def test_forfeits_must_match_the_games() -> None:
     with pytest.raises(ValueError, match="forfeited lists 1 games, but there are 4 games"):
-        summarize(GAMES, forfeited=[set()], bootstrap=0)
+        summarize(GAMES, forfeited=[set()], intervals=False)
     with pytest.raises(ValueError, match="game 2 has 2 seats but forfeited lists seats"):
-        summarize(GAMES, forfeited=[(), (), (2,), ()], bootstrap=0)
+        summarize(GAMES, forfeited=[(), (), (2,), ()], intervals=False)
 
 
 def test_rows_are_json_friendly() -> None:
-    row = summarize([(["x", "y"], [0, 1])], bootstrap=0)[0]
+    row = summarize([(["x", "y"], [0, 1])], intervals=False)[0]
     assert isinstance(row, Row)
     data = row.to_json()
     assert json.loads(json.dumps(data)) == data
@@ -105,7 +105,7 @@ def test_head_to_head() -> None:
 
 def test_head_to_head_matrix_in_standings_order() -> None:
     games = GAMES + [(["dan", "eve"], [0, 1])]
-    order = [row.player for row in summarize(games, bootstrap=0)]
+    order = [row.player for row in summarize(games, intervals=False)]
     matrix = head_to_head_matrix(games, order)
     assert len(matrix) == len(order) == 5
     index = {player: i for i, player in enumerate(order)}
@@ -116,7 +116,7 @@ def test_head_to_head_matrix_in_standings_order() -> None:
 
 
 def test_no_games_no_rows() -> None:
-    assert summarize([], bootstrap=10) == []
+    assert summarize([]) == []
     assert head_to_head([]) == {}
 
 
