@@ -1,0 +1,72 @@
+"""``benchmarks/fair_queue.py``, small and as it is run (a subprocess, ``--json``), on SQLite and PostgreSQL: B's
+4-game tournament alone, behind A's 60-game one, and behind it with the unfair window; the report's shape, every
+small tournament played to its end with all its games, the big one of the fair run cancelled before its end. Speed is measured, never
+asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlalchemy import create_engine, func, select
+
+from store.models import Result, Tournament
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "fair_queue.py"
+
+
+def run_benchmark(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_a_small_run_measures_the_small_tournament_alone_behind_and_unfairly_behind(
+    database_url: str, redis_url: str
+) -> None:
+    ran = run_benchmark(
+        *("--big", "60", "--small", "4", "--repeat", "1", "--unfair-timeout", "300"),
+        *("--database-url", database_url, "--redis-url", redis_url, "--json"),
+    )
+    assert ran.returncode == 0, ran.stderr
+    report = json.loads(ran.stdout)
+    assert (report["big_games"], report["small_games"], report["workers"]) == (60, 4, 2)
+    assert report["environment"]["SORRY_ARENA_FEED_WINDOW"] == {"alone, behind": 8, "unfair": 1000}
+    assert [run["kind"] for run in report["runs"]] == ["alone", "behind", "unfair"]
+    for run in report["runs"]:
+        assert run["seconds"] is not None and run["seconds"] > 0, run
+        assert run["load_average_1min"] >= 0
+        assert (run["big_games_done"] is None) == (run["kind"] == "alone")
+    assert report["timed_out"] == {"alone": False, "behind": False, "unfair": False}
+    medians = report["median_seconds"]
+    assert report["behind_vs_alone"] == round(medians["behind"] / medians["alone"], 3)
+    assert report["goal"] == 2.0
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            tournaments = connection.execute(select(Tournament.id, Tournament.name, Tournament.status)).all()
+            results = dict(
+                connection.execute(
+                    select(Result.tournament_id, func.count(Result.id)).group_by(Result.tournament_id)
+                ).all()
+            )
+    finally:
+        engine.dispose()
+    small = [(status, results.get(id_, 0)) for id_, name, status in tournaments if name.startswith("small")]
+    big = [status for _, name, status in tournaments if name.startswith("big")]
+    assert small == [("done", 4)] * 3
+    # fair: the small one ended long before the big one, cancelled then; unfair: it waited for all 60 games
+    assert big[0] == "cancelled" and big[1] in ("cancelled", "done")
+
+
+def test_bad_sizes_are_a_usage_error() -> None:
+    ran = run_benchmark("--big", "61", timeout=60)
+    assert ran.returncode == 2
+    assert "--big must be an even number of games from 2 to 2000 (2 a round), got 61" in ran.stderr
+    ran = run_benchmark("--unfair-timeout", "-1", timeout=60)
+    assert ran.returncode == 2 and "--unfair-timeout must be 0" in ran.stderr
