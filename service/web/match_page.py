@@ -1,0 +1,89 @@
+"""A page per match, ``/matches/<id>``: its two bots, the test (``elo0``, ``elo1``, ``alpha``, ``beta``, the Elo
+model), the log-likelihood ratio drawn between its two bounds, the verdict, the Elo difference with its 95% interval,
+the pentanomial counts of the completed pairs and the games pair by pair. It reloads itself every few seconds while
+the match is played. Its figures are those of ``GET /api/v1/matches/{id}`` (``service.api.matches.detail``), the
+one place they are computed; docs/ratings.md says what they mean."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import render_template
+from flask.typing import ResponseReturnValue
+from markupsafe import Markup
+
+from service import db
+from service.api import matches
+from service.web.errors import PageError, whole
+from service.web.messages import PAGES
+from service.web.views import MAX_ID, blp
+from store.models import Match
+
+PAGES.update(
+    {
+        "match.title": {"en": "Match {id}: {a} against {b}", "fr": "Match {id} : {a} contre {b}"},
+        "match.about": {
+            "en": "{game}, {seats} seats; paired deals (one seed, seats swapped); H0: A is at most {elo0} Elo "
+            "stronger, H1: at least {elo1} ({model} Elo); alpha {alpha}, beta {beta}; at most {max_games} games.",
+            "fr": "{game}, {seats} sièges; donnes appariées (une graine, sièges échangés); H0 : A a au plus {elo0} "
+            "Elo de plus, H1 : au moins {elo1} (Elo {model}); alpha {alpha}, bêta {beta}; au plus {max_games} "
+            "parties.",
+        },
+        "match.verdict": {"en": "Verdict", "fr": "Verdict"},
+        "match.verdict.continue": {"en": "playing: no verdict yet", "fr": "en cours : pas encore de verdict"},
+        "match.verdict.H1": {"en": "H1: {a} is stronger", "fr": "H1 : {a} est plus fort"},
+        "match.verdict.H0": {"en": "H0: {a} is not stronger", "fr": "H0 : {a} n'est pas plus fort"},
+        "match.verdict.inconclusive": {
+            "en": "inconclusive: every game played without a verdict",
+            "fr": "non concluant : toutes les parties jouées sans verdict",
+        },
+        "match.verdict.cancelled": {"en": "cancelled", "fr": "annulé"},
+        "match.llr": {"en": "Log-likelihood ratio", "fr": "Log du rapport de vraisemblance"},
+        "match.elo": {"en": "Elo difference (A − B)", "fr": "Écart Elo (A − B)"},
+        "match.pairs": {
+            "en": "{pairs} pairs completed, {games} games played",
+            "fr": "{pairs} paires complètes, {games} parties jouées",
+        },
+        "match.counts": {
+            "en": "Pairs by A's points out of 2 (pentanomial counts)",
+            "fr": "Paires selon les points de A sur 2 (effectifs pentanomiaux)",
+        },
+        "match.games": {"en": "Games", "fr": "Parties"},
+        "match.pair": {"en": "Pair", "fr": "Paire"},
+        "match.score": {"en": "A's score", "fr": "Score de A"},
+        "error.no_match": {"en": "There is no match {id}.", "fr": "Il n'y a pas de match {id}."},
+        "what.match": {"en": "A match number", "fr": "Un numéro de match"},
+    }
+)
+
+WIDTH, HEIGHT, MARGIN = 640, 56, 24
+
+
+def llr_bar(llr: float, lower: float, upper: float) -> Markup:
+    """The LLR as a marker on the line from the lower bound (H0 accepted) to the upper (H1 accepted)."""
+    span = upper - lower
+    at = min(max((llr - lower) / span if span > 0 else 0.5, 0.0), 1.0)
+    x = MARGIN + at * (WIDTH - 2 * MARGIN)
+    zero = MARGIN + min(max(-lower / span if span > 0 else 0.5, 0.0), 1.0) * (WIDTH - 2 * MARGIN)
+    return Markup(
+        f'<svg class="llr-bar" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" data-llr="{llr:.4f}" '
+        f'data-lower="{lower:.4f}" data-upper="{upper:.4f}" aria-label="LLR {llr:.2f} in [{lower:.2f}, {upper:.2f}]">'
+        f'<line x1="{MARGIN}" x2="{WIDTH - MARGIN}" y1="24" y2="24" stroke="#888" stroke-width="4"/>'
+        f'<line x1="{zero:.1f}" x2="{zero:.1f}" y1="16" y2="32" stroke="#888"/>'
+        f'<text x="{MARGIN}" y="50" font-size="12">H0 {lower:.2f}</text>'
+        f'<text x="{WIDTH - MARGIN}" y="50" font-size="12" text-anchor="end">H1 {upper:.2f}</text>'
+        f'<circle class="llr" cx="{x:.1f}" cy="24" r="8" fill="#b5121b"/>'
+        f'<text x="{x:.1f}" y="12" font-size="12" text-anchor="middle">{llr:.2f}</text></svg>'
+    )
+
+
+@blp.get("/matches/<match_id>")
+def match_page(match_id: str) -> ResponseReturnValue:
+    number = whole(match_id, "match")
+    session = db.session()
+    match = session.get(Match, number) if 0 < number <= MAX_ID else None
+    if match is None:
+        raise PageError(404, "error.no_match", id=number)
+    shown: dict[str, Any] = matches.detail(session, match)
+    bar = llr_bar(shown["llr"], shown["lower"], shown["upper"])
+    return render_template("match.html", match=shown, bar=bar, live=shown["status"] in ("scheduled", "running"))
