@@ -192,8 +192,10 @@ def play(args: argparse.Namespace, console: Console) -> None:
         headers = {"Authorization": f"Bearer {owner['token']}"}
         bot_ids: list[int] = []
         stack.callback(retire, client, headers, bot_ids)  # the bots registered by then, however the demo ends
+        # bot names are unique in a database: the demo's own names its bots plainly, another's after the demo
+        suffix = "" if own_database else f"-{owner['name'].removeprefix('demo-')}"
         for number, name in enumerate(args.bots, 1):
-            bot_ids.append(register(client, headers, name, f"{name}-{number}", args.game, stack))
+            bot_ids.append(register(client, headers, name, f"{name}-{number}{suffix}", args.game, stack))
         body = {
             "name": "demo",
             "game": args.game,
@@ -207,6 +209,7 @@ def play(args: argparse.Namespace, console: Console) -> None:
         if created.status_code != 201:
             raise DemoError(created.get_json()["message"])
         tournament = created.get_json()
+        stack.callback(abandon, client, headers, tournament["id"])  # before the bots go: runs in reverse order
         where = (
             f"{database_url.split('@')[-1]} with {'RQ on ' + redis_url if redis_url else 'an in-process queue'}"
         )
@@ -246,6 +249,25 @@ def register(
     if reply.status_code != 201:
         raise DemoError(f"registering {label}: {reply.get_json()['message']}")
     return int(reply.get_json()["id"])
+
+
+def abandon(client: FlaskClient, headers: dict[str, str], tournament_id: int) -> None:
+    """Cancel the demo's tournament if it did not finish (the demo was interrupted or failed): in a database that
+    is not the demo's own it must not stay ``running`` with the games of bots about to die."""
+    try:
+        status = client.get(f"/api/v1/tournaments/{tournament_id}").get_json()["status"]
+        if status in ("scheduled", "running"):
+            reply = client.post(f"/api/v1/tournaments/{tournament_id}/cancel", headers=headers)
+            if reply.status_code != 200:
+                print(
+                    f"sorry-arena demo: could not cancel tournament {tournament_id}: {reply.get_json()['message']}",
+                    file=sys.stderr,
+                )
+    except Exception as exc:  # the database went away meanwhile: say so
+        print(
+            f"sorry-arena demo: could not cancel tournament {tournament_id}: {exc}".splitlines()[0],
+            file=sys.stderr,
+        )
 
 
 def retire(client: FlaskClient, headers: dict[str, str], bot_ids: list[int]) -> None:

@@ -100,7 +100,8 @@ def test_bad_demo_flags_are_usage_errors(
 
 
 def leftovers(url: str) -> dict[str, int]:
-    """What a demo may leave in a database: active bots, rated tournaments, rated results, rating pools."""
+    """What a demo may leave in a database: active bots, rated or unfinished tournaments, rated results, rating
+    pools."""
     engine = create_engine(url)
     try:
         with engine.connect() as connection:
@@ -109,6 +110,9 @@ def leftovers(url: str) -> dict[str, int]:
                 "active bots": select(func.count()).where(Bot.active.is_(True)),
                 "tournaments": select(func.count()).select_from(Tournament),
                 "rated tournaments": select(func.count()).where(Tournament.rated.is_(True)),
+                "unfinished tournaments": select(func.count()).where(
+                    Tournament.status.in_(("scheduled", "running"))
+                ),
                 "rated results": select(func.count()).where(Result.rated.is_(True)),
                 "rating pools": select(func.count()).select_from(RatingPool),
             }
@@ -129,9 +133,12 @@ def test_on_a_database_of_the_users_the_demo_is_unrated_and_deactivates_its_bots
         "active bots": 0,
         "tournaments": 1,
         "rated tournaments": 0,
+        "unfinished tournaments": 0,
         "rated results": 0,
         "rating pools": 0,
     }
+    assert main(["demo", "--rounds", "1", "--bots", "greedy,random"]) == 0, "again, on the same database"
+    assert leftovers(database_url)["bots"] == 4
 
 
 def start_demo(flags: list[str], database_url: str | None) -> subprocess.Popen[str]:
@@ -217,3 +224,4 @@ def test_a_demo_interrupted_while_it_plays_still_deactivates_its_bots(database_u
     assert "Traceback" not in err, err
     left = leftovers(database_url)
     assert (left["bots"], left["active bots"], left["rated tournaments"]) == (2, 0, 0), left
+    assert left["unfinished tournaments"] == 0, "an interrupted demo cancels its tournament"
