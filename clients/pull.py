@@ -12,8 +12,10 @@ shown once when the bot was registered without a ``url``)::
 
 The loop: ``GET /api/v1/decisions?wait=30`` answers every game where the bot must decide now; for each one
 ``choose`` gets the same request a push bot's ``/move`` gets (docs/bot-protocol.md), and its answer is posted to
-``POST /api/v1/games/{id}/actions`` with the ply it answers. When the reply says the bot decides again (a 2 drawn:
-draw again), it carries the next legal actions, and the client answers at once without polling.
+``POST /api/v1/games/{id}/actions`` with the ply it answers (and ``"debug"``: the text ``choose`` may set as
+``request["debug"]``, shown to the bot's owner with the move, as in push mode). When the reply says the bot
+decides again (a 2 drawn: draw again), it carries the next legal actions, and the client answers at once without
+polling.
 
 What the request holds in pull mode, as against push mode: the same keys, and
 
@@ -49,6 +51,8 @@ from datetime import datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
+
+from clients.push import DEBUG_CHARS
 
 Choose = Callable[[dict[str, Any]], str]
 API = "/api/v1"
@@ -361,7 +365,11 @@ class PullClient:
             self._answered[game_id] = ply
             return None
         path = f"{API}/games/{game_id}/actions"
-        status, reply = self.api.call("POST", path, {"action": action, "expected_ply": ply}, timeout=30.0)
+        body: dict[str, Any] = {"action": action, "expected_ply": ply}
+        debug = request.get("debug")  # choose() may leave a debug text for its owner in the request
+        if isinstance(debug, str) and debug:
+            body["debug"] = debug[:DEBUG_CHARS]
+        status, reply = self.api.call("POST", path, body, timeout=30.0)
         self.check(status, reply, f"POST {path}")
         self._answered[game_id] = ply
         if status == 409:

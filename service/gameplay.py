@@ -232,7 +232,17 @@ class Moves:
             return found, status
         return self.read_snapshot(game_id)
 
-    def submit(self, player_id: int, game_id: int, action_id: str, expected_ply: int, language: str) -> Submitted:
+    def submit(
+        self,
+        player_id: int,
+        game_id: int,
+        action_id: str,
+        expected_ply: int,
+        language: str,
+        debug: str | None = None,
+    ) -> Submitted:
+        """Play ``action_id`` for the player's seat at ``expected_ply``; ``debug``: the bot's debug text, kept with
+        the move (cleaned and capped by the game log)."""
         info, seat, started = self.seat_in(game_id, player_id)
         if seat is None:
             fail(403, f"you hold no seat in game {game_id}")
@@ -241,13 +251,20 @@ class Moves:
         if seat in info.pushed:
             fail(409, PUSHED)
         for attempt in range(2):
-            done = self._attempt(info, seat, action_id, expected_ply, language, fresh=attempt > 0)
+            done = self._attempt(info, seat, action_id, expected_ply, language, debug, fresh=attempt > 0)
             if done is not None:
                 return done
         fail(409, f"stale ply: another action was accepted for ply {expected_ply}")
 
     def _attempt(
-        self, info: GameInfo, seat: int, action_id: str, expected_ply: int, language: str, fresh: bool
+        self,
+        info: GameInfo,
+        seat: int,
+        action_id: str,
+        expected_ply: int,
+        language: str,
+        debug: str | None,
+        fresh: bool,
     ) -> Submitted | None:
         """One try: the saved move, or ``None`` when a unique key said no (a wrong cached event count: try again
         from the database; a second ``None`` is a 409)."""
@@ -281,7 +298,7 @@ class Moves:
             )
         state = snapshot.copy()
         events = engine.apply(state, action_id, seat)
-        move = gamelog.Move(expected_ply, seat, action_id, events)
+        move = gamelog.Move(expected_ply, seat, action_id, events, debug=debug)
         write = gamelog.advance(game_id, [move], state, snapshot.next_seq, engine.result(state))
         try:
             saved = lane.write(game_id, write.condition, *write.then)

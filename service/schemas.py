@@ -166,11 +166,21 @@ MAX_ACTION = 200
 """The longest action id (``ActionRecord.action`` is a String(200))."""
 
 
+DEBUG = (
+    "optional: the bot's debug text for this move (what it searched, why it chose), kept with the move as a push "
+    "bot's: its first 1 KiB of UTF-8, control characters removed; shown to the bot's owner while the game runs, "
+    "to everyone once it is over (the game viewer, the game's record)"
+)
+
+
 class ActionSubmitSchema(Schema):
     action = Text(required=True, validate=validate.Length(min=1, max=MAX_ACTION))
     expected_ply = fields.Integer(
         required=True, validate=validate.Range(min=0, max=MAX_INT), metadata={"description": "the ply it answers"}
     )
+    # any string: the game log cleans it before it is stored (store.gamelog.clean_debug drops NUL and every other
+    # control character, replaces lone surrogates, keeps 1 KiB), as it cleans a push bot's
+    debug = fields.String(load_default=None, allow_none=True, metadata={"description": DEBUG})
 
 
 class SubmittedSchema(Schema):

@@ -277,10 +277,10 @@ class Actions(MethodView):
     )
     def post(self, game_id: int) -> Response:
         """Submit an action for the ply it answers; returns your new view (and actions if you decide again)"""
-        action, expected_ply = submission()
+        action, expected_ply, debug = submission()
         player_id = auth.required_player_id()
         ratelimits.check(ratelimits.MOVES, player_id)
-        done = gameplay.moves().submit(player_id, game_id, action, expected_ply, language())
+        done = gameplay.moves().submit(player_id, game_id, action, expected_ply, language(), debug)
         asked = done.decision
         return json_response(
             {
@@ -299,9 +299,10 @@ class Actions(MethodView):
 SUBMISSION = ActionSubmitSchema()
 
 
-def submission() -> tuple[str, int]:
-    """The action and ply of a submission's body. A well-formed JSON body is read and checked directly; any other
-    goes through the documented schema, which accepts it or answers the same 422 as every other endpoint."""
+def submission() -> tuple[str, int, str | None]:
+    """The action, ply and debug text (``None``: none) of a submission's body. A well-formed JSON body is read and
+    checked directly; any other goes through the documented schema, which accepts it or answers the same 422 as
+    every other endpoint."""
     environ = request.environ
     length = environ.get("CONTENT_LENGTH") or ""
     if length.isdigit() and 0 < int(length) <= MAX_BODY_BYTES and is_json(environ.get("CONTENT_TYPE", "")):
@@ -310,13 +311,19 @@ def submission() -> tuple[str, int]:
             data = json.loads(raw)
         except ValueError:
             data = None
-        if type(data) is dict and len(data) == 2:
-            action, ply = data.get("action"), data.get("expected_ply")
-            if type(action) is str and 0 < len(action) <= MAX_ACTION and type(ply) is int and 0 <= ply <= MAX_INT:
-                return action, ply
+        if type(data) is dict and len(data) == 2 + ("debug" in data):
+            action, ply, debug = data.get("action"), data.get("expected_ply"), data.get("debug")
+            if (
+                type(action) is str
+                and 0 < len(action) <= MAX_ACTION
+                and type(ply) is int
+                and 0 <= ply <= MAX_INT
+                and (debug is None or type(debug) is str)
+            ):
+                return action, ply, debug
         environ["wsgi.input"] = io.BytesIO(raw)  # the schema's parser reads the body again
     body = blp.ARGUMENTS_PARSER.parse(SUBMISSION, request, location="json")
-    return body["action"], body["expected_ply"]
+    return body["action"], body["expected_ply"], body["debug"]
 
 
 def actions_of(info: GameInfo, snapshot: Snapshot, status: str, seat: int, lang: str) -> dict[str, Any]:
