@@ -51,7 +51,7 @@ from runtime.jobqueue import QUEUE_NAME  # noqa: E402
 from runtime.settings import DEFAULT_FEED_WINDOW, DEFAULT_QUOTA_GAMES, Settings  # noqa: E402
 from service.app import create_app  # noqa: E402
 from store import migrate  # noqa: E402
-from store.models import Tournament, TournamentGame  # noqa: E402
+from store.models import Game, Tournament, TournamentGame  # noqa: E402
 
 UNFAIR_WINDOW = 1000
 """``SORRY_ARENA_FEED_WINDOW`` of the unfair runs: the setting's maximum."""
@@ -158,6 +158,18 @@ class Arena:
             assert tournament is not None and tournament.finished_at is not None
             return (tournament.finished_at - tournament.created_at).total_seconds()
 
+    def first_game_after(self, tournament_id: int) -> float | None:
+        """Seconds from the tournament's creation to the start of its first game, as stored; ``None``: none began."""
+        with self.sessions() as session:
+            tournament = session.get(Tournament, tournament_id)
+            first = session.scalar(
+                select(func.min(Game.created_at))
+                .join(TournamentGame, TournamentGame.game_id == Game.id)
+                .where(TournamentGame.tournament_id == tournament_id)
+            )
+            assert tournament is not None
+            return None if first is None else (first - tournament.created_at).total_seconds()
+
     def wait_idle(self, timeout: float = 600) -> None:
         """Until no job is queued and no game is fed and not over (cancelled games' jobs have run out)."""
         deadline = time.monotonic() + timeout
@@ -185,6 +197,7 @@ def measure(arena: Arena, accounts: dict[str, Any], args: argparse.Namespace, ki
         arena.wait_playing(big)
     small = arena.create(headers_b, bots_b, args.small, f"small {kind}")
     seconds = arena.wait_done(small, args.unfair_timeout if kind == "unfair" else 3600)
+    first_game = arena.first_game_after(small)
     big_done = None
     if big is not None:
         big_done = arena.status(big)["progress"]["done"]
@@ -192,7 +205,13 @@ def measure(arena: Arena, accounts: dict[str, Any], args: argparse.Namespace, ki
     if seconds is None:
         arena.cancel(headers_b, small)
     arena.wait_idle()
-    return {"kind": kind, "seconds": seconds, "load_average_1min": load, "big_games_done": big_done}
+    return {
+        "kind": kind,
+        "seconds": seconds,
+        "first_game_after_s": first_game,
+        "load_average_1min": load,
+        "big_games_done": big_done,
+    }
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -275,17 +294,19 @@ def main(argv: list[str] | None = None) -> int:
         f"environment: SORRY_ARENA_QUOTA_GAMES={figures['environment']['SORRY_ARENA_QUOTA_GAMES']} (API and "
         f"workers); SORRY_ARENA_FEED_WINDOW={DEFAULT_FEED_WINDOW} (default), {UNFAIR_WINDOW} in the unfair runs"
     )
-    print(f"alone:                            {seconds_text(figures, 'alone')}")
-    print(f"behind the big one:               {seconds_text(figures, 'behind')}")
-    print(f"behind / alone:                   {figures['behind_vs_alone']:.3f}   (goal <= 2)")
+    print(f"{'alone:':34}{seconds_text(figures, 'alone')}")
+    print(f"{'behind the big one:':34}{seconds_text(figures, 'behind')}")
+    print(f"{'behind / alone:':34}{figures['behind_vs_alone']:.3f}   (goal <= 2)")
     if "unfair" in figures["median_seconds"]:
-        print(f"behind, window {UNFAIR_WINDOW} (no fairness):  {seconds_text(figures, 'unfair')}")
+        print(f"{f'behind, window {UNFAIR_WINDOW} (unfair):':34}{seconds_text(figures, 'unfair')}")
+    print("each run: the small one's time, when its first game began, the load average; the big one's games done")
     for one in figures["runs"]:
         seconds = "timed out" if one["seconds"] is None else f"{one['seconds']:.2f} s"
-        done = (
-            "" if one["big_games_done"] is None else f"; the big one's games done by then: {one['big_games_done']}"
+        first = "-" if one["first_game_after_s"] is None else f"{one['first_game_after_s']:.2f} s"
+        done = "" if one["big_games_done"] is None else f"; {one['big_games_done']} big games done"
+        print(
+            f"  {one['kind']:7} {seconds:>10}, first game at {first:>8}; load {one['load_average_1min']:.2f}{done}"
         )
-        print(f"  {one['kind']:7} {seconds:>10}  load average (1 min) {one['load_average_1min']:.2f}{done}")
     return 0
 
 
