@@ -61,7 +61,7 @@ class StandingSchema(Schema):
     bot_id = fields.Integer(required=True)
     name = fields.String(required=True)
     elo = fields.Float(required=True, metadata={"description": "maximum-likelihood rating (Elo scale, mean 1500)"})
-    low = fields.Float(required=True, metadata={"description": "95% interval, bootstrap over games"})
+    low = fields.Float(required=True, metadata={"description": "95% interval, robust to multiplayer games"})
     high = fields.Float(required=True)
     games = fields.Integer(required=True)
     wins = fields.Integer(required=True, metadata={"description": "games finished alone at the best rank"})
@@ -163,19 +163,25 @@ class StandingsQuerySchema(Schema):
     )
 
 
-class EloRowSchema(Schema):
+class PoolRowSchema(Schema):
     bot_id = fields.Integer(required=True)
     name = fields.String(required=True)
-    rating = fields.Float(required=True)
+    rating = fields.Float(
+        required=True, metadata={"description": "maximum-likelihood rating over the pool (Elo scale, mean 1500)"}
+    )
+    low = fields.Float(required=True, metadata={"description": "95% interval, robust to multiplayer games"})
+    high = fields.Float(required=True)
     games = fields.Integer(required=True)
-    wins = fields.Integer(required=True, metadata={"description": "pairwise: opponents finished ahead of"})
-    draws = fields.Integer(required=True, metadata={"description": "pairwise: opponents tied with"})
-    losses = fields.Integer(required=True, metadata={"description": "pairwise: opponents finished behind"})
+    wins = fields.Integer(required=True, metadata={"description": "games finished alone at the best rank"})
+    shared_wins = fields.Integer(required=True, metadata={"description": "games finished first with others"})
+    mean_rank = fields.Float(required=True, metadata={"description": "1 is first; tied seats share places"})
 
 
 class StandingsSchema(Schema):
     game = fields.String(required=True)
     variant = fields.String(required=True)
     games = fields.Integer(required=True, metadata={"description": "rated games counted"})
-    k = fields.Float(required=True, metadata={"description": "K of a two-seat game; K / (seats - 1) per pair"})
-    standings = fields.List(fields.Nested(EloRowSchema), required=True)
+    updated_at = fields.DateTime(
+        required=True, allow_none=True, metadata={"description": "when the workers last fitted the table"}
+    )
+    standings = fields.List(fields.Nested(PoolRowSchema), required=True)

@@ -1,24 +1,36 @@
-"""Keep the stored standings current: a tournament's fitted table, and the Elo table of its rating pool.
+"""Keep the stored standings current: a tournament's fitted table, and the fitted table of its rating pool.
 
-The worker that writes a result recomputes both (the fit at every 5% of the games and at the end) from the stored results and saves them only if they cover more
-results than what is stored (two workers finishing at once cannot leave the older table behind). Recomputing from
-the results, not updating in place, keeps the tables exactly equal to a recomputation from the stored results.
+The worker that writes a result recomputes both from the stored results: the tournament's at every 5% of its games
+and at its last result; the pool's (``ratings.pool``: every rated game of the pool fitted at once, so it does not
+depend on the order results arrived) after every result while the pool is small, and at most once every
+``POOL_REFIT_SECONDS`` per pool beyond ``SMALL_POOL`` games, but always at a tournament's last result, after a
+cancellation and at recovery, so no result stays out of it for long. Each refit starts the solver from the stored
+ratings. A table is saved only if it covers more results than what is stored (two workers finishing at once cannot
+leave the older table behind). Recomputing from the results, not updating in place, keeps the tables exactly equal
+to a recomputation from the stored results. The pages and the API only read the stored tables.
 A pool leaves out the results of cancelled tournaments: a table read after a cancellation replaces any read before
 it (``RatingPool.cancelled``), although it counts fewer games.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import and_, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ratings.elo import INITIAL_RATING, EloTable
+from ratings import pool
+from ratings.elo import INITIAL_RATING
 from ratings.summary import head_to_head, summarize
 from store.models import Bot, RatingPool, Result, Tournament, now
 from tournament import matches
+
+SMALL_POOL = 2_000
+"""A pool of up to this many games is refit after every result (a fit of 2,000 games takes about 20 ms)."""
+POOL_REFIT_SECONDS = 10.0
+"""A larger pool is refit at most once per this many seconds (100,000 games and 100 bots: about 2 s)."""
 
 
 def names(session: Session, bot_ids: set[int]) -> dict[int, str]:
@@ -40,11 +52,11 @@ def cancelled_in_pool(session: Session, game: str, variant: str) -> int:
     )
 
 
-def pool_table(session: Session, game: str, variant: str) -> tuple[int, int, list[dict[str, Any]]]:
-    """(last result id, games, rows) of the incremental Elo over the pool's rated results in the order written,
-    those of cancelled tournaments left out."""
-    table: EloTable[int] = EloTable()
-    last = games = 0
+def pool_table(
+    session: Session, game: str, variant: str, start: dict[int, float] | None = None
+) -> tuple[int, int, list[dict[str, Any]]]:
+    """(last result id, games, rows) of the pool's fitted table over its rated results, those of cancelled
+    tournaments left out; ``start``: ratings to start the fit from (the table does not depend on them)."""
     rows = session.execute(
         select(Result.id, Result.bot_ids, Result.ranks)
         .join(Tournament, Tournament.id == Result.tournament_id)
@@ -55,24 +67,38 @@ def pool_table(session: Session, game: str, variant: str) -> tuple[int, int, lis
             Tournament.status != "cancelled",
         )
         .order_by(Result.id)
-    )
-    for result_id, bot_ids, ranks in rows:
-        table.record(bot_ids, ranks)
-        last, games = result_id, games + 1
-    rows_out = table.table()
-    named = names(session, {row.player for row in rows_out})
+    ).all()
+    table = pool.standings([(bot_ids, ranks) for _, bot_ids, ranks in rows], start)
+    named = names(session, {row.player for row in table})
     return (
-        last,
-        games,
-        [{**row.to_json(), "bot_id": row.player, "name": named.get(row.player, "?")} for row in rows_out],
+        rows[-1][0] if rows else 0,
+        len(rows),
+        [{**row.to_json(), "name": named.get(row.player, "?")} for row in table],
     )
 
 
-def refresh_pool(session: Session, game: str, variant: str) -> None:
+def refresh_pool(session: Session, game: str, variant: str, *, force: bool = True) -> bool:
+    """Refit the pool's table and store it if it is later than the stored one; ``force=False``: not if the pool
+    has more than ``SMALL_POOL`` games and was refit less than ``POOL_REFIT_SECONDS`` ago. Whether it refit."""
+    current = session.execute(
+        select(RatingPool.games, RatingPool.updated_at, RatingPool.table).where(
+            RatingPool.game == game, RatingPool.variant == variant
+        )
+    ).first()
+    earlier = pool.rows_of(current.table) if current is not None else None
+    if (
+        not force
+        and current is not None
+        and earlier is not None  # a table stored before the pools were fitted is replaced at once
+        and current.games > SMALL_POOL
+        and now() - current.updated_at < timedelta(seconds=POOL_REFIT_SECONDS)
+    ):
+        return False
+    start = {row.player: row.rating for row in earlier} if earlier else None
     # The cancelled tournaments are counted first, then the results read: a cancellation committed in between
     # leaves its results out of this read while counting it not, so this table cannot pass for a later one.
     cancelled = cancelled_in_pool(session, game, variant)
-    through, games, table = pool_table(session, game, variant)
+    through, games, table = pool_table(session, game, variant, start)
     values = {"through": through, "games": games, "cancelled": cancelled, "table": table, "updated_at": now()}
     # Only a later table replaces the stored one: one that knows of more cancelled tournaments, or as many and
     # counts more results. The count, not the last id, tells: results are never deleted, so a later read holds every
@@ -95,8 +121,9 @@ def refresh_pool(session: Session, game: str, variant: str) -> None:
             session.execute(insert(RatingPool).values(game=game, variant=variant, **values))
         except IntegrityError:  # the pool exists and already covers these results
             session.rollback()
-            return
+            return True
     session.commit()
+    return True
 
 
 def tournament_table(session: Session, tournament: Tournament) -> dict[str, Any]:
@@ -126,17 +153,17 @@ def tournament_table(session: Session, tournament: Tournament) -> dict[str, Any]
     }
 
 
-def refresh_tournament(session: Session, tournament_id: int) -> None:
+def refresh_tournament(session: Session, tournament_id: int) -> bool:
     """Refit the tournament's table at every 5% of its games and at its last result (a fit with its intervals
-    costs about 10 ms per 1,000 games)."""
+    costs about 10 ms per 1,000 games). Whether every result of the tournament is in (or it is gone)."""
     tournament = session.get(Tournament, tournament_id)
     if tournament is None:
-        return
+        return True
     done = session.scalar(select(func.count(Result.id)).where(Result.tournament_id == tournament_id)) or 0
     step = max(1, tournament.games_total // 20)
     last = done >= tournament.games_total
     if not last and done % step:
-        return
+        return False
     table = tournament_table(session, tournament)  # not from ``done``: a result may have come in since
     session.execute(
         update(Tournament)
@@ -144,10 +171,11 @@ def refresh_tournament(session: Session, tournament_id: int) -> None:
         .values(standings=table, standings_through=table["through"])
     )
     session.commit()
+    return last
 
 
 def refresh(session: Session, tournament_id: int, game: str, variant: str, rated: bool) -> None:
-    refresh_tournament(session, tournament_id)
+    complete = refresh_tournament(session, tournament_id)
     matches.refresh(session, tournament_id)  # a match's test after each completed pair (none for a tournament)
     if rated:
-        refresh_pool(session, game, variant)
+        refresh_pool(session, game, variant, force=complete)  # a tournament's last result always refits

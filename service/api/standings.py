@@ -1,7 +1,8 @@
-"""``/api/v1/standings``: the Elo table of one game and variant over all rated games.
+"""``/api/v1/standings``: the fitted table of one game and variant over all its rated games.
 
-Every pair of seats of a game is one result by their ranks (K divided by seats - 1), taken in the order results
-were written. The workers keep the table up to date as they write results (``rating_pools``); this only reads it.
+Every rated game of the pool is fitted at once (``ratings.pool``: Bradley-Terry on the Elo scale, mean 1500, with a
+95% interval robust to multiplayer games), so the table does not depend on the order results arrived. The workers
+refit it as they write results and store it (``rating_pools``, ``tournament/standings.py``); this only reads it.
 """
 
 from __future__ import annotations
@@ -12,14 +13,12 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from sqlalchemy import select
 
+from ratings.pool import rows_of
 from service import db
 from service.tournament_schemas import StandingsQuerySchema, StandingsSchema
 from store.models import RatingPool
 
-blp = Blueprint("standings", __name__, url_prefix="/api/v1/standings", description="Elo standings")
-
-K_FACTOR = 32.0
-"""The K of a two-seat game (ratings/elo.py uses the same)."""
+blp = Blueprint("standings", __name__, url_prefix="/api/v1/standings", description="Pool standings")
 
 
 @blp.route("")
@@ -27,7 +26,7 @@ class Standings(MethodView):
     @blp.arguments(StandingsQuerySchema, location="query")
     @blp.response(200, StandingsSchema)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
-        """Elo per game and variant over all rated games (multiplayer games count pairwise)"""
+        """The fitted ratings of one game and variant over all rated games, with their 95% intervals"""
         pool = (
             db.session()
             .scalars(
@@ -35,10 +34,12 @@ class Standings(MethodView):
             )
             .first()
         )
+        # A table stored before the pools were fitted has no interval: it counts as none until its next refit.
+        fitted = pool is not None and rows_of(pool.table) is not None
         return {
             "game": query["game"],
             "variant": query["variant"],
-            "games": pool.games if pool else 0,
-            "k": K_FACTOR,
-            "standings": pool.table if pool else [],
+            "games": pool.games if pool is not None and fitted else 0,
+            "updated_at": pool.updated_at if pool is not None and fitted else None,
+            "standings": pool.table if pool is not None and fitted else [],
         }

@@ -74,18 +74,20 @@ PAGES: dict[str, dict[str, str]] = {
     # the standings of a pool
     "standings.title": {"en": "{game}, {variant}: standings", "fr": "{game}, {variant} : classement"},
     "standings.summary": {
-        "en": "{games} rated games. Elo ratings, updated game by game in the order played (K = 32, shared among "
-        "the opponents of a game of more than two).",
-        "fr": "{games} parties classées. Cotes Elo, mises à jour partie par partie dans l'ordre joué (K = 32, "
-        "partagé entre les adversaires d'une partie à plus de deux).",
+        "en": "{games} rated games. Ratings fitted to all of them at once (Bradley-Terry on the Elo scale, mean "
+        "1500): the order in which the games were played does not matter.",
+        "fr": "{games} parties classées. Cotes ajustées à toutes à la fois (Bradley-Terry à l'échelle Elo, "
+        "moyenne 1500) : l'ordre dans lequel les parties ont été jouées n'y change rien.",
     },
     "standings.notes": {
-        "en": "95% interval: the rating ± 1.96 standard errors of a rating fitted to the bot's games (normal "
-        "approximation). Wins: games finished alone in first place. Mean rank: 1 is first; tied seats share "
-        "places.",
-        "fr": "Intervalle à 95 % : la cote ± 1,96 erreur type d'une cote ajustée aux parties du robot "
-        "(approximation normale). Victoires : parties finies seul en tête. Rang moyen : 1 est le premier; des "
-        "sièges à égalité se partagent les places.",
+        "en": "95% interval: robust to the dependence between the opponents of one game. Wins: games finished "
+        "alone in first place. Mean rank: 1 is first; tied seats share places. The chart shows each bot's Elo "
+        "as it moved game by game (K = 32): it weighs recent games more, so its end differs a little from the "
+        "fitted rating.",
+        "fr": "Intervalle à 95 % : robuste à la dépendance entre les adversaires d'une même partie. Victoires : "
+        "parties finies seul en tête. Rang moyen : 1 est le premier; des sièges à égalité se partagent les "
+        "places. Le graphique montre la cote Elo de chaque robot, mise à jour partie par partie (K = 32) : elle "
+        "pèse davantage les parties récentes, si bien que sa fin diffère un peu de la cote ajustée.",
     },
     "standings.chart": {"en": "Rating over time", "fr": "Évolution des cotes"},
     "chart.x": {"en": "rated games played in this pool", "fr": "parties classées jouées dans ce groupe"},

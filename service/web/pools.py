@@ -1,8 +1,11 @@
 """Rating pools (a game and a variant, as ``service.api.tournaments.variant_of`` names them) and their standings page
-data: the pool's rated results replayed by ``ratings.history``, cached per app until a result is added.
+data: the pool's fitted table as the workers stored it (``rating_pools``, the one ``GET /api/v1/standings`` gives),
+and the chart's lines, each bot's incremental Elo as the results came in (``ratings.history``), cached per app until
+a result is added.
 
-The page reads two columns of the pool's results (the bots and ranks of each game) in the order written, once per
+The chart reads two columns of the pool's results (the bots and ranks of each game) in the order written, once per
 new result: at 100,000 games that is a few megabytes and well under a second; between new results it is one count.
+No fit runs here.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from sqlalchemy.orm import Session
 
 from engine import i18n
 from ratings import history as rating_history
+from ratings.pool import PoolRow, rows_of
 from service.web.messages import PAGES, text
-from store.models import Bot, RatingPool, Result
+from store.models import RatingPool, Result, Tournament
 
 VARIANTS: dict[str, tuple[str, ...]] = {
     "board": ("standard", "team", "points", "standard-1972", "team-1972", "points-1972"),
@@ -40,33 +44,61 @@ def variant_name(variant: str, language: str) -> str:
 @dataclass
 class PoolStandings:
     history: rating_history.PoolHistory[int]
+    """``rows``: the stored fitted table; ``series`` and ``games``: the chart's lines and the games they count."""
     names: dict[int, str]
+    games: int
+    """The games the table counts (the chart may count a few more until the workers' next refit)."""
+    updated_at: datetime | None
+    first: datetime | None
+    last: datetime | None
+
+
+@dataclass
+class _Lines:
+    games: int
+    series: dict[int, list[tuple[int, float]]]
     first: datetime | None
     last: datetime | None
 
 
 def _rated(game: str, variant: str) -> Any:
-    return (Result.game == game, Result.variant == variant, Result.rated.is_(True))
+    """The pool's results, as the workers' table counts them: rated, not of a cancelled tournament."""
+    return (
+        Result.game == game,
+        Result.variant == variant,
+        Result.rated.is_(True),
+        Result.tournament_id.in_(select(Tournament.id).where(Tournament.status != "cancelled")),
+    )
 
 
-def compute(session: Session, game: str, variant: str) -> PoolStandings:
+def _lines(session: Session, game: str, variant: str) -> _Lines:
     rows = session.execute(
         select(Result.bot_ids, Result.ranks, Result.finished_at).where(*_rated(game, variant)).order_by(Result.id)
     ).all()
-    history = rating_history.rate([(list(bots), list(ranks)) for bots, ranks, _ in rows])
-    ids = [row.player for row in history.rows]
-    names = dict(session.execute(select(Bot.id, Bot.name).where(Bot.id.in_(ids))).all()) if ids else {}
-    return PoolStandings(history, names, rows[0][2] if rows else None, rows[-1][2] if rows else None)
+    series = rating_history.series([(list(bots), list(ranks)) for bots, ranks, _ in rows])
+    return _Lines(len(rows), series, rows[0][2] if rows else None, rows[-1][2] if rows else None)
+
+
+def stored_table(session: Session, game: str, variant: str) -> tuple[list[PoolRow], dict[int, str], int, Any]:
+    """(rows, names, games, updated_at) of the pool's stored table; a table stored before the pools were fitted
+    (no interval) counts as none until the workers refit it."""
+    pool = session.scalars(
+        select(RatingPool).where(RatingPool.game == game, RatingPool.variant == variant)
+    ).first()
+    rows = rows_of(pool.table) if pool is not None else None
+    if pool is None or rows is None:
+        return [], {}, 0, None
+    return rows, {int(row["bot_id"]): str(row["name"]) for row in pool.table}, pool.games, pool.updated_at
 
 
 class PoolCache:
-    """The last standings computed per pool, with the (count, last id) of the results they count."""
+    """The chart's lines last computed per pool, with the (count, last id) of the results they count."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._entries: dict[tuple[str, str], tuple[tuple[int, int], PoolStandings]] = {}
+        self._entries: dict[tuple[str, str], tuple[tuple[int, int], _Lines]] = {}
 
-    def get(self, session: Session, game: str, variant: str) -> PoolStandings:
+    def lines(self, session: Session, game: str, variant: str) -> _Lines:
         count, last = session.execute(
             select(func.count(Result.id), func.max(Result.id)).where(*_rated(game, variant))
         ).one()
@@ -75,11 +107,17 @@ class PoolCache:
             entry = self._entries.get(key)
         if entry is not None and entry[0] == mark:
             return entry[1]
-        standings = compute(session, game, variant)
-        if standings.history.games == mark[0]:  # else a result came in between the two reads: do not keep it
+        lines = _lines(session, game, variant)
+        if lines.games == mark[0]:  # else a result came in between the two reads: do not keep it
             with self._lock:
-                self._entries[key] = (mark, standings)
-        return standings
+                self._entries[key] = (mark, lines)
+        return lines
+
+    def get(self, session: Session, game: str, variant: str) -> PoolStandings:
+        rows, names, games, updated_at = stored_table(session, game, variant)
+        lines = self.lines(session, game, variant)
+        history = rating_history.PoolHistory(games=lines.games, rows=rows, series=lines.series)
+        return PoolStandings(history, names, games, updated_at, lines.first, lines.last)
 
 
 def pool_standings(session: Session, game: str, variant: str) -> PoolStandings:
@@ -103,12 +141,13 @@ def summaries(session: Session) -> list[PoolSummary]:
     for game, variants in VARIANTS.items():
         for variant in variants:
             pool = stored.get((game, variant))
-            top = pool.table[0] if pool is not None and pool.table else None
+            fitted = pool is not None and rows_of(pool.table) is not None
+            top = pool.table[0] if pool is not None and fitted and pool.table else None
             out.append(
                 PoolSummary(
                     game,
                     variant,
-                    pool.games if pool is not None else 0,
+                    pool.games if pool is not None and fitted else 0,
                     str(top["name"]) if top else None,
                     float(top["rating"]) if top else None,
                 )

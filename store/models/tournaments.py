@@ -125,8 +125,8 @@ class Result(Base):
 
 
 class RatingPool(Base):
-    """The incremental Elo table of one game and variant over every rated result, in the order results were
-    written; recomputed by the worker that writes a result, kept only if it covers more results than the stored."""
+    """The fitted table of one game and variant over every rated result (``ratings.pool``); recomputed by the
+    workers as they write results, kept only if it covers more results than the stored."""
 
     __tablename__ = "rating_pools"
     __table_args__ = (UniqueConstraint("game", "variant"),)

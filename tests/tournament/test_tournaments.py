@@ -11,7 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
-from ratings.elo import EloTable
+from ratings import pool as rating_pool
 from store.models import ActionRecord, Result
 from tests.apikit import API, Player, new_player
 from tests.arenakit import (
@@ -52,7 +52,7 @@ def test_a_round_robin_is_played_to_the_end_with_standings(client: FlaskClient, 
     assert len(pairs) == 6 and all(entry["games"] == 2 for entry in pairs.values())
 
 
-def test_the_elo_table_equals_a_recomputation_from_the_stored_results(
+def test_the_pool_table_equals_a_fit_of_the_stored_results(
     arena: Flask, client: FlaskClient, owner: Player
 ) -> None:
     with push_bots(greedy_choice, random_choice, random_choice) as servers:
@@ -66,13 +66,11 @@ def test_the_elo_table_equals_a_recomputation_from_the_stored_results(
         results = session.scalars(
             select(Result).where(Result.game == "card", Result.rated.is_(True)).order_by(Result.id)
         ).all()
-    table: EloTable[int] = EloTable()
-    for result in results:
-        table.record(result.bot_ids, result.ranks)
+    table = rating_pool.standings([(result.bot_ids, result.ranks) for result in results])
     assert pool["games"] == 6
-    assert {row["bot_id"]: row["rating"] for row in pool["standings"]} == pytest.approx(
-        {row.player: row.rating for row in table.table()}
-    )
+    assert [{key: row[key] for key in row if key != "name"} for row in pool["standings"]] == [
+        row.to_json() for row in table
+    ]
     assert client.get(f"{API}/standings", query_string={"game": "board"}).get_json()["standings"] == []
 
 

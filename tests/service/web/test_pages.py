@@ -1,5 +1,5 @@
 """The pages through Flask's test client, on SQLite and PostgreSQL: the index links every page, the standings equal
-the API's Elo, a finished tournament's page shows its progress, standings, head-to-head and every game, its live
+the API's fitted table, a finished tournament's page shows its progress, standings, head-to-head and every game, its live
 part answers 304 while nothing changed, a tournament game shows each move's latency and fault, and each step of a
 replay shows the engine's position."""
 
@@ -76,11 +76,12 @@ def test_the_standings_page_shows_the_api_ratings_and_a_line_per_bot(app: Flask,
         (line["name"], f"{line['rating']:.1f}") for line in api["standings"]
     ]
     assert sum(int(row["data-games"]) for row in rows) == 2 * done["progress"]["total"]
-    lines = elements(html, "polyline", "rating-line")
+    assert [(row["data-low"], row["data-high"]) for row in rows] == [
+        (f"{line['low']:.1f}", f"{line['high']:.1f}") for line in api["standings"]
+    ]
+    assert all(float(row["data-low"]) < float(row["data-rating"]) < float(row["data-high"]) for row in rows)
+    lines = elements(html, "polyline", "rating-line")  # each bot's incremental Elo as the games came in
     assert {line["data-bot"] for line in lines} == {"greedy", "random", "random2"}
-    assert {line["data-bot"]: line["data-rating"] for line in lines} == {
-        r["data-bot"]: r["data-rating"] for r in rows
-    }
     assert f"{api['games']} rated games" in html
 
 
