@@ -4,13 +4,15 @@ Step 0 is the opening (the deal, the first player); step ``n`` is the game after
 are stored with ``ply = n``. A live game shows only public events (``to_seat`` null), and describes each move by its
 public event, never by its action id (a secret tiebreaker choice is in the id). A finished game shows every event,
 each seat's private ones included; a public event that only repeats a private one without its detail (a draw's
-"1 card", the deal's "5 cards each", a tiebreaker's "choose the cards") is left out there.
+"1 card", the deal's "5 cards each", a tiebreaker's "choose the cards") is left out there. A move's fault detail
+and its bot's debug text are everyone's once the game is over, and while it runs those of the seats the viewer's
+token owns (``owned``: ``service/web/owner.py``).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,10 +37,10 @@ class Step:
     action: str | None
     """The action id: finished games only."""
     detail: str | None = None
-    """The fault in words: finished games only (while a game runs, only its bot's owner reads it, through the API:
-    ``GET /api/v1/bots/{id}/faults``)."""
+    """The fault in words: finished games, and while a game runs the seats the viewer's token owns (as
+    ``GET /api/v1/bots/{id}/faults`` shows them to the bot's owner)."""
     debug: str | None = None
-    """The bot's debug text of the move: finished games only, as ``detail``."""
+    """The bot's debug text of the move: shown as ``detail``."""
 
 
 @dataclass
@@ -86,10 +88,17 @@ def _move_event(payloads: Iterable[dict[str, Any]], seat: int) -> dict[str, Any]
 
 
 def steps(
-    session: Session, game: Game, finished: bool, language: str, after: int = 0, last: int | None = None
+    session: Session,
+    game: Game,
+    finished: bool,
+    language: str,
+    after: int = 0,
+    last: int | None = None,
+    owned: Collection[int] = (),
 ) -> list[Step]:
     """The moves of steps ``after + 1`` to ``last`` (default: the latest), each with its text, the bot's latency
-    and its fault; a finished game's with the fault's detail and the bot's debug text too."""
+    and its fault; with the fault's detail and the bot's debug text too in a finished game, and in a running one
+    for the ``owned`` seats."""
     query = select(
         ActionRecord.ply,
         ActionRecord.seat,
@@ -115,7 +124,11 @@ def steps(
             description = i18n.describe_action(game.game, event, language)
         else:
             description = action if finished else "—"
-        shown_only = (action, detail, debug) if finished else (None, None, None)
+        shown_only: tuple[str | None, str | None, str | None] = (None, None, None)
+        if finished:
+            shown_only = (action, detail, debug)
+        elif seat in owned:  # never the action id while the game runs: a tiebreaker's secret choice is in it
+            shown_only = (None, detail, debug)
         out.append(Step(ply + 1, seat, description, latency, fault, *shown_only))
     return out
 

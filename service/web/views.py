@@ -27,7 +27,7 @@ from markupsafe import Markup
 import engine
 from engine import i18n
 from service import db
-from service.web import board_svg, card_table, charts, formatting, language, listings, pools, steps
+from service.web import board_svg, card_table, charts, formatting, language, listings, owner, pools, steps
 from service.web.errors import PageError, whole
 from service.web.messages import counted, text
 from store.models import Game, Tournament
@@ -240,8 +240,9 @@ def step_number(game: Game, value: str, code: int = 404) -> int:
     return ply
 
 
-def render_step(game: Game, ply: int, labels: list[str]) -> Markup:
-    """One step of the viewer: the board or the table after ``ply`` actions, what happened, who is asked."""
+def render_step(game: Game, ply: int, labels: list[str], owned: frozenset[int] = owner.NOBODY) -> Markup:
+    """One step of the viewer: the board or the table after ``ply`` actions, what happened, who is asked (with the
+    move's fault detail and debug text if the game is over or the move's seat is ``owned``)."""
     session = db.session()
     finished = game.status == "over"
     state = current_app.extensions["web_positions"].at(session, game, ply)
@@ -250,7 +251,7 @@ def render_step(game: Game, ply: int, labels: list[str]) -> Markup:
     if finished and "hand_sizes" in view:
         hands = {seat: engine.view(state, seat).get("hand") or [] for seat in range(game.seats)}
     happened = steps.step_events(session, game, ply, finished, lang())
-    move = steps.steps(session, game, finished, lang(), ply - 1, ply) if ply > 0 else []
+    move = steps.steps(session, game, finished, lang(), ply - 1, ply, owned) if ply > 0 else []
     if game.game == "board":
         picture = board_svg.board_svg(view, lang(), happened.moved)
     else:
@@ -283,34 +284,40 @@ def game(game_id: str) -> ResponseReturnValue:
     ply = step_number(found, step, 400) if step is not None else (0 if finished else found.ply)
     labels = seat_labels(found)
     session = db.session()
-    return render_template(
+    owned = owner.owned_seats(session, found)
+    page = render_template(
         "game.html",
         game=found,
         finished=finished,
         labels=labels,
         colours=engine.view(engine.new_game(found.game, found.settings, found.seed), None)["colours"],
-        steps=steps.steps(session, found, finished, lang()),
+        steps=steps.steps(session, found, finished, lang(), owned=owned),
         ply=ply,
-        stage=render_step(found, ply, labels),
+        stage=render_step(found, ply, labels, owned),
         tournament_id=listings.tournament_of_game(session, found.id),
         taken=len(listings.seat_names(session, [found.id])[found.id]),
     )
+    return owner.personal(make_response(page), found, owned)
 
 
 @blp.get("/games/<game_id>/at/<ply>")
 def game_step(game_id: str, ply: str) -> ResponseReturnValue:
     found = get_game(game_id)
-    return render_step(found, step_number(found, ply), seat_labels(found))
+    number = step_number(found, ply)
+    owned = owner.owned_seats(db.session(), found)
+    return owner.personal(make_response(render_step(found, number, seat_labels(found), owned)), found, owned)
 
 
 @blp.get("/games/<game_id>/steps")
 def game_steps(game_id: str) -> ResponseReturnValue:
-    """The move rows after ``?after=`` (a live game's page appends them); the game's ply and status in headers."""
+    """The move rows after ``?after=`` (a live game's page appends them, and all of them again once its owner
+    signed in); the game's ply and status in headers."""
     found = get_game(game_id)
     after = step_number(found, request.args.get("after", "0"), 400)
-    rows = steps.steps(db.session(), found, found.status == "over", lang(), after)
+    owned = owner.owned_seats(db.session(), found)
+    rows = steps.steps(db.session(), found, found.status == "over", lang(), after, owned=owned)
     response = make_response(render_template("game_rows.html", steps=rows, labels=seat_labels(found)))
     response.headers["X-Game-Ply"] = str(found.ply)
     response.headers["X-Game-Status"] = found.status
     response.headers["Cache-Control"] = "no-cache"
-    return response
+    return owner.personal(response, found, owned)
