@@ -6,7 +6,8 @@ path, e.g. ``http://127.0.0.1:8001/bot``). ``--pull`` plays through the service'
 (clients/pull.py): register the bot without a URL. A bot file is any Python file that defines
 ``choose(request) -> str`` (clients/bot.py is the template). The secret and the token may come from the
 environment (``SORRY_ARENA_SECRET``, ``SORRY_ARENA_TOKEN``) rather than the command line, where other users of the
-machine could read them.
+machine could read them. While the secret is rotated, ``--old-secret`` (or ``SORRY_ARENA_OLD_SECRET``) is
+accepted beside the new one.
 
 Ctrl-C stops either mode without a traceback: once the bot runs, it prints ``stopped`` (pulling, with what it did)
 and exits with status 0 (:func:`interruptible`); before, while it starts up, it ends at once with the signal's
@@ -40,7 +41,7 @@ BUILT_IN = {
     "search": "clients.examples.search_bot",
 }
 DEFAULT_URL = "http://127.0.0.1:8000"
-PUSH_ONLY = ("host", "port", "secret", "games")
+PUSH_ONLY = ("host", "port", "secret", "old_secret", "games")
 PULL_ONLY = ("url", "token", "wait", "deadline_ms", "max_games", "until_idle")
 
 
@@ -142,6 +143,12 @@ def parser(bot_required: bool = True) -> argparse.ArgumentParser:
         "--secret",
         help="the bot's secret from the service, to check request signatures (default: $SORRY_ARENA_SECRET)",
     )
+    push.add_argument(
+        "--old-secret",
+        action="append",
+        help="while rotating the secret: the old one, still accepted beside --secret (repeatable; default: "
+        "$SORRY_ARENA_OLD_SECRET); drop it once the service signs with the new one",
+    )
     push.add_argument("--games", help="games the bot plays (default board,card)")
     pull = parser.add_argument_group("pull mode")
     pull.add_argument(
@@ -196,8 +203,16 @@ def run_push(args: argparse.Namespace, usage: argparse.ArgumentParser, choose: C
     if not games or not set(games) <= {"board", "card"}:
         usage.error(f"--games must list board and/or card, not {text!r}")
     secret = args.secret if args.secret is not None else os.environ.get("SORRY_ARENA_SECRET")
+    old = args.old_secret if args.old_secret is not None else [os.environ.get("SORRY_ARENA_OLD_SECRET") or ""]
+    previous = [text for text in old if text]
+    if previous and not secret:
+        usage.error("--old-secret is accepted beside the new secret: give --secret (or $SORRY_ARENA_SECRET) too")
+    if args.old_secret is not None and len(previous) < len(args.old_secret):
+        usage.error("--old-secret must not be empty")
     try:
-        server = serve(choose, host=host, port=port, secret=secret, name=name, games=games)
+        server = serve(
+            choose, host=host, port=port, secret=secret, name=name, games=games, previous_secrets=previous
+        )
     except OSError as exc:
         print(f"cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
@@ -209,6 +224,12 @@ def run_push(args: argparse.Namespace, usage: argparse.ArgumentParser, choose: C
             )
             if not secret:
                 print("warning: no --secret: request signatures are NOT checked", file=sys.stderr)
+            if previous:
+                print(
+                    "accepting the old secret beside the new one (a rotation): restart without --old-secret once "
+                    "the service signs with the new one",
+                    flush=True,
+                )
             server.serve_forever()
     except KeyboardInterrupt:
         print("stopped")

@@ -8,11 +8,12 @@ module answers them, so that a bot is one function::
     def choose(request: dict) -> str:
         return request["actions"][0]["id"]
 
-    serve(choose, port=8001, secret="the secret the service gave you").serve_forever()
+    serve(choose, port=8001, secret="the secret you registered the bot with").serve_forever()
 
 Any base path works (``http://host:8001``, ``http://host:8001/bot``, ...): the route is the last path segment.
 With a secret set, requests without a valid signature (the method, path and body signed, recent, never seen
-before: ``signature.Verifier``) get 401. ``info`` echoes the service's nonce with the bot's
+before: ``signature.Verifier``) get 401; while a secret is rotated, ``previous_secrets`` are accepted too
+(``serve(choose, secret=NEW, previous_secrets=[OLD])``: docs/bots.md, "Rotating the secret"). ``info`` echoes the service's nonce with the bot's
 name and games; ``start`` and ``end`` answer ``{}``; ``move`` answers ``{"action": choose(request)}`` (with ``"debug"``: the text ``choose`` may set as
 ``request["debug"]``, shown to the bot's owner with the move), and an
 exception in ``choose`` answers 500 with a short message (the service records a fault and plays a fallback move).
@@ -130,19 +131,30 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class PushServer(ThreadingHTTPServer):
-    """An HTTP server for one bot. ``secret`` may be set (or changed) while it runs."""
+    """An HTTP server for one bot. ``secret`` and ``previous_secrets`` may be set (or changed) while it runs."""
 
     daemon_threads = True
 
     def __init__(
-        self, choose: Choose, host: str, port: int, secret: str | None, name: str, games: Iterable[str]
+        self,
+        choose: Choose,
+        host: str,
+        port: int,
+        secret: str | None,
+        name: str,
+        games: Iterable[str],
+        previous_secrets: Iterable[str] = (),
     ) -> None:
+        previous = tuple(previous_secrets)
+        if previous and not secret:
+            raise ValueError("previous secrets are accepted beside a secret: give the new secret too")
         if ":" in host:
             self.address_family = socket.AF_INET6
         super().__init__((host, port), _Handler)
         self.choose = choose
         self.verifier: signature.Verifier | None = None
         self.secret = secret
+        self.previous_secrets = previous
         self.name = name
         self.games = tuple(games)
         self._thread: threading.Thread | None = None
@@ -154,8 +166,27 @@ class PushServer(ThreadingHTTPServer):
 
     @secret.setter
     def secret(self, secret: str | None) -> None:
-        """A new secret checks the requests from now on (``None``: none is checked)."""
-        self.verifier = signature.Verifier(secret) if secret else None
+        """A new secret checks the requests from now on, beside the previous secrets (``None``: none is checked)."""
+        if not secret:
+            self.verifier = None
+        elif self.verifier is None:
+            self.verifier = signature.Verifier(secret)
+        else:  # the same verifier: the request ids it has seen stay refused
+            self.verifier.secret = secret
+
+    @property
+    def previous_secrets(self) -> tuple[str, ...]:
+        """The old secrets still accepted (a rotation under way); empty once it is over."""
+        return self.verifier.previous if self.verifier is not None else ()
+
+    @previous_secrets.setter
+    def previous_secrets(self, previous: Iterable[str]) -> None:
+        previous = tuple(previous)
+        if self.verifier is None:
+            if previous:
+                raise ValueError("previous secrets are accepted beside a secret: set the new secret first")
+            return
+        self.verifier.previous = previous
 
     @property
     def url(self) -> str:
@@ -207,7 +238,9 @@ def serve(
     secret: str | None = None,
     name: str = "bot",
     games: Iterable[str] = ("board", "card"),
+    previous_secrets: Iterable[str] = (),
 ) -> PushServer:
     """A push server for ``choose``, bound (``port=0``: any free port) but not yet serving: call
-    ``.serve_forever()`` or ``.start_background()``."""
-    return PushServer(choose, host, port, secret, name, games)
+    ``.serve_forever()`` or ``.start_background()``. ``previous_secrets``: old secrets accepted beside ``secret``
+    while it is rotated (``ValueError`` without ``secret``)."""
+    return PushServer(choose, host, port, secret, name, games, previous_secrets)

@@ -9,6 +9,10 @@ The service signs each request with the secret it showed you when you registered
 Recompute the signature over the method, the path as received and the exact body bytes, compare in constant time,
 refuse a timestamp more than five minutes from your clock and a request id you have seen in those five minutes: so
 a request cannot be replayed, nor sent to another route. :class:`Verifier` does all of it; ``push.py`` uses one.
+
+While a secret is rotated (docs/bots.md, "Rotating the secret") the bot accepts its new secret and the old ones:
+``Verifier(new, previous=[old])`` checks a signature against each (a request id is still good once, whichever
+secret signed it).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import hashlib
 import hmac
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 TIMESTAMP_HEADER = "X-Sorry-Arena-Timestamp"
 REQUEST_ID_HEADER = "X-Sorry-Arena-Request-Id"
@@ -55,21 +59,31 @@ def verify(
 
 class Verifier:
     """Checks signatures and refuses replays: a request id is accepted once while its timestamp is recent (an id
-    older than the clock skew is forgotten, since its timestamp is refused from then on anyway)."""
+    older than the clock skew is forgotten, since its timestamp is refused from then on anyway).
 
-    def __init__(self, secret: str) -> None:
+    ``secret`` is the bot's secret; ``previous`` the secrets it still accepts during a rotation (the service signs
+    with the old one until its owner has registered the new one, and the games begun before with the old one until
+    they end). Both may be changed while requests are checked; the request ids seen are kept."""
+
+    def __init__(self, secret: str, previous: Iterable[str] = ()) -> None:
         self.secret = secret
+        self.previous = tuple(previous)
         self._seen: dict[str, int] = {}
         """Request ids accepted, with their timestamps."""
         self._prune_at = 1024
         """The size at which the ids too old to matter are dropped (then twice the size left)."""
         self._lock = threading.Lock()
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Every secret accepted: the bot's own first, then the previous ones."""
+        return (self.secret, *self.previous)
+
     def check(
         self, method: str, path: str, headers: Mapping[str, str], body: bytes, *, now: float | None = None
     ) -> bool:
         clock = time.time() if now is None else now
-        if not verify(self.secret, method, path, headers, body, now=clock):
+        if not any(verify(secret, method, path, headers, body, now=clock) for secret in self.secrets):
             return False
         request_id = str(_header(headers, REQUEST_ID_HEADER))
         with self._lock:

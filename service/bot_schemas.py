@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.schemas import PRINTABLE, Text
 
 GAMES = ["board", "card"]
 NAME = [validate.Length(min=1, max=64), PRINTABLE]
+SECRET = [validate.Length(min=32, max=128), PRINTABLE]
+SECRET_NEEDED = (
+    "a push bot needs the secret it checks the service's signatures with: generate one (32 to 128 printable "
+    "characters, e.g. python3 -c 'import secrets; print(secrets.token_urlsafe(32))'), start the bot with it "
+    "(--secret), then register it with the same secret: the service proves the URL by calling the bot's info "
+    "route signed with that secret"
+)
+"""Why a push bot's registration without a secret fails (a secret of the service's own would fail the proof)."""
 
 
 class BotCreateSchema(Schema):
@@ -27,8 +37,12 @@ class BotCreateSchema(Schema):
     secret = Text(
         load_default=None,
         allow_none=True,
-        validate=[validate.Length(min=32, max=128), PRINTABLE],
-        metadata={"description": "the HMAC key for signed requests to the bot; default: a new random one"},
+        validate=SECRET,
+        metadata={
+            "description": "the HMAC key the service signs its requests to the bot with: required for a push bot "
+            "(the bot must already check signatures with it, since its URL is proved with a signed request); a "
+            "pull bot needs none (default: a new random one, returned once, for a url given later)"
+        },
     )
     open_to_others = fields.Boolean(
         load_default=False,
@@ -38,12 +52,25 @@ class BotCreateSchema(Schema):
         },
     )
 
+    @validates_schema
+    def push_bots_bring_their_secret(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data.get("url") is not None and data.get("secret") is None:
+            raise ValidationError(SECRET_NEEDED, "secret")
+
 
 class BotUpdateSchema(Schema):
     name = Text(validate=NAME)
     url = Text(allow_none=True, validate=validate.Length(max=2048))
     games = fields.List(Text(validate=validate.OneOf(GAMES)), validate=validate.Length(min=1, max=2))
-    rotate_secret = fields.Boolean(metadata={"description": "true: a new secret, returned in this response only"})
+    secret = Text(
+        validate=SECRET,
+        metadata={
+            "description": "a new secret of your choosing (a rotation): start the bot accepting both the old and "
+            "the new secret first (clients: --secret NEW --old-secret OLD), since a push bot's URL is proved again "
+            "with the new one; the service signs with it from then on (the games already begun end with the old "
+            "one), and the bot may then drop the old one (docs/bots.md)"
+        },
+    )
     open_to_others = fields.Boolean(
         metadata={
             "description": "true: other accounts may enter the bot into their tournaments (each game calls it and "
@@ -82,10 +109,6 @@ class BotCreatedSchema(BotSchema):
     token = fields.String(
         required=True, metadata={"description": "the bot account's bearer token (pull mode): shown this once"}
     )
-
-
-class BotUpdatedSchema(BotSchema):
-    secret = fields.String(metadata={"description": "the new secret, when rotate_secret was asked"})
 
 
 class BotListSchema(Schema):

@@ -2,8 +2,10 @@
 the games API with their own token (pull).
 
 Registering a push bot proves the endpoint answers for it: the service POSTs a fresh nonce to ``{url}/info`` (signed
-with the bot's secret) and the nonce must come back. Only the owner changes or deletes a bot; a deleted bot keeps its
-rated games and joins no new tournament.
+with the bot's secret, which its owner chose and started the bot with) and the nonce must come back. A new url or a
+new secret is proved the same way before it is kept: to rotate a secret, the owner restarts the bot accepting both
+the old and the new one, sends the new one, then drops the old. Only the owner changes or deletes a bot; a deleted
+bot keeps its rated games and joins no new tournament.
 """
 
 from __future__ import annotations
@@ -21,11 +23,11 @@ from botlink.calls import BotConnection
 from botlink.netguard import RefusedAddress, UnresolvableHost, check_url, parse_allowlist, resolve
 from service import auth, db, ratelimits
 from service.bot_schemas import (
+    SECRET_NEEDED,
     BotCreatedSchema,
     BotCreateSchema,
     BotListSchema,
     BotSchema,
-    BotUpdatedSchema,
     BotUpdateSchema,
 )
 from service.errors import ErrorSchema, fail
@@ -136,7 +138,7 @@ class Bots(MethodView):
         # creation per client address (the bot's account), with the accounts made by POST /players
         ratelimits.check(ratelimits.BOTS, owner.id)
         ratelimits.check(ratelimits.ACCOUNTS, ratelimits.client_address())
-        secret = body["secret"] or secrets.token_urlsafe(32)
+        secret = body["secret"] or secrets.token_urlsafe(32)  # a pull bot's, for a url given later
         games = sorted(set(body["games"]))
         if body["url"] is not None:
             prove(body["url"], secret)
@@ -189,25 +191,23 @@ class OneBot(MethodView):
         return describe(get_bot(bot_id), viewer.id if viewer else None)
 
     @blp.arguments(BotUpdateSchema)
-    @blp.response(200, BotUpdatedSchema)
+    @blp.response(200, BotSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(403, schema=ErrorSchema, description="not the bot's owner, or a bot's own token")
     @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
     @blp.alt_response(422, **INVALID)
     @blp.alt_response(429, **ratelimits.TOO_MANY)
     def patch(self, body: dict[str, Any], bot_id: int) -> dict[str, Any]:
-        """Change a bot (owner only): a new url is proved again; rotate_secret returns a new secret once"""
+        """Change a bot (owner only): a new url or a new secret is proved (the bot must already accept it)"""
         bot = owned_bot(bot_id)
-        extra: dict[str, Any] = {}
-        secret = bot.secret
-        if body.get("rotate_secret"):
-            secret = secrets.token_urlsafe(32)
-            extra["secret"] = secret
+        secret = body.get("secret", bot.secret)
         url = body.get("url", bot.url)
-        if url != bot.url or secret != bot.secret:  # counted as a registration: it calls out or makes a secret
+        if url is not None and bot.url is None and "secret" not in body:
+            fail(422, f"secret: {SECRET_NEEDED}")
+        if url != bot.url or secret != bot.secret:  # counted as a registration: it calls out
             ratelimits.check(ratelimits.BOTS, bot.owner_id)
         if url is not None and (url != bot.url or secret != bot.secret):
-            prove(url, secret)
+            prove(url, secret)  # a push bot accepts the new secret (beside the old one) before the service uses it
         bot.url = url
         bot.secret = secret
         if "name" in body:
@@ -217,7 +217,7 @@ class OneBot(MethodView):
         if "open_to_others" in body:  # closing it keeps it in the tournaments it was entered in meanwhile
             bot.open_to_others = body["open_to_others"]
         db.session().commit()
-        return describe(bot, bot.owner_id, **extra)
+        return describe(bot, bot.owner_id)
 
     @blp.response(204)
     @blp.alt_response(401, **UNAUTHORIZED)

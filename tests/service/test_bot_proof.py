@@ -94,7 +94,7 @@ def test_a_changed_url_or_secret_is_proved_with_the_same_answer(arena: Flask) ->
         moved = client.patch(f"{API}/bots/{bot['id']}", json={"url": bad.url()}, headers=owner.headers)
         assert (moved.status_code, moved.get_json()["message"]) == (422, NOT_PROVED)
         # the good bot checks signatures with the secret it was given: a new one fails its proof
-        rotated = client.patch(f"{API}/bots/{bot['id']}", json={"rotate_secret": True}, headers=owner.headers)
+        rotated = client.patch(f"{API}/bots/{bot['id']}", json={"secret": "n" * 40}, headers=owner.headers)
         assert (rotated.status_code, rotated.get_json()["message"]) == (422, NOT_PROVED)
         shown = client.get(f"{API}/bots/{bot['id']}", headers=owner.headers).get_json()
         assert shown["url"] == good.url  # nothing changed
@@ -107,7 +107,9 @@ def test_a_changed_url_or_secret_is_proved_with_the_same_answer(arena: Flask) ->
 def test_a_url_refused_before_any_call_says_why(arena: Flask, url: str, says: str) -> None:
     client = arena.test_client()
     owner = new_player(client, "owner")
-    response = client.post(f"{API}/bots", json={"name": "x", "url": url, "games": ["card"]}, headers=owner.headers)
+    response = client.post(
+        f"{API}/bots", json={"name": "x", "url": url, "games": ["card"], "secret": SECRET}, headers=owner.headers
+    )
     body: dict[str, Any] = response.get_json()
     assert response.status_code == 422 and body["message"].startswith(says)
     assert body["message"] != NOT_PROVED

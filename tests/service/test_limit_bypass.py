@@ -105,16 +105,18 @@ def test_patches_that_call_the_bot_are_limited(apps: Any) -> None:
     owner = new_player(client, "owner")
     with BotServer(reply()) as server:
         created = client.post(
-            f"{API}/bots", json={"name": "b", "url": server.url(), "games": ["card"]}, headers=owner.headers
+            f"{API}/bots",
+            json={"name": "b", "url": server.url(), "games": ["card"], "secret": "o" * 40},
+            headers=owner.headers,
         )
         assert created.status_code == 201 and len(server.received) == 1
         bot_id = created.get_json()["id"]
-        answers = [patch(client, owner, bot_id, {"rotate_secret": True}) for _ in range(3)]
+        answers = [patch(client, owner, bot_id, {"secret": f"{n}" * 40}) for n in range(3)]
         answers += [patch(client, owner, bot_id, {"url": server.url(path="/other")}) for _ in range(3)]
         assert answers == [200, 200, 429, 429, 429, 429]
         assert len(server.received) == 3  # the refused ones called nothing
     assert patch(client, owner, bot_id, {"name": "renamed"}) == 200  # no call, no count
-    refused = client.patch(f"{API}/bots/{bot_id}", json={"rotate_secret": True}, headers=owner.headers)
+    refused = client.patch(f"{API}/bots/{bot_id}", json={"secret": "r" * 40}, headers=owner.headers)
     assert refused.get_json()["message"].startswith(
         "too many bot registrations and changes of a bot's url or secret: the limit is 3 per 1 hour per account"
     )

@@ -15,6 +15,7 @@ from ratings import pool as rating_pool
 from store.models import ActionRecord, Result
 from tests.apikit import API, Player, new_player
 from tests.arenakit import (
+    SECRET,
     arena_app,
     create_tournament,
     greedy_choice,
@@ -146,8 +147,8 @@ def test_registration_proves_the_endpoint_and_owners_alone_change_bots(client: F
         assert client.get(f"{API}/bots/{bot['id']}", headers=owner.headers).get_json()["url"] == servers[0].url
         patch = client.patch(f"{API}/bots/{bot['id']}", json={"name": "theirs"}, headers=other.headers)
         assert patch.status_code == 403
-        rotated = client.patch(f"{API}/bots/{bot['id']}", json={"rotate_secret": True}, headers=owner.headers)
-        assert rotated.status_code == 422  # the bot still verifies with the old secret: the nonce check fails
+        rotated = client.patch(f"{API}/bots/{bot['id']}", json={"secret": "n" * 40}, headers=owner.headers)
+        assert rotated.status_code == 422  # the bot still verifies with the old secret only: the proof fails
         assert "did not prove itself" in rotated.get_json()["message"]
         renamed = client.patch(f"{API}/bots/{bot['id']}", json={"name": "renamed"}, headers=owner.headers)
         assert renamed.status_code == 200 and renamed.get_json()["name"] == "renamed"
@@ -166,7 +167,7 @@ def test_registration_proves_the_endpoint_and_owners_alone_change_bots(client: F
 )
 def test_registration_refuses_bad_endpoints(client: FlaskClient, owner: Player, url: str, message: str) -> None:
     response = client.post(
-        f"{API}/bots", json={"name": "x", "url": url, "games": ["board"]}, headers=owner.headers
+        f"{API}/bots", json={"name": "x", "url": url, "games": ["board"], "secret": SECRET}, headers=owner.headers
     )
     assert response.status_code == 422
     assert message in response.get_json()["message"]
@@ -179,7 +180,9 @@ def test_registration_refuses_loopback_unless_allowed(database_url: str) -> None
     owner = new_player(client, "owner")
     with push_bots(random_choice) as servers:
         response = client.post(
-            f"{API}/bots", json={"name": "x", "url": servers[0].url, "games": ["board"]}, headers=owner.headers
+            f"{API}/bots",
+            json={"name": "x", "url": servers[0].url, "games": ["board"], "secret": SECRET},
+            headers=owner.headers,
         )
     dispose(app)
     assert response.status_code == 422
