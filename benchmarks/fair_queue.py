@@ -156,7 +156,7 @@ class Arena:
         with self.sessions() as session:
             tournament = session.get(Tournament, tournament_id)
             assert tournament is not None and tournament.finished_at is not None
-            return (tournament.finished_at - tournament.created_at).total_seconds()
+            return float((tournament.finished_at - tournament.created_at).total_seconds())
 
     def first_game_after(self, tournament_id: int) -> float | None:
         """Seconds from the tournament's creation to the start of its first game, as stored; ``None``: none began."""
