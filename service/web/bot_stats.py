@@ -175,6 +175,28 @@ def pool_faults(session: Session, game: str, variant: str) -> dict[int, int]:
     return {bot_id: count for bot_id, count in rows}
 
 
+def tournament_faults(session: Session, tournament_id: int) -> dict[int, dict[str, int]]:
+    """Faults per bot id and kind over a tournament's finished games (those with a result: a running game's faults
+    are its bots' owners' until it is over), in one grouped count; bots without faults are left out."""
+    rows = session.execute(
+        select(Bot.id, ActionRecord.fault, func.count(ActionRecord.id))
+        .select_from(Result)
+        .join(ActionRecord, ActionRecord.game_id == Result.game_id)
+        .join(Seat, and_(Seat.game_id == ActionRecord.game_id, Seat.seat == ActionRecord.seat))
+        .join(Bot, Bot.player_id == Seat.player_id)
+        .where(
+            Result.tournament_id == tournament_id,
+            ActionRecord.fault.is_not(None),
+            ActionRecord.fault != "forfeit",
+        )
+        .group_by(Bot.id, ActionRecord.fault)
+    ).all()
+    found: dict[int, dict[str, int]] = {}
+    for bot_id, fault, count in rows:
+        found.setdefault(bot_id, {})[str(fault)] = count
+    return found
+
+
 def seat_bots(session: Session, game_id: int) -> dict[int, int]:
     """The bot id of each seat of a game held by a bot."""
     rows = session.execute(

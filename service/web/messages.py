@@ -129,6 +129,17 @@ PAGES: dict[str, dict[str, str]] = {
         "jouées ensemble.",
     },
     "tournament.games": {"en": "Games", "fr": "Parties"},
+    "tournament.faults": {"en": "Faults by kind", "fr": "Fautes par type"},
+    "tournament.faults_note": {
+        "en": "Each bot's faults in the tournament's finished games: moves the game's fallback played in place of "
+        "the bot's answer (its forfeited moves apart).",
+        "fr": "Les fautes de chaque robot dans les parties terminées du tournoi : les coups que le repli de la "
+        "partie a joués à la place de la réponse du robot (hors coups perdus par forfait).",
+    },
+    "tournament.no_faults": {
+        "en": "No fault in the finished games.",
+        "fr": "Aucune faute dans les parties terminées.",
+    },
     "tournament.no_results": {"en": "No game finished yet.", "fr": "Aucune partie terminée pour l'instant."},
     "tournament.forfeited": {"en": "forfeited", "fr": "forfait"},
     # pages of a long list

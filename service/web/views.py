@@ -27,7 +27,18 @@ from markupsafe import Markup
 import engine
 from engine import i18n
 from service import db
-from service.web import board_svg, card_table, charts, formatting, language, listings, owner, pools, steps
+from service.web import (
+    board_svg,
+    bot_stats,
+    card_table,
+    charts,
+    formatting,
+    language,
+    listings,
+    owner,
+    pools,
+    steps,
+)
 from service.web.errors import PageError, whole
 from service.web.messages import counted, text
 from store.models import Game, Tournament
@@ -177,6 +188,7 @@ def tournament_context(tournament: Tournament, page: int) -> dict[str, Any]:
     table = list(stored.get("standings") or [])
     order = list(dict.fromkeys([row["bot_id"] for row in table] + list(tournament.bot_ids)))  # rated first
     cells = {(row["bot_id"], row["opponent_id"]): row for row in stored.get("head_to_head") or []}
+    faults = bot_stats.tournament_faults(session, tournament.id)
     return {
         "tournament": tournament,
         "done": listings.done_counts(session, [tournament.id]).get(tournament.id, 0),
@@ -184,6 +196,8 @@ def tournament_context(tournament: Tournament, page: int) -> dict[str, Any]:
         "table": table,
         "order": order,
         "cells": cells,
+        "faults": faults,
+        "fault_kinds": sorted({kind for kinds in faults.values() for kind in kinds}),
         "lines": lines,
         "page": page,
         "pages": count,
