@@ -7,8 +7,10 @@ ARRIVÉE) and the board game's 1992 English sheet and 1972 French sheet (DÉPART
 pions, "tire une carte", "perd son tour", ROUGE, BLEU, JAUNE, VERT).
 
 :data:`MESSAGES` maps a stable dotted id to its text in each of :data:`LANGUAGES`; texts are ``str.format``
-templates. Readable sentences number things from 1, as people do: seat 0 is "Player 1", pawn ``red0`` is
-"red 1", ``track:0`` is "square 1" and ``safety:0`` is "SAFETY ZONE 1".
+templates. A pawn is named as its id names it, so that a sentence and the action id beside it agree: pawn
+``red0`` is "red 0" (``4:red0-4``: "red 0 backward 4"). Places and players, which no action id numbers, are
+counted from 1 as people count them: seat 0 is "Player 1", ``track:0`` is "square 1" and ``safety:0`` is "SAFETY
+ZONE 1".
 
 The REST service picks the language with :func:`pick_language` from an ``Accept-Language`` header.
 """
@@ -303,12 +305,13 @@ def _seat(seat: Any, language: str) -> str:
     return message("seat", language, number=int(seat) + 1)
 
 
-def _pawn(name: str, language: str) -> str:
-    """``red0`` -> "red 1"; anything unexpected is shown as it is."""
+def pawn_name(name: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """A pawn in words, numbered as its id: ``red0`` -> "red 0" / "rouge 0"; anything unexpected is shown as it
+    is."""
     colour, index = name[:-1], name[-1:]
     if f"colour.{colour}" not in MESSAGES or not index.isdigit():
         return name
-    return message("pawn", language, colour=message(f"colour.{colour}", language), number=int(index) + 1)
+    return message("pawn", language, colour=message(f"colour.{colour}", language), number=int(index))
 
 
 def _location(name: str, language: str) -> str:
@@ -322,7 +325,7 @@ def _location(name: str, language: str) -> str:
 
 def _board_part(part: Mapping[str, Any], language: str) -> str:
     steps = int(part["steps"])
-    pawn = _pawn(part["pawn"], language)
+    pawn = pawn_name(part["pawn"], language)
     if steps < 0:
         return message("action.board.backward", language, pawn=pawn, steps=-steps)
     return message("action.board.forward", language, pawn=pawn, steps=steps)
@@ -340,23 +343,23 @@ def _describe_board(description: Mapping[str, Any], language: str) -> str:
         details = message(
             "action.board.start",
             language,
-            pawn=_pawn(moves[0]["pawn"], language),
+            pawn=pawn_name(moves[0]["pawn"], language),
             to=_location(moves[0]["to"], language),
         )
     elif kind == "swap" and len(moves) >= 2:
         details = message(
             "action.board.swap",
             language,
-            pawn=_pawn(moves[0]["pawn"], language),
-            other=_pawn(moves[1]["pawn"], language),
+            pawn=pawn_name(moves[0]["pawn"], language),
+            other=pawn_name(moves[1]["pawn"], language),
         )
     elif kind == "sorry" and moves:
         target = bumps[0]["pawn"] if bumps else moves[0]["to"]
         details = message(
             "action.board.sorry",
             language,
-            pawn=_pawn(moves[0]["pawn"], language),
-            target=_pawn(target, language) if bumps else _location(target, language),
+            pawn=pawn_name(moves[0]["pawn"], language),
+            target=pawn_name(target, language) if bumps else _location(target, language),
         )
     else:
         details = message(f"action.board.{kind}", language)
@@ -364,12 +367,12 @@ def _describe_board(description: Mapping[str, Any], language: str) -> str:
         message(
             "action.board.slide",
             language,
-            pawn=_pawn(slide["pawn"], language),
+            pawn=pawn_name(slide["pawn"], language),
             to=_location(slide["to"], language),
         )
         for slide in slides
     ]
-    extras += [message("action.board.bump", language, pawn=_pawn(bump["pawn"], language)) for bump in bumps]
+    extras += [message("action.board.bump", language, pawn=pawn_name(bump["pawn"], language)) for bump in bumps]
     if extras:
         details = "; ".join([details, *extras])
     return message(
@@ -413,7 +416,8 @@ def _describe_card(description: Mapping[str, Any], language: str) -> str:
 def describe_action(game: str, description: Mapping[str, Any], language: str = DEFAULT_LANGUAGE) -> str:
     """A readable sentence for an action's ``description`` (or a ``move`` / ``action`` event) of ``game``.
 
-    Board: "7: red 1 forward 4, red 3 forward 3" / "7 : rouge 1 avance de 4, rouge 3 avance de 3".
+    Board: "7: red 0 forward 4, red 2 forward 3" / "7 : rouge 0 avance de 4, rouge 2 avance de 3" (the action
+    ``7:red0+4,red2+3``).
     Card game: "play 7 (total 12)" / "jouer 7 (total 12)".
     """
     language = _language(language)

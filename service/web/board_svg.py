@@ -6,7 +6,8 @@ right. Each side's slides are drawn in their colour over squares 15k + 1..4 and 
 inward at 15k + 2 (five squares, then the HOME circle); its START circle sits inward of the exit square 15k + 4.
 
 Every pawn is a ``<g class="pawn" data-pawn="red0" data-location="track:12">``, so that a page test reads the
-position the drawing shows. The drawing shows only what the view holds: pass a spectator view for a live game.
+position the drawing shows; it is labelled with its id's number (0-3) and titled with its name in words ("red 0":
+``engine.i18n.pawn_name``), as the move texts and the action ids name it. The drawing shows only what the view holds: pass a spectator view for a live game.
 """
 
 from __future__ import annotations
@@ -65,11 +66,6 @@ def _location_text(location: str, language: str) -> str:
     if loc >= geometry.SAFETY:
         return i18n.message("location.safety", language, number=loc - geometry.SAFETY + 1)
     return i18n.message("location.track", language, number=loc + 1)
-
-
-def _pawn_text(pawn: str, language: str) -> str:
-    colour, number = pawn[:-1], int(pawn[-1]) + 1
-    return i18n.message("pawn", language, colour=i18n.message(f"colour.{colour}", language), number=number)
 
 
 def _squares(language: str) -> list[str]:
@@ -156,13 +152,13 @@ def _pawns(pawns: Mapping[str, str], language: str, highlight: Collection[str]) 
         colour = pawn[:-1]
         moved = " moved" if pawn in highlight else ""
         stroke = "#111" if moved else "#fff"
-        title = escape(f"{_pawn_text(pawn, language)}: {_location_text(location, language)}")
+        title = escape(f"{i18n.pawn_name(pawn, language)}: {_location_text(location, language)}")
         parts.append(
             f'<g class="pawn{moved}" data-pawn="{escape(pawn)}" data-location="{escape(location)}">'
             f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(PAWN_RADIUS)}" fill="{COLOURS[colour]}" stroke="{stroke}" '
             f'stroke-width="{3 if moved else 2}"/>'
             f'<text x="{_f(x)}" y="{_f(y + 4)}" text-anchor="middle" font-size="11" font-weight="bold" '
-            f'fill="#fff">{int(pawn[-1]) + 1}</text><title>{title}</title></g>'
+            f'fill="#fff">{int(pawn[-1])}</text><title>{title}</title></g>'
         )
     return parts
 

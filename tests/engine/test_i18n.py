@@ -206,10 +206,10 @@ def test_board_action_sentences() -> None:
         "slides": [{"pawn": "red2", "from": "track:24", "to": "track:28"}],
     }
     assert i18n.describe_action("board", split) == (
-        "7: red 1 forward 4, red 3 forward 3; red 3 slides to square 29; blue 2 bumped back to START"
+        "7: red 0 forward 4, red 2 forward 3; red 2 slides to square 29; blue 1 bumped back to START"
     )
     assert i18n.describe_action("board", split, "fr") == (
-        "7 : rouge 1 avance de 4, rouge 3 avance de 3; rouge 3 glisse jusqu'à case 29; bleu 2 renvoyé à DÉPART"
+        "7 : rouge 0 avance de 4, rouge 2 avance de 3; rouge 2 glisse jusqu'à case 29; bleu 1 renvoyé à DÉPART"
     )
     start = {
         "card": "1",
@@ -218,7 +218,7 @@ def test_board_action_sentences() -> None:
         "bumps": [],
         "slides": [],
     }
-    assert i18n.describe_action("board", start, "fr") == "1 : vert 4 sort de DÉPART vers case 50"
+    assert i18n.describe_action("board", start, "fr") == "1 : vert 3 sort de DÉPART vers case 50"
     back = {
         "card": "10",
         "kind": "backward",
@@ -226,7 +226,7 @@ def test_board_action_sentences() -> None:
         "bumps": [],
         "slides": [],
     }
-    assert i18n.describe_action("board", back) == "10: yellow 1 backward 1"
+    assert i18n.describe_action("board", back) == "10: yellow 0 backward 1"
     sorry = {
         "card": "sorry",
         "kind": "sorry",
@@ -235,8 +235,26 @@ def test_board_action_sentences() -> None:
         "slides": [],
     }
     assert i18n.describe_action("board", sorry, "fr") == (
-        "SORRY! : rouge 2 prend la place de bleu 1; bleu 1 renvoyé à DÉPART"
+        "SORRY! : rouge 1 prend la place de bleu 0; bleu 0 renvoyé à DÉPART"
     )
+
+
+def test_a_pawn_is_named_as_its_id_numbers_it() -> None:
+    """One rule for pawns: the number in words is the id's (``red0`` is "red 0"), in both languages, so that a
+    sentence and its action id agree; an unexpected name is shown as it is."""
+    for colour, french in (("red", "rouge"), ("blue", "bleu"), ("yellow", "jaune"), ("green", "vert")):
+        for index in range(4):
+            assert i18n.pawn_name(f"{colour}{index}") == f"{colour} {index}"
+            assert i18n.pawn_name(f"{colour}{index}", "fr") == f"{french} {index}"
+    assert i18n.pawn_name("purple1") == "purple1" and i18n.pawn_name("red") == "red"
+    forward = {
+        "card": "4",
+        "kind": "backward",
+        "moves": [{"pawn": "red0", "from": "track:9", "to": "track:5", "steps": -4}],
+        "bumps": [],
+        "slides": [],
+    }
+    assert i18n.describe_action("board", forward) == "4: red 0 backward 4"  # the action 4:red0-4
 
 
 def test_card_action_and_event_sentences() -> None:
