@@ -1,9 +1,13 @@
-"""Fair dispatch: a tournament's games go to the job queue a few at a time, round-robin across accounts.
+"""Fair dispatch: a tournament's games go to the job queue a few at a time, and the workers are shared evenly
+between the accounts that have games to play.
 
 The queue is first in, first out. Enqueued all at once, a 2,000-game tournament would put every game of a
 tournament made after it behind its own, for hours. Instead each account has at most ``window`` games waiting in
-the queue (fed, not yet leased by a worker), taken in turn from its running tournaments, and the accounts' turns
-are interleaved: whatever one account has laid out, another's games wait behind at most ``window`` of its games.
+the queue (fed, not yet leased by a worker), taken in turn from its running tournaments, and the accounts are
+served by how busy they are (games waiting or being played): the least busy first, and an account busier than
+none of the others has its games put at the front of the queue, ahead of the busier accounts' waiting games. So a
+small tournament that arrives behind a big one of another account takes every game slot that frees until both
+accounts play as many games, rather than a slot in turn (the max-min fair share of the workers).
 Whoever starts a run, ends a game, ticks a worker's clock or runs the maintenance tops the windows up
 (``jobs.feed``), so the queue refills as the workers take games.
 
@@ -29,6 +33,17 @@ def waiting(session: Session) -> dict[int, int]:
         select(Tournament.owner_id, func.count(TournamentGame.id))
         .join(Tournament, Tournament.id == TournamentGame.tournament_id)
         .where(Tournament.status == "running", TournamentGame.status == "pending", TournamentGame.fed.is_(True))
+        .group_by(Tournament.owner_id)
+    )
+    return {owner: count for owner, count in rows}
+
+
+def playing(session: Session) -> dict[int, int]:
+    """Per account, its games being played, in its running tournaments."""
+    rows = session.execute(
+        select(Tournament.owner_id, func.count(TournamentGame.id))
+        .join(Tournament, Tournament.id == TournamentGame.tournament_id)
+        .where(Tournament.status == "running", TournamentGame.status == "running")
         .group_by(Tournament.owner_id)
     )
     return {owner: count for owner, count in rows}
@@ -71,19 +86,28 @@ def round_robin(lists: list[list[int]], limit: int) -> list[int]:
     return taken
 
 
-def take(session: Session, window: int) -> list[int]:
+def take(session: Session, window: int) -> list[tuple[int, bool]]:
     """Mark fed the games that top every account's waiting games up to ``window``, and return them in the order
-    to enqueue: round-robin across the accounts (the one with the fewest waiting first), each account's games
-    round-robin across its tournaments. Commits."""
+    to enqueue, each with whether it goes to the front of the queue: round-robin across the accounts, the least busy
+    first (games waiting or being played), each account's games round-robin across its tournaments; an account
+    less busy than another busy one goes ahead of the waiting games. Commits."""
     queued = waiting(session)
+    played = playing(session)
+    busy = {owner: queued.get(owner, 0) + played.get(owner, 0) for owner in set(queued) | set(played)}
     per_account = {
         owner: round_robin(tournaments, window - queued.get(owner, 0))
         for owner, tournaments in candidates(session, window).items()
     }
+    owners = sorted(per_account, key=lambda owner: (busy.get(owner, 0), owner))
+    ahead = {
+        owner
+        for owner in owners
+        if any(busy.get(owner, 0) < count for other, count in busy.items() if other != owner)
+    }
     order = round_robin(
-        [per_account[owner] for owner in sorted(per_account, key=lambda owner: (queued.get(owner, 0), owner))],
-        sum(len(games) for games in per_account.values()),
+        [per_account[owner] for owner in owners], sum(len(games) for games in per_account.values())
     )
+    owner_of = {scheduled_id: owner for owner, games in per_account.items() for scheduled_id in games}
     claimed = set()
     for scheduled_id in sorted(order):  # rows locked in one order: two callers at once never deadlock
         marked = session.execute(
@@ -98,4 +122,4 @@ def take(session: Session, window: int) -> list[int]:
         if marked.rowcount:  # type: ignore[attr-defined]
             claimed.add(scheduled_id)
     session.commit()
-    return [scheduled_id for scheduled_id in order if scheduled_id in claimed]
+    return [(scheduled_id, owner_of[scheduled_id] in ahead) for scheduled_id in order if scheduled_id in claimed]

@@ -174,13 +174,19 @@ def start_runs(ctx: context.Context, tournament_id: int, moment: datetime) -> li
 
 def feed_games(ctx: context.Context) -> list[int]:
     """Top every account's games waiting in the queue up to the window (``tournament.feed``), enqueueing them in
-    their round-robin order; the games enqueued. A game marked fed whose job is not enqueued (Redis fails now) is
+    their round-robin order, those of an account less busy than another at the front; the games enqueued. A game marked fed whose job is not enqueued (Redis fails now) is
     pending without a job: the recovery enqueues it."""
     with ctx.sessions() as session:
         fed = feed.take(session, ctx.feed_window)
-    for scheduled_id in fed:
-        ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=game_job_id(scheduled_id, 0))
-    return fed
+    for scheduled_id, ahead in fed:
+        if not ahead:
+            ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=game_job_id(scheduled_id, 0))
+    # the games that go ahead of the waiting ones: each put at the front, the last first, so that they keep their
+    # order there
+    for scheduled_id, ahead in reversed(fed):
+        if ahead:
+            ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=game_job_id(scheduled_id, 0), at_front=True)
+    return [scheduled_id for scheduled_id, _ in fed]
 
 
 def top_up(ctx: context.Context) -> None:

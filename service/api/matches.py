@@ -123,7 +123,7 @@ def create_matches(body: dict[str, Any], bot: int, opponents: list[int], gauntle
     session.commit()
     queue = current_app.extensions["queue"]
     for match in made:
-        queue.enqueue(START_JOB, match.tournament_id)
+        queue.enqueue(START_JOB, match.tournament_id, at_front=True)  # a start is quick: no wait behind games
     return made
 
 

@@ -199,7 +199,7 @@ class Tournaments(MethodView):
         session.add(tournament)
         session.commit()
         if start_at is None:  # at once; later runs (a start time, repeats) are the workers' clock's to start
-            queue.enqueue(START_JOB, tournament.id)
+            queue.enqueue(START_JOB, tournament.id, at_front=True)  # a start is quick: no wait behind games
         return detail(session, tournament)
 
     @blp.arguments(TournamentListQuerySchema, location="query")

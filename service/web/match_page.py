@@ -15,8 +15,8 @@ from markupsafe import Markup
 from service import db
 from service.api import matches
 from service.web.errors import PageError, whole
-from service.web.messages import PAGES
-from service.web.views import MAX_ID, blp
+from service.web.messages import PAGES, text
+from service.web.views import MAX_ID, blp, lang
 from store.models import Match
 
 PAGES.update(
@@ -86,4 +86,6 @@ def match_page(match_id: str) -> ResponseReturnValue:
         raise PageError(404, "error.no_match", id=number)
     shown: dict[str, Any] = matches.detail(session, match)
     bar = llr_bar(shown["llr"], shown["lower"], shown["upper"])
-    return render_template("match.html", match=shown, bar=bar, live=shown["status"] in ("scheduled", "running"))
+    verdict = text(f"match.verdict.{shown['verdict']}", lang(), a=shown["name_a"])
+    live = shown["status"] in ("scheduled", "running")
+    return render_template("match.html", match=shown, bar=bar, verdict=verdict, live=live)

@@ -6,12 +6,13 @@ before the big one's 3 * window-th game."""
 from __future__ import annotations
 
 from flask import Flask
-from sqlalchemy import select
+from sqlalchemy import select, update
 
-from store.models import TournamentGame
+from store.database import make_engine, sessions
+from store.models import Player, Tournament, TournamentGame
 from tests.apikit import new_player
 from tests.arenakit import create_tournament, push_bots, random_choice, register, wait_done
-from tournament.feed import round_robin
+from tournament.feed import round_robin, take
 
 
 def test_round_robin_takes_in_turn() -> None:
@@ -41,3 +42,61 @@ def test_a_small_tournament_is_not_starved_by_another_accounts_big_one(arena: Fl
     window = arena.extensions["settings"].feed_window
     last_small = max(place for place, tournament in enumerate(order) if tournament == small["id"])
     assert last_small < 3 * window, order
+
+
+def test_an_account_less_busy_than_another_goes_ahead_of_its_waiting_games(database_url: str) -> None:
+    """Account A plays 10 games and has 4 waiting; account B has none: B's games are fed first and go to the front
+    of the queue, A's only up to its window, behind; once B plays as many games as A, neither goes ahead."""
+    engine = make_engine(database_url)
+    session = sessions(engine)()
+    try:
+        owners = []
+        for name in ("a", "b"):
+            player = Player(name=name, token_hash=name * 32)
+            session.add(player)
+            session.flush()
+            owners.append(player.id)
+
+        def tournament_of(owner: int, games: list[tuple[str, bool]]) -> list[int]:
+            made = Tournament(
+                owner_id=owner,
+                name="t",
+                game="card",
+                settings={},
+                variant="standard",
+                bot_ids=[1, 2],
+                table_size=2,
+                rounds=1,
+                seed=1,
+                move_timeout_ms=1000,
+                status="running",
+                games_total=len(games),
+            )
+            session.add(made)
+            session.flush()
+            rows = [
+                TournamentGame(
+                    tournament_id=made.id, number=n, round=0, bot_ids=[1, 2], seed=n, status=status, fed=fed
+                )
+                for n, (status, fed) in enumerate(games)
+            ]
+            session.add_all(rows)
+            session.flush()
+            return [row.id for row in rows]
+
+        tournament_of(owners[0], [("running", True)] * 10 + [("pending", True)] * 4 + [("pending", False)] * 20)
+        small = tournament_of(owners[1], [("pending", False)] * 6)
+        session.commit()
+        fed = take(session, window=8)
+        assert fed[0][0] == small[0], "the least busy account first"
+        assert {ahead for scheduled_id, ahead in fed if scheduled_id in small} == {True}
+        assert {ahead for scheduled_id, ahead in fed if scheduled_id not in small} == {False}
+        assert sum(scheduled_id in small for scheduled_id, _ in fed) == 6
+        assert sum(scheduled_id not in small for scheduled_id, _ in fed) == 4, "A topped up to its window only"
+        session.execute(update(TournamentGame).where(TournamentGame.id.in_(small)).values(status="running"))
+        session.commit()
+        # B now plays 6 and A 10 with 8 waiting: B is still the less busy, but has nothing left to feed
+        assert take(session, window=8) == []
+    finally:
+        session.close()
+        engine.dispose()
