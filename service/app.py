@@ -11,7 +11,18 @@ from runtime.jobqueue import LocalQueue, RQQueue, job_function
 from runtime.settings import MAX_BODY_BYTES, Settings
 from runtime.wakeups import make_notifier
 from service import db, errors, ratelimits, redoc, swagger_ui, web, webhooks
-from service.api import bots, decisions, games, health, matches, players, results, standings, tournaments
+from service.api import (
+    bots,
+    challenges,
+    decisions,
+    games,
+    health,
+    matches,
+    players,
+    results,
+    standings,
+    tournaments,
+)
 from service.bodylimit import BodyLimit
 from service.inputguard import InputGuard
 
@@ -58,6 +69,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     api.register_blueprint(decisions.blp)
     api.register_blueprint(results.blp)
     api.register_blueprint(matches.blp)
+    api.register_blueprint(challenges.blp)
     webhooks.init_api(api)
     errors.init_app(app)
     # the size first, then deep JSON and NUL in the query (service/inputguard.py), for every route

@@ -4,9 +4,10 @@ stream.
 Finished only: a game still played would show its seed, so every card to come. A tournament game counts as
 finished once its result is written (``results``: its ranks with forfeits applied, after ``gamelog.finish``); any
 other game once it is ``over``. A seat is named by its bot in a tournament game (the scheduled game's
-``bot_ids``), by its player otherwise. A tournament is read in batches of games (each batch's games, seats and
-actions in a few statements, the transaction ended before its records are handed out), so that a tournament of any
-size takes the memory of one batch and no connection is held while the caller writes.
+``bot_ids``), by its player otherwise (a challenge's person's seat too: ``store/challenges.py``). A tournament is
+read in batches of games (each batch's games, seats and actions in a few statements, the transaction ended before
+its records are handed out), so that a tournament of any size takes the memory of one batch and no connection is
+held while the caller writes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine.records import make_record
+from store.challenges import HUMAN
 from store.gamelog import as_utc
 from store.models import ActionRecord, Bot, Game, Player, Result, Seat, TournamentGame
 
@@ -120,19 +122,23 @@ def _records(
             move["debug"] = debug
         actions[game_id].append(move)
     seats: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    if tournament is None:
+    people = [game_id for game_id, bot_ids in (tournament[1] if tournament else {}).items() if HUMAN in bot_ids]
+    if tournament is None or people:  # the seats' accounts: every seat of a game, a challenge's person's seat
         players = session.execute(
             select(Seat.game_id, Seat.seat, Seat.player_id, Player.name)
             .join(Player, Player.id == Seat.player_id)
-            .where(Seat.game_id.in_(ids))
+            .where(Seat.game_id.in_(ids if tournament is None else people))
             .order_by(Seat.game_id, Seat.seat)
         )
         for game_id, seat, player_id, name in players:
             seats[game_id].append({"seat": seat, "name": name, "player_id": player_id})
-    else:
+    if tournament is not None:
         for game_id, bot_ids in tournament[1].items():
+            held = seats[game_id]
             seats[game_id] = [
                 {"seat": seat, "name": bots[bot_id].name, "bot_id": bot_id, "player_id": bots[bot_id].player_id}
+                if bot_id != HUMAN
+                else held[seat]
                 for seat, bot_id in enumerate(bot_ids)
             ]
     return [

@@ -6,6 +6,10 @@ non-2xx, unparsable or oversized body, redirect, refused address, illegal action
 fallback action, recorded on the move with the latency; the third consecutive fault of a seat forfeits the game for
 it (ranked last, its later turns played by the fallback without asking). Moves are saved in small batches, and
 always before a pull bot must see the position.
+
+A challenge's game (``store/challenges.py``) has a person's seat: their own account sits there, without a bot, and
+the runner waits on it exactly as on a pull bot's seat (the same deadline, faults and forfeit), while the person
+moves through the games API.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from botlink import moves
 from botlink.calls import BotConnection
 from engine.records import final_result
 from store import gamelog
-from store.models import Bot, Game, Tournament, TournamentGame, now
+from store.challenges import HUMAN
+from store.models import Bot, Game, Player, Tournament, TournamentGame, now
 from tournament import leases, results, standings
 from tournament.heartbeat import Heartbeat, Holding, Stopping
 from tournament.stalls import Stalls
@@ -57,11 +62,19 @@ class RunnerSettings:
 
 @dataclass
 class SeatState(moves.FaultCount):
-    """A seat's bot, its connection (a push bot's) and its faults (``count``: the third in a row forfeits)."""
+    """A seat's bot, its connection (a push bot's) and its faults (``count``: the third in a row forfeits); the
+    account that holds the seat and its name (a bot's, or a challenge's person, who has no ``bot``)."""
 
-    bot: Bot
+    bot: Bot | None
     connection: BotConnection | None
+    player_id: int
+    name: str
     last_latency_ms: float | None = None
+
+    def answered(self, stalls: Stalls, fault: str | None) -> None:
+        """Tell ``stalls`` how the seat's bot answered (a person's answers are no bot's stalling)."""
+        if self.bot is not None:
+            stalls.answered(self.bot.id, fault)
 
 
 @dataclass(frozen=True)
@@ -164,7 +177,7 @@ def move_request(play: Play, seat: int, kind: str, actions: list[Any]) -> dict[s
 def ask_push_bot(play: Play, seat: int, kind: str, connection: BotConnection) -> None:
     actions = engine.legal_actions(play.state, seat)
     answer = moves.ask(connection, move_request(play, seat, kind, actions), actions)
-    play.stalls.answered(play.seats[seat].bot.id, answer.fault)
+    play.seats[seat].answered(play.stalls, answer.fault)
     play.seats[seat].last_latency_ms = answer.latency_ms
     action = engine.fallback_action(play.state) if answer.action is None else answer.action
     play.record(seat, action, answer.latency_ms, answer.fault, answer.detail, answer.debug)
@@ -185,7 +198,7 @@ def ask_pull_bot(play: Play, seat: int) -> None:
     else:
         play.notifier.publish(play.game.id, play.saved.ply)
     # and wake the bot's inbox (GET /decisions?wait=), which may be waiting since before this game existed
-    play.notifier.publish_players([play.seats[seat].bot.player_id], play.game.id)
+    play.notifier.publish_players([play.seats[seat].player_id], play.game.id)
     ply = play.saved.ply
     game_id = play.game.id
 
@@ -206,7 +219,7 @@ def ask_pull_bot(play: Play, seat: int) -> None:
     started = time.monotonic()
     timeout = play.tournament.move_timeout_ms / 1000
     moved_in_time = play.notifier.wait(game_id, moved, timeout)
-    play.stalls.answered(play.seats[seat].bot.id, None if moved_in_time else "timeout")
+    play.seats[seat].answered(play.stalls, None if moved_in_time else "timeout")
     play.holding.check()
     if moved_in_time:
         latency = (time.monotonic() - started) * 1000
@@ -310,6 +323,23 @@ def play_scheduled(
         heartbeat.release(holding)
 
 
+def seat_state(session: Session, tournament: Tournament, bot_id: int, settings: RunnerSettings) -> SeatState:
+    """The seat of ``bot_id``: the bot, with a connection if it is a push bot; or, at a challenge's :data:`HUMAN`
+    seat, the tournament owner's own account, played like a pull bot's seat."""
+    if bot_id == HUMAN:
+        person = session.get(Player, tournament.owner_id)
+        assert person is not None
+        return SeatState(None, None, person.id, person.name)
+    bot = session.get(Bot, bot_id)
+    assert bot is not None
+    connection = None
+    if bot.url is not None:
+        connection = BotConnection(
+            bot.url, bot.secret, allow=settings.allow, timeout=tournament.move_timeout_ms / 1000
+        )
+    return SeatState(bot, connection, bot.player_id, bot.name)
+
+
 def play_leased(
     session: Session,
     scheduled_id: int,
@@ -323,19 +353,12 @@ def play_leased(
     assert scheduled is not None
     tournament = session.get(Tournament, scheduled.tournament_id)
     assert tournament is not None
-    bots = [session.get(Bot, bot_id) for bot_id in scheduled.bot_ids]
-    seats = []
-    for bot in bots:
-        assert bot is not None
-        connection = None
-        if bot.url is not None:
-            connection = BotConnection(
-                bot.url, bot.secret, allow=settings.allow, timeout=tournament.move_timeout_ms / 1000
-            )
-        seats.append(SeatState(bot, connection))
+    seats = [seat_state(session, tournament, bot_id, settings) for bot_id in scheduled.bot_ids]
     fresh = scheduled.game_id is None
     if fresh:  # before the game exists: a pull bot's first deadline counts from the game's creation
         for player in seats:
+            if player.bot is None:
+                continue
             if player.connection is not None:
                 check_health(session, player.bot, player.connection, settings.health_interval)
             player.forfeited = player.bot.excluded
@@ -347,7 +370,7 @@ def play_leased(
             scheduled.seed,
             tournament.table_size,
             tournament.owner_id,
-            [seat.bot.player_id for seat in seats],
+            [seat.player_id for seat in seats],
         )
         scheduled.game_id = game.id
         session.commit()
@@ -372,7 +395,7 @@ def play_leased(
     )
     for seat, fault in gamelog.faults(session, game.id):  # a resumed game: recount the faults
         play.seats[seat].count(fault)
-    names = [seat.bot.name for seat in play.seats]
+    names = [seat.name for seat in play.seats]
     notify_bots(
         play,
         "start",

@@ -26,9 +26,10 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
+from store.challenges import is_challenge
 from store.models import Tournament, TournamentGame, new_seed_salt, now
 from tournament import matches
-from tournament.schedule import schedule
+from tournament.schedule import game_seed, schedule
 
 
 def utc(moment: datetime) -> datetime:
@@ -75,6 +76,18 @@ def lay_out(tournament: Tournament) -> list[TournamentGame]:
     ]
 
 
+def lay_out_challenge(tournament: Tournament) -> list[TournamentGame]:
+    """A challenge's one game (``store/challenges.py``), its seats as the challenge lists them; none for a
+    tournament of bots only."""
+    if not is_challenge(tournament.bot_ids):
+        return []
+    seats = list(tournament.bot_ids)
+    seed = game_seed(tournament.seed, 1, seats, tournament.seed_salt)
+    return [
+        TournamentGame(tournament_id=tournament.id, number=0, round=1, bot_ids=seats, seed=seed, status="pending")
+    ]
+
+
 def start(session: Session, tournament: Tournament) -> bool:
     """Move a scheduled run to running and lay out its games, in one transaction; ``True`` for the one caller that
     did, ``False`` for every other (the run had already started, or another caller started it meanwhile)."""
@@ -86,7 +99,8 @@ def start(session: Session, tournament: Tournament) -> bool:
     if not claimed.rowcount:  # type: ignore[attr-defined]
         session.rollback()
         return False
-    session.add_all(matches.lay_out(session, tournament) or lay_out(tournament))  # a match's games come in pairs
+    # a match's games come in pairs; a challenge is one game
+    session.add_all(matches.lay_out(session, tournament) or lay_out_challenge(tournament) or lay_out(tournament))
     session.commit()
     return True
 
