@@ -1,13 +1,15 @@
-"""Fair dispatch: a tournament's games go to the job queue a few at a time, and the workers are shared evenly
-between the accounts that have games to play.
+"""Fair dispatch: a tournament's games go to the job queue a few at a time, the account with the least left to
+play first.
 
 The queue is first in, first out. Enqueued all at once, a 2,000-game tournament would put every game of a
 tournament made after it behind its own, for hours. Instead each account has at most ``window`` games waiting in
 the queue (fed, not yet leased by a worker), taken in turn from its running tournaments, and the accounts are
-served by how busy they are (games waiting or being played): the least busy first, and an account busier than
-none of the others has its games put at the front of the queue, ahead of the busier accounts' waiting games. So a
-small tournament that arrives behind a big one of another account takes every game slot that frees until both
-accounts play as many games, rather than a slot in turn (the max-min fair share of the workers).
+served by how much they have left to play (games not over in their running tournaments): the least first, and an
+account with less left than another has its games put at the front of the queue, ahead of the other's waiting
+games. So a small tournament that arrives behind a big one of another account takes every game slot that frees
+until it is played, and ends in about the time it takes alone; the big one waits for no more than the small ones'
+games (shortest first, which makes the mean time to a result the least). The quotas bound how much any account
+may have queued, so no account's games wait for ever.
 Whoever starts a run, ends a game, ticks a worker's clock or runs the maintenance tops the windows up
 (``jobs.feed``), so the queue refills as the workers take games.
 
@@ -38,12 +40,12 @@ def waiting(session: Session) -> dict[int, int]:
     return {owner: count for owner, count in rows}
 
 
-def playing(session: Session) -> dict[int, int]:
-    """Per account, its games being played, in its running tournaments."""
+def left_to_play(session: Session) -> dict[int, int]:
+    """Per account, its games not over (to play, or being played) in its running tournaments."""
     rows = session.execute(
         select(Tournament.owner_id, func.count(TournamentGame.id))
         .join(Tournament, Tournament.id == TournamentGame.tournament_id)
-        .where(Tournament.status == "running", TournamentGame.status == "running")
+        .where(Tournament.status == "running", TournamentGame.status.in_(("pending", "running")))
         .group_by(Tournament.owner_id)
     )
     return {owner: count for owner, count in rows}
@@ -88,21 +90,20 @@ def round_robin(lists: list[list[int]], limit: int) -> list[int]:
 
 def take(session: Session, window: int) -> list[tuple[int, bool]]:
     """Mark fed the games that top every account's waiting games up to ``window``, and return them in the order
-    to enqueue, each with whether it goes to the front of the queue: round-robin across the accounts, the least busy
-    first (games waiting or being played), each account's games round-robin across its tournaments; an account
-    less busy than another busy one goes ahead of the waiting games. Commits."""
+    to enqueue, each with whether it goes to the front of the queue: round-robin across the accounts, the one with
+    the least left to play first, each account's games round-robin across its tournaments; an account with less
+    left than another goes ahead of the waiting games. Commits."""
     queued = waiting(session)
-    played = playing(session)
-    busy = {owner: queued.get(owner, 0) + played.get(owner, 0) for owner in set(queued) | set(played)}
+    left = left_to_play(session)
     per_account = {
         owner: round_robin(tournaments, window - queued.get(owner, 0))
         for owner, tournaments in candidates(session, window).items()
     }
-    owners = sorted(per_account, key=lambda owner: (busy.get(owner, 0), owner))
+    owners = sorted(per_account, key=lambda owner: (left.get(owner, 0), owner))
     ahead = {
         owner
         for owner in owners
-        if any(busy.get(owner, 0) < count for other, count in busy.items() if other != owner)
+        if any(left.get(owner, 0) < count for other, count in left.items() if other != owner)
     }
     order = round_robin(
         [per_account[owner] for owner in owners], sum(len(games) for games in per_account.values())

@@ -45,8 +45,8 @@ def test_a_small_tournament_is_not_starved_by_another_accounts_big_one(arena: Fl
 
 
 def test_an_account_less_busy_than_another_goes_ahead_of_its_waiting_games(database_url: str) -> None:
-    """Account A plays 10 games and has 4 waiting; account B has none: B's games are fed first and go to the front
-    of the queue, A's only up to its window, behind; once B plays as many games as A, neither goes ahead."""
+    """Account A plays 10 games, has 4 waiting and 20 more to play; account B has 6 to play: B's games are fed first
+    and go to the front of the queue, A's only up to its window, behind."""
     engine = make_engine(database_url)
     session = sessions(engine)()
     try:
@@ -93,10 +93,16 @@ def test_an_account_less_busy_than_another_goes_ahead_of_its_waiting_games(datab
         assert {ahead for scheduled_id, ahead in fed if scheduled_id not in small} == {False}
         assert sum(scheduled_id in small for scheduled_id, _ in fed) == 6
         assert sum(scheduled_id not in small for scheduled_id, _ in fed) == 4, "A topped up to its window only"
-        session.execute(update(TournamentGame).where(TournamentGame.id.in_(small)).values(status="running"))
+        assert take(session, window=8) == [], "every window full"
+        session.execute(update(TournamentGame).where(TournamentGame.id.in_(small)).values(status="done"))
+        session.execute(
+            update(TournamentGame)
+            .where(TournamentGame.fed.is_(True), TournamentGame.status == "pending")
+            .values(status="running")
+        )
         session.commit()
-        # B now plays 6 and A 10 with 8 waiting: B is still the less busy, but has nothing left to feed
-        assert take(session, window=8) == []
+        fed = take(session, window=8)
+        assert len(fed) == 8 and not any(ahead for _, ahead in fed), "alone, A goes ahead of no one"
     finally:
         session.close()
         engine.dispose()
