@@ -71,24 +71,14 @@ def schedule(
     return games
 
 
-def lay_out(session: Session, tournament: Tournament) -> list[TournamentGame]:
-    """The scheduled games of the tournament if it plays a match (else none: it is a round robin)."""
+def pairings(session: Session, tournament: Tournament) -> list[Pairing]:
+    """The games of the tournament if it plays a match, in pairs (else none: it is a round robin)."""
     match = session.scalar(select(Match).where(Match.tournament_id == tournament.id))
     if match is None:
         return []
-    return [
-        TournamentGame(
-            tournament_id=tournament.id,
-            number=pairing.index,
-            round=pairing.round,
-            bot_ids=list(pairing.seats),
-            seed=pairing.seed,
-            status="pending",
-        )
-        for pairing in schedule(
-            match.bot_a, match.bot_b, match.fillers, match.max_games, tournament.seed, tournament.seed_salt
-        )
-    ]
+    return schedule(
+        match.bot_a, match.bot_b, match.fillers, match.max_games, tournament.seed, tournament.seed_salt
+    )
 
 
 @dataclass(frozen=True)

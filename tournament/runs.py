@@ -20,6 +20,7 @@ start happens at most once:
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select, update
@@ -29,7 +30,7 @@ from sqlalchemy.orm import Session, aliased
 from store.challenges import is_challenge
 from store.models import Tournament, TournamentGame, new_seed_salt, now
 from tournament import matches
-from tournament.schedule import game_seed, schedule
+from tournament.schedule import Pairing, game_seed, schedule
 
 
 def utc(moment: datetime) -> datetime:
@@ -60,7 +61,13 @@ def run_seed(seed: int, run: int) -> int:
     return int.from_bytes(digest, "big") >> 2
 
 
-def lay_out(tournament: Tournament) -> list[TournamentGame]:
+def lay_out(tournament: Tournament, pairings: Sequence[Pairing] | None = None) -> list[TournamentGame]:
+    """The rows of a run's scheduled games: ``pairings`` (a match's pairs, a challenge's game), else the run's
+    round robin."""
+    if pairings is None:
+        pairings = schedule(
+            tournament.bot_ids, tournament.table_size, tournament.rounds, tournament.seed, tournament.seed_salt
+        )
     return [
         TournamentGame(
             tournament_id=tournament.id,
@@ -70,21 +77,18 @@ def lay_out(tournament: Tournament) -> list[TournamentGame]:
             seed=pairing.seed,
             status="pending",
         )
-        for pairing in schedule(
-            tournament.bot_ids, tournament.table_size, tournament.rounds, tournament.seed, tournament.seed_salt
-        )
+        for pairing in pairings
     ]
 
 
-def lay_out_challenge(tournament: Tournament) -> list[TournamentGame]:
+def challenge_pairings(tournament: Tournament) -> list[Pairing]:
     """A challenge's one game (``store/challenges.py``), its seats as the challenge lists them; none for a
     tournament of bots only."""
     if not is_challenge(tournament.bot_ids):
         return []
-    seats = list(tournament.bot_ids)
-    seed = game_seed(tournament.seed, 1, seats, tournament.seed_salt)
+    seats = tuple(tournament.bot_ids)
     return [
-        TournamentGame(tournament_id=tournament.id, number=0, round=1, bot_ids=seats, seed=seed, status="pending")
+        Pairing(index=0, seats=seats, round=1, seed=game_seed(tournament.seed, 1, seats, tournament.seed_salt))
     ]
 
 
@@ -100,7 +104,9 @@ def start(session: Session, tournament: Tournament) -> bool:
         session.rollback()
         return False
     # a match's games come in pairs; a challenge is one game
-    session.add_all(matches.lay_out(session, tournament) or lay_out_challenge(tournament) or lay_out(tournament))
+    session.add_all(
+        lay_out(tournament, matches.pairings(session, tournament) or challenge_pairings(tournament) or None)
+    )
     session.commit()
     return True
 

@@ -124,11 +124,11 @@ class Held:
         self.go = threading.Event()
         lay_out = runs.lay_out
 
-        def held(tournament: Tournament) -> list[TournamentGame]:
+        def held(tournament: Tournament, *pairings: Any) -> list[TournamentGame]:
             if threading.current_thread().name == "first":
                 self.claimed.set()
                 assert self.go.wait(30), "never released"
-            return lay_out(tournament)
+            return lay_out(tournament, *pairings)
 
         monkeypatch.setattr(runs, "lay_out", held)
 
