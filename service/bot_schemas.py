@@ -11,6 +11,7 @@ from service.schemas import PRINTABLE, Text
 GAMES = ["board", "card"]
 NAME = [validate.Length(min=1, max=64), PRINTABLE]
 SECRET = [validate.Length(min=32, max=128), PRINTABLE]
+NOTE = [validate.Length(min=1, max=200), PRINTABLE]
 SECRET_NEEDED = (
     "a push bot needs the secret it checks the service's signatures with: generate one (32 to 128 printable "
     "characters, e.g. python3 -c 'import secrets; print(secrets.token_urlsafe(32))'), start the bot with it "
@@ -21,7 +22,7 @@ SECRET_NEEDED = (
 
 
 class BotCreateSchema(Schema):
-    name = Text(required=True, validate=NAME)
+    name = Text(required=True, validate=NAME, metadata={"description": "unique among the active bots"})
     url = Text(
         load_default=None,
         allow_none=True,
@@ -52,6 +53,13 @@ class BotCreateSchema(Schema):
         },
     )
 
+    version_note = Text(
+        load_default=None,
+        allow_none=True,
+        validate=NOTE,
+        metadata={"description": "a note on version 1 (what the bot does), shown with its versions"},
+    )
+
     @validates_schema
     def push_bots_bring_their_secret(self, data: dict[str, Any], **kwargs: Any) -> None:
         if data.get("url") is not None and data.get("secret") is None:
@@ -59,7 +67,7 @@ class BotCreateSchema(Schema):
 
 
 class BotUpdateSchema(Schema):
-    name = Text(validate=NAME)
+    name = Text(validate=NAME, metadata={"description": "unique among the active bots"})
     url = Text(allow_none=True, validate=validate.Length(max=2048))
     games = fields.List(Text(validate=validate.OneOf(GAMES)), validate=validate.Length(min=1, max=2))
     secret = Text(
@@ -70,6 +78,15 @@ class BotUpdateSchema(Schema):
             "with the new one; the service signs with it from then on (the games already begun end with the old "
             "one), and the bot may then drop the old one (docs/bots.md)"
         },
+    )
+    new_version = fields.Boolean(
+        metadata={
+            "description": "true: the code behind the bot changed, a new version starts (with its own rating and "
+            "history) from the next game on; a new url starts one by itself"
+        }
+    )
+    version_note = Text(
+        validate=NOTE, metadata={"description": "what the new version changes (with new_version or a new url)"}
     )
     open_to_others = fields.Boolean(
         metadata={
@@ -102,6 +119,37 @@ class BotSchema(Schema):
     failed_checks = fields.Integer(required=True)
     passed_checks = fields.Integer(required=True)
     created_at = fields.DateTime(required=True)
+    version = fields.Integer(
+        required=True, metadata={"description": "the current version's number (1 at registration)"}
+    )
+
+
+class VersionRatingSchema(Schema):
+    game = fields.String(required=True)
+    variant = fields.String(required=True)
+    rating = fields.Float(required=True, metadata={"description": "this version's rating in the pool"})
+    low = fields.Float(required=True, metadata={"description": "95% interval"})
+    high = fields.Float(required=True)
+    games = fields.Integer(required=True, metadata={"description": "the rated games this version played"})
+    wins = fields.Integer(required=True)
+
+
+class BotVersionSchema(Schema):
+    number = fields.Integer(required=True)
+    url = fields.String(allow_none=True, metadata={"description": "shown to the bot's owner only"})
+    note = fields.String(allow_none=True)
+    created_at = fields.DateTime(required=True, metadata={"description": "it plays the games begun from then on"})
+    ratings = fields.List(
+        fields.Nested(VersionRatingSchema),
+        required=True,
+        metadata={"description": "its row in each pool it is rated in (the pools' stored tables)"},
+    )
+
+
+class BotDetailSchema(BotSchema):
+    versions = fields.List(
+        fields.Nested(BotVersionSchema), required=True, metadata={"description": "oldest first"}
+    )
 
 
 class BotCreatedSchema(BotSchema):

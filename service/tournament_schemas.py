@@ -166,6 +166,10 @@ class StandingsQuerySchema(Schema):
 class PoolRowSchema(Schema):
     bot_id = fields.Integer(required=True)
     name = fields.String(required=True)
+    version = fields.Integer(
+        required=True,
+        metadata={"description": "the bot's latest rated version (its earlier ones: GET /api/v1/bots/{id})"},
+    )
     rating = fields.Float(
         required=True, metadata={"description": "maximum-likelihood rating over the pool (Elo scale, mean 1500)"}
     )

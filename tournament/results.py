@@ -1,7 +1,9 @@
 """Results: a finished scheduled game's result, written once, and the tournament marked done when all are in.
 
 The result is a row unique per scheduled game: written once, whoever tries again (a resumed game, a second worker);
-never for a game whose tournament was cancelled meanwhile. A cancelled tournament is never marked done.
+never for a game whose tournament was cancelled meanwhile. A cancelled tournament is never marked done. It records
+the version of each seat's bot that played: the latest one made before the game began (a version made while a game
+runs plays from the next game on).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from store.models import Result, Tournament, TournamentGame, now
+from store.challenges import HUMAN
+from store.models import BotVersion, Game, Result, Tournament, TournamentGame, now
 from tournament.leases import Cancelled
 
 
@@ -54,6 +57,7 @@ def finish(
                 variant=tournament.variant,
                 rated=tournament.rated,
                 bot_ids=scheduled.bot_ids,
+                version_ids=versions_playing(session, scheduled.bot_ids, game_id),
                 finished_at=now(),
                 **outcome,
             )
@@ -63,6 +67,19 @@ def finish(
         session.rollback()
         return False
     return True
+
+
+def versions_playing(session: Session, bot_ids: list[int], game_id: int) -> list[int]:
+    """The version (``bot_versions.id``) of each bot current when the game began: its latest made by then (its
+    first, should a clock have run behind); a challenge's person (:data:`store.challenges.HUMAN`) has none: 0."""
+    began = session.scalar(select(Game.created_at).where(Game.id == game_id))
+    current: dict[int, BotVersion] = {}
+    for version in session.scalars(
+        select(BotVersion).where(BotVersion.bot_id.in_(bot_ids)).order_by(BotVersion.number)
+    ):
+        if version.bot_id not in current or began is None or version.created_at <= began:
+            current[version.bot_id] = version
+    return [HUMAN if bot_id == HUMAN else current[bot_id].id for bot_id in bot_ids]
 
 
 def complete(session: Session, tournament: Tournament) -> None:

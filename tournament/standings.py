@@ -9,7 +9,8 @@ ratings. A table is saved only if it covers more results than what is stored (tw
 leave the older table behind). Recomputing from the results, not updating in place, keeps the tables exactly equal
 to a recomputation from the stored results. The pages and the API only read the stored tables.
 A pool leaves out the results of cancelled tournaments: a table read after a cancellation replaces any read before
-it (``RatingPool.cancelled``), although it counts fewer games.
+it (``RatingPool.cancelled``), although it counts fewer games. A pool rates bot versions: each row is one version
+of a bot (``version_id``, its ``version`` number and its ``bot_id``), fitted on the games that version played.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from sqlalchemy.orm import Session
 from ratings import pool
 from ratings.elo import INITIAL_RATING
 from ratings.summary import head_to_head, summarize
-from store.models import Bot, RatingPool, Result, Tournament, now
+from store.models import Bot, BotVersion, RatingPool, Result, Tournament, now
 from tournament import matches
 
 SMALL_POOL = 2_000
@@ -58,7 +59,7 @@ def pool_table(
     """(last result id, games, rows) of the pool's fitted table over its rated results, those of cancelled
     tournaments left out; ``start``: ratings to start the fit from (the table does not depend on them)."""
     rows = session.execute(
-        select(Result.id, Result.bot_ids, Result.ranks)
+        select(Result.id, Result.version_ids, Result.ranks)
         .join(Tournament, Tournament.id == Result.tournament_id)
         .where(
             Result.game == game,
@@ -68,13 +69,25 @@ def pool_table(
         )
         .order_by(Result.id)
     ).all()
-    table = pool.standings([(bot_ids, ranks) for _, bot_ids, ranks in rows], start)
-    named = names(session, {row.player for row in table})
+    table = pool.standings([(version_ids, ranks) for _, version_ids, ranks in rows], start)
+    versions = {
+        version_id: (bot_id, number, name)
+        for version_id, bot_id, number, name in session.execute(
+            select(BotVersion.id, BotVersion.bot_id, BotVersion.number, Bot.name)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .where(BotVersion.id.in_({row.player for row in table}))
+        )
+    }
     return (
         rows[-1][0] if rows else 0,
         len(rows),
-        [{**row.to_json(), "name": named.get(row.player, "?")} for row in table],
+        [version_row(row.to_json(), row.player, *versions.get(row.player, (0, 0, "?"))) for row in table],
     )
+
+
+def version_row(fitted: dict[str, Any], version_id: int, bot_id: int, number: int, name: str) -> dict[str, Any]:
+    """A stored row of a pool: the fit of one bot version (``ratings.pool`` keys it by the version's id)."""
+    return {**fitted, "bot_id": bot_id, "version": number, "version_id": version_id, "name": name}
 
 
 def refresh_pool(session: Session, game: str, variant: str, *, force: bool = True) -> bool:
@@ -94,7 +107,11 @@ def refresh_pool(session: Session, game: str, variant: str, *, force: bool = Tru
         and now() - current.updated_at < timedelta(seconds=POOL_REFIT_SECONDS)
     ):
         return False
-    start = {row.player: row.rating for row in earlier} if earlier else None
+    start = (  # by bot version, the key of the fit (a table stored before versions has none: a cold start)
+        {int(row["version_id"]): float(row["rating"]) for row in current.table if "version_id" in row}
+        if earlier and current is not None
+        else None
+    )
     # The cancelled tournaments are counted first, then the results read: a cancellation committed in between
     # leaves its results out of this read while counting it not, so this table cannot pass for a later one.
     cancelled = cancelled_in_pool(session, game, variant)

@@ -5,7 +5,9 @@ Registering a push bot proves the endpoint answers for it: the service POSTs a f
 with the bot's secret, which its owner chose and started the bot with) and the nonce must come back. A new url or a
 new secret is proved the same way before it is kept: to rotate a secret, the owner restarts the bot accepting both
 the old and the new one, sends the new one, then drops the old. Only the owner changes or deletes a bot; a deleted
-bot keeps its rated games and joins no new tournament.
+bot keeps its rated games and joins no new tournament, and its name is free again: the names of the active bots
+are unique (a 409 says so). A bot has versions: version 1 at registration, the next at each new url or when its
+owner declares new code (``new_version``); each is rated on its own, and ``GET /bots/{id}`` lists them.
 """
 
 from __future__ import annotations
@@ -13,28 +15,32 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from flask import current_app
 from flask.views import MethodView
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from botlink.calls import BotConnection
 from botlink.netguard import RefusedAddress, UnresolvableHost, check_url, parse_allowlist, resolve
-from service import auth, db, ratelimits
+from service import auth, db, ratelimits, versions
 from service.bot_schemas import (
     SECRET_NEEDED,
     BotCreatedSchema,
     BotCreateSchema,
+    BotDetailSchema,
     BotListSchema,
-    BotSchema,
     BotUpdateSchema,
 )
 from service.errors import ErrorSchema, fail
 from service.fault_schemas import FaultListSchema, FaultsQuerySchema
 from service.pagination import MAX_PAGE_SIZE, Blueprint, window
 from store import botfaults
-from store.models import Bot, Player, now
+from store.models import Bot, BotVersion, Player, now
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +52,9 @@ UNAUTHORIZED = {"schema": ErrorSchema, "description": "a missing or unknown bear
 INVALID = {"schema": ErrorSchema, "description": "bad fields, or the endpoint did not prove it is the bot"}
 
 
-def describe(bot: Bot, viewer: int | None, **extra: Any) -> dict[str, Any]:
+def describe(bot: Bot, viewer: int | None, version: int, **extra: Any) -> dict[str, Any]:
     """The bot as ``viewer`` (a player id) may see it: its URL only to its owner (an endpoint is no one else's
-    business, and a published one invites load)."""
+    business, and a published one invites load). ``version``: its current version's number."""
     return {
         "id": bot.id,
         "name": bot.name,
@@ -63,8 +69,50 @@ def describe(bot: Bot, viewer: int | None, **extra: Any) -> dict[str, Any]:
         "failed_checks": bot.failed_checks,
         "passed_checks": bot.passed_checks,
         "created_at": bot.created_at,
+        "version": version,
         **extra,
     }
+
+
+def detail(bot: Bot, viewer: int | None) -> dict[str, Any]:
+    """The bot with its versions, oldest first, each with its ratings (its URL to the owner only)."""
+    session = db.session()
+    made = versions.versions(session, bot.id)
+    rated = versions.ratings(session, bot.id)
+    shown = [
+        {
+            "number": version.number,
+            "url": version.url if viewer == bot.owner_id else None,
+            "note": version.note,
+            "created_at": version.created_at,
+            "ratings": rated.get(version.number, []),
+        }
+        for version in made
+    ]
+    return describe(bot, viewer, made[-1].number if made else 1, versions=shown)
+
+
+def name_free(name: str, bot_id: int | None = None) -> None:
+    """409 unless no other active bot has this name."""
+    taken = select(Bot.id).where(Bot.name == name, Bot.active.is_(True))
+    if bot_id is not None:
+        taken = taken.where(Bot.id != bot_id)
+    if db.session().scalar(taken.limit(1)) is not None:
+        fail(409, f"name: a bot named {name!r} already exists: choose another name")
+
+
+@contextmanager
+def committed(name: str, bot_id: int | None = None) -> Iterator[Session]:
+    """The session, committed at the end; a 409 if another bot took the name meanwhile (the unique index of the
+    active bots' names), or if another change of the bot made the same version number first."""
+    session = db.session()
+    try:
+        yield session
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        name_free(name, bot_id)
+        fail(409, "another change of this bot came first: send yours again")
 
 
 PROOF_TIMEOUT_S = 2.0
@@ -129,11 +177,13 @@ class Bots(MethodView):
     @blp.arguments(BotCreateSchema)
     @blp.response(201, BotCreatedSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
+    @blp.alt_response(409, schema=ErrorSchema, description="another active bot has this name")
     @blp.alt_response(422, **INVALID)
     @blp.alt_response(429, **ratelimits.TOO_MANY)
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Register a bot (owner's token); a push bot's endpoint must echo the nonce sent to its info route"""
         owner = auth.required_owner()
+        name_free(body["name"])  # a name taken is said at once, with nothing counted or called
         # counted before the endpoint is proved (each proof is an outbound call): per owner, and as an account
         # creation per client address (the bot's account), with the accounts made by POST /players
         ratelimits.check(ratelimits.BOTS, owner.id)
@@ -143,27 +193,30 @@ class Bots(MethodView):
         if body["url"] is not None:
             prove(body["url"], secret)
         token = auth.new_token()
-        session = db.session()
-        account = Player(name=body["name"], token_hash=auth.token_hash(token))
-        session.add(account)
-        session.flush()
-        bot = Bot(
-            owner_id=owner.id,
-            player_id=account.id,
-            name=body["name"],
-            url=body["url"],
-            games=games,
-            secret=secret,
-            active=True,
-            failed_checks=0,
-            passed_checks=0,
-            excluded=False,
-            open_to_others=body["open_to_others"],
-            created_at=now(),
-        )
-        session.add(bot)
-        session.commit()
-        return describe(bot, owner.id, secret=secret, token=token)
+        with committed(body["name"]) as session:
+            account = Player(name=body["name"], token_hash=auth.token_hash(token))
+            session.add(account)
+            session.flush()
+            bot = Bot(
+                owner_id=owner.id,
+                player_id=account.id,
+                name=body["name"],
+                url=body["url"],
+                games=games,
+                secret=secret,
+                active=True,
+                failed_checks=0,
+                passed_checks=0,
+                excluded=False,
+                open_to_others=body["open_to_others"],
+                created_at=now(),
+            )
+            session.add(bot)
+            session.flush()  # the bot's id, for its first version
+            session.add(
+                BotVersion(bot_id=bot.id, number=1, url=bot.url, note=body["version_note"], created_at=now())
+            )
+        return describe(bot, owner.id, 1, secret=secret, token=token)
 
     @blp.response(200, BotListSchema)
     @blp.paginate(page_size=50, max_page_size=MAX_PAGE_SIZE)
@@ -177,47 +230,61 @@ class Bots(MethodView):
         if found is None:
             return {"bots": []}
         offset, limit = found
-        bots = session.scalars(active.order_by(Bot.id).offset(offset).limit(limit))
-        return {"bots": [describe(bot, viewer.id if viewer else None) for bot in bots]}
+        bots = list(session.scalars(active.order_by(Bot.id).offset(offset).limit(limit)))
+        current = versions.current(session, [bot.id for bot in bots])
+        return {"bots": [describe(bot, viewer.id if viewer else None, current.get(bot.id, 1)) for bot in bots]}
 
 
 @blp.route("/<int:bot_id>")
 class OneBot(MethodView):
-    @blp.response(200, BotSchema)
+    @blp.response(200, BotDetailSchema)
     @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
     def get(self, bot_id: int) -> dict[str, Any]:
-        """Show a bot"""
+        """Show a bot, with its versions and each version's ratings"""
         viewer = auth.optional_player()
-        return describe(get_bot(bot_id), viewer.id if viewer else None)
+        return detail(get_bot(bot_id), viewer.id if viewer else None)
 
     @blp.arguments(BotUpdateSchema)
-    @blp.response(200, BotSchema)
+    @blp.response(200, BotDetailSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
     @blp.alt_response(403, schema=ErrorSchema, description="not the bot's owner, or a bot's own token")
     @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
+    @blp.alt_response(409, schema=ErrorSchema, description="another active bot has this name")
     @blp.alt_response(422, **INVALID)
     @blp.alt_response(429, **ratelimits.TOO_MANY)
     def patch(self, body: dict[str, Any], bot_id: int) -> dict[str, Any]:
-        """Change a bot (owner only): a new url or a new secret is proved (the bot must already accept it)"""
+        """Change a bot (owner only): a new url or a new secret is proved (the bot must already accept it); a new
+        url, or new_version, starts a new version"""
         bot = owned_bot(bot_id)
         secret = body.get("secret", bot.secret)
         url = body.get("url", bot.url)
         if url is not None and bot.url is None and "secret" not in body:
             fail(422, f"secret: {SECRET_NEEDED}")
+        new_version = bool(body.get("new_version")) or url != bot.url
+        if "version_note" in body and not new_version:
+            fail(422, "version_note: a note goes with a new version: add new_version: true (or a new url)")
+        name = body.get("name", bot.name)
+        if name != bot.name:
+            name_free(name, bot.id)
         if url != bot.url or secret != bot.secret:  # counted as a registration: it calls out
             ratelimits.check(ratelimits.BOTS, bot.owner_id)
         if url is not None and (url != bot.url or secret != bot.secret):
             prove(url, secret)  # a push bot accepts the new secret (beside the old one) before the service uses it
         bot.url = url
         bot.secret = secret
-        if "name" in body:
-            bot.name = body["name"]
+        bot.name = name
         if "games" in body:
             bot.games = sorted(set(body["games"]))
         if "open_to_others" in body:  # closing it keeps it in the tournaments it was entered in meanwhile
             bot.open_to_others = body["open_to_others"]
-        db.session().commit()
-        return describe(bot, bot.owner_id)
+        with committed(name, bot.id) as session:
+            if new_version:  # it plays the games begun from now on (tournament/results.py)
+                last = session.scalar(select(func.max(BotVersion.number)).where(BotVersion.bot_id == bot.id))
+                note = body.get("version_note")
+                session.add(
+                    BotVersion(bot_id=bot.id, number=(last or 0) + 1, url=url, note=note, created_at=now())
+                )
+        return detail(bot, bot.owner_id)
 
     @blp.response(204)
     @blp.alt_response(401, **UNAUTHORIZED)

@@ -3,6 +3,7 @@
 Every rated game of the pool is fitted at once (``ratings.pool``: Bradley-Terry on the Elo scale, mean 1500, with a
 95% interval robust to multiplayer games), so the table does not depend on the order results arrived. The workers
 refit it as they write results and store it (``rating_pools``, ``tournament/standings.py``); this only reads it.
+The pool rates bot versions; the table shows each bot's latest rated version (``GET /bots/{id}`` lists them all).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from sqlalchemy import select
 from ratings.pool import rows_of
 from service import db
 from service.tournament_schemas import StandingsQuerySchema, StandingsSchema
+from service.versions import latest_versions
 from store.models import RatingPool
 
 blp = Blueprint("standings", __name__, url_prefix="/api/v1/standings", description="Pool standings")
@@ -41,5 +43,5 @@ class Standings(MethodView):
             "variant": query["variant"],
             "games": pool.games if pool is not None and fitted else 0,
             "updated_at": pool.updated_at if pool is not None and fitted else None,
-            "standings": pool.table if pool is not None and fitted else [],
+            "standings": latest_versions(pool.table) if pool is not None and fitted else [],
         }

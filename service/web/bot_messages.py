@@ -17,6 +17,17 @@ BOT_PAGES: dict[str, dict[str, str]] = {
         "fr": "{failed} contrôles échoués, {passed} réussis d'affilée",
     },
     "bot.ratings": {"en": "Rating over time", "fr": "Cote au fil du temps"},
+    "bot.versions": {"en": "Versions", "fr": "Versions"},
+    "bot.versions_note": {
+        "en": "Each version is rated on its own, from the games begun after it was made; the standings show the "
+        "latest one rated.",
+        "fr": "Chaque version a sa propre cote, tirée des parties commencées après sa création ; le classement "
+        "montre la dernière qui a une cote.",
+    },
+    "col.version": {"en": "Version", "fr": "Version"},
+    "col.since": {"en": "Since", "fr": "Depuis"},
+    "col.note": {"en": "Note", "fr": "Note"},
+    "col.ratings": {"en": "Ratings", "fr": "Cotes"},
     "bot.seats": {"en": "Wins by seat", "fr": "Victoires par place"},
     "bot.faults": {"en": "Faults by kind", "fr": "Fautes par type"},
     "bot.no_faults": {"en": "No fault in finished games.", "fr": "Aucune faute dans les parties terminées."},

@@ -1,5 +1,5 @@
-"""A page per bot, ``/bots/<id>``: its owner, mode and health, its rating over time in each pool it plays, its
-games and wins by seat, its faults by kind and answer-time percentiles (finished games), its recent games. Linked
+"""A page per bot, ``/bots/<id>``: its owner, mode and health, its versions (each with its ratings), its rating over
+time in each pool it plays (a line per version), its games and wins by seat, its faults by kind and answer-time percentiles (finished games), its recent games. Linked
 from every standings table and game page (the ``bot_link`` and ``seat_bots`` helpers of the templates)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 from flask import render_template
 from flask.typing import ResponseReturnValue
 
-from service import db
+from service import db, versions
 from service.web import bot_stats, charts, pools
 from service.web.bot_messages import BOT_PAGES
 from service.web.errors import PageError, whole
@@ -38,8 +38,14 @@ def bot_page(bot_id: str) -> ResponseReturnValue:
     stats = bot_stats.bot_stats(session, bot)
     ratings = []
     for game, variant in stats.pools:
-        history = pools.pool_standings(session, game, variant).history
-        row = next((row for row in history.rows if row.player == bot.id), None)
-        line = charts.Line(bot.name, history.series.get(bot.id, []))
-        ratings.append((game, variant, row, charts.rating_chart([line], history.games, lang())))
-    return render_template("bot.html", stats=stats, bot=bot, ratings=ratings)
+        found = pools.pool_standings(session, game, variant)
+        row = next((row for row in found.history.rows if row.player == bot.id), None)  # its latest rated version
+        lines = [
+            charts.Line(f"{bot.name} v{number}", line)
+            for (owner, number), line in sorted(found.version_series.items())
+            if owner == bot.id
+        ]
+        ratings.append((game, variant, row, charts.rating_chart(lines, found.history.games, lang())))
+    rated = versions.ratings(session, bot.id)
+    made = [(version, rated.get(version.number, [])) for version in reversed(versions.versions(session, bot.id))]
+    return render_template("bot.html", stats=stats, bot=bot, ratings=ratings, versions=made)

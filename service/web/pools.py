@@ -5,7 +5,8 @@ a result is added.
 
 The chart reads two columns of the pool's results (the bots and ranks of each game) in the order written, once per
 new result: at 100,000 games that is a few megabytes and well under a second; between new results it is one count.
-No fit runs here.
+No fit runs here. The pool rates bot versions: the page shows each bot's latest rated version (its row and its
+line), a bot's page every version (``version_series``).
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from sqlalchemy.orm import Session
 from engine import i18n
 from ratings import history as rating_history
 from ratings.pool import PoolRow, rows_of
+from service.versions import latest_versions, version_of
 from service.web.messages import PAGES, text
-from store.models import RatingPool, Result, Tournament
+from store.models import BotVersion, RatingPool, Result, Tournament
 
 VARIANTS: dict[str, tuple[str, ...]] = {
     "board": ("standard", "team", "points", "standard-1972", "team-1972", "points-1972"),
@@ -51,12 +53,17 @@ class PoolStandings:
     updated_at: datetime | None
     first: datetime | None
     last: datetime | None
+    versions: dict[int, int]
+    """Each bot's latest rated version (the one its row and ``history.series`` line show)."""
+    version_series: dict[tuple[int, int], list[tuple[int, float]]]
+    """Every bot version's line, by (bot id, version number); ``history.series`` holds the latest ones by bot."""
 
 
 @dataclass
 class _Lines:
     games: int
-    series: dict[int, list[tuple[int, float]]]
+    series: dict[tuple[int, int], list[tuple[int, float]]]
+    """By (bot id, version number)."""
     first: datetime | None
     last: datetime | None
 
@@ -73,22 +80,33 @@ def _rated(game: str, variant: str) -> Any:
 
 def _lines(session: Session, game: str, variant: str) -> _Lines:
     rows = session.execute(
-        select(Result.bot_ids, Result.ranks, Result.finished_at).where(*_rated(game, variant)).order_by(Result.id)
+        select(Result.version_ids, Result.ranks, Result.finished_at)
+        .where(*_rated(game, variant))
+        .order_by(Result.id)
     ).all()
-    series = rating_history.series([(list(bots), list(ranks)) for bots, ranks, _ in rows])
-    return _Lines(len(rows), series, rows[0][2] if rows else None, rows[-1][2] if rows else None)
+    series = rating_history.series([(list(versions), list(ranks)) for versions, ranks, _ in rows])
+    named = session.execute(
+        select(BotVersion.id, BotVersion.bot_id, BotVersion.number).where(BotVersion.id.in_(series))
+    ).all()
+    by_version = {(bot_id, number): series[version_id] for version_id, bot_id, number in named}
+    return _Lines(len(rows), by_version, rows[0][2] if rows else None, rows[-1][2] if rows else None)
 
 
-def stored_table(session: Session, game: str, variant: str) -> tuple[list[PoolRow], dict[int, str], int, Any]:
-    """(rows, names, games, updated_at) of the pool's stored table; a table stored before the pools were fitted
-    (no interval) counts as none until the workers refit it."""
+def stored_table(
+    session: Session, game: str, variant: str
+) -> tuple[list[PoolRow], dict[int, str], int, Any, dict[int, int]]:
+    """(rows, names, games, updated_at, versions) of the pool's stored table, each bot's latest rated version (its
+    number in ``versions``, by bot); a table stored before the pools were fitted (no interval) counts as none until
+    the workers refit it."""
     pool = session.scalars(
         select(RatingPool).where(RatingPool.game == game, RatingPool.variant == variant)
     ).first()
-    rows = rows_of(pool.table) if pool is not None else None
+    latest = latest_versions(pool.table) if pool is not None else []
+    rows = rows_of(latest) if pool is not None else None
     if pool is None or rows is None:
-        return [], {}, 0, None
-    return rows, {int(row["bot_id"]): str(row["name"]) for row in pool.table}, pool.games, pool.updated_at
+        return [], {}, 0, None, {}
+    names = {int(row["bot_id"]): str(row["name"]) for row in pool.table}
+    return rows, names, pool.games, pool.updated_at, {int(row["bot_id"]): version_of(row) for row in latest}
 
 
 class PoolCache:
@@ -114,10 +132,11 @@ class PoolCache:
         return lines
 
     def get(self, session: Session, game: str, variant: str) -> PoolStandings:
-        rows, names, games, updated_at = stored_table(session, game, variant)
+        rows, names, games, updated_at, versions = stored_table(session, game, variant)
         lines = self.lines(session, game, variant)
-        history = rating_history.PoolHistory(games=lines.games, rows=rows, series=lines.series)
-        return PoolStandings(history, names, games, updated_at, lines.first, lines.last)
+        latest = {bot: lines.series.get((bot, number), []) for bot, number in versions.items()}
+        history = rating_history.PoolHistory(games=lines.games, rows=rows, series=latest)
+        return PoolStandings(history, names, games, updated_at, lines.first, lines.last, versions, lines.series)
 
 
 def pool_standings(session: Session, game: str, variant: str) -> PoolStandings:
@@ -142,7 +161,7 @@ def summaries(session: Session) -> list[PoolSummary]:
         for variant in variants:
             pool = stored.get((game, variant))
             fitted = pool is not None and rows_of(pool.table) is not None
-            top = pool.table[0] if pool is not None and fitted and pool.table else None
+            top = latest_versions(pool.table)[0] if pool is not None and fitted and pool.table else None
             out.append(
                 PoolSummary(
                     game,

@@ -168,6 +168,7 @@ def standings(game: str, variant: str) -> ResponseReturnValue:
         shown=len(lines),
         first=found.first,
         last=found.last,
+        versions=found.versions,
     )
 
 

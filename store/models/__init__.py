@@ -1,7 +1,7 @@
 """The stored data, one module per subject: accounts (players, bots), games (games, seats, actions, events),
 tournaments (schedules, results, rating pools). Every table joins ``Base.metadata`` on import of this package."""
 
-from store.models.accounts import Bot, Player
+from store.models.accounts import Bot, BotVersion, Player
 from store.models.base import Base, now
 from store.models.games import ActionRecord, EventRecord, Game, Seat
 from store.models.matches import Match
@@ -11,6 +11,7 @@ __all__ = [
     "ActionRecord",
     "Base",
     "Bot",
+    "BotVersion",
     "EventRecord",
     "Game",
     "Match",

@@ -2,14 +2,15 @@
 
 A bot is registered by its owner (a player) and plays through an account of its own (``player_id``), which holds
 its seats in tournament games: a pull bot polls the games API with that account's token, a push bot is called at
-its URL.
+its URL. The names of the active bots are unique. A bot has versions (``BotVersion``): the first at registration, a
+new one for each new URL or new code its owner declares; each version is rated on its own.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, false
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, String, UniqueConstraint, false, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.models.base import Base, now
@@ -27,6 +28,16 @@ class Player(Base):
 
 class Bot(Base):
     __tablename__ = "bots"
+    __table_args__ = (
+        Index(
+            "uq_bots_active_name",
+            "name",
+            unique=True,
+            sqlite_where=text("active"),
+            postgresql_where=text("active"),
+        ),
+    )
+    """Two active bots never share a name (a deleted bot's name is free again)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     owner_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
@@ -50,4 +61,24 @@ class Bot(Base):
     open_to_others: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """Its owner lets other accounts enter it into their tournaments (each game calls its endpoint and moves its
     rating); off by default: only its owner's tournaments, and the operator's official ones, may seat it."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class BotVersion(Base):
+    """A version of a bot: the code behind it from ``created_at`` until the next version. Number 1 is made at
+    registration; a new URL, or new code its owner declares (``PATCH /bots/{id}`` ``new_version``), makes the next.
+    A game is played by the versions current when it began (``Result.version_ids``), and each version has its own
+    rating in a pool."""
+
+    __tablename__ = "bot_versions"
+    __table_args__ = (UniqueConstraint("bot_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    """1, 2, ... per bot."""
+    url: Mapped[str | None] = mapped_column(String(2048), nullable=True)
+    """The push endpoint of this version (``None``: a pull bot)."""
+    note: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    """What changed, in the owner's words."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

@@ -113,6 +113,9 @@ class Result(Base):
     variant: Mapped[str] = mapped_column(String(32))
     rated: Mapped[bool] = mapped_column(Boolean)
     bot_ids: Mapped[list[int]] = mapped_column(JSON)
+    version_ids: Mapped[list[int]] = mapped_column(JSON)
+    """The version of each seat's bot (``bot_versions.id``) current when the game began: a pool rates versions (0
+    at a challenge's person, who is no bot)."""
     ranks: Mapped[list[int]] = mapped_column(JSON)
     """0 is first; equal numbers tie; a forfeiting seat is ranked after every other."""
     reason: Mapped[str] = mapped_column(String(16))

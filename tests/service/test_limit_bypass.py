@@ -14,6 +14,7 @@ On SQLite and PostgreSQL; the Redis counter on a private Redis (``redis_url``).
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -47,9 +48,12 @@ def apps(database_url: str) -> Iterator[Any]:
         dispose(app)
 
 
-def register_pull_bot(client: FlaskClient, token: str, name: str = "bot") -> Any:
+def register_pull_bot(client: FlaskClient, token: str, name: str | None = None) -> Any:
+    """A pull bot, by default under a name of its own (the active bots' names are unique)."""
     return client.post(
-        f"{API}/bots", json={"name": name, "games": ["card"]}, headers={"Authorization": f"Bearer {token}"}
+        f"{API}/bots",
+        json={"name": name or f"bot-{secrets.token_hex(6)}", "games": ["card"]},
+        headers={"Authorization": f"Bearer {token}"},
     )
 
 

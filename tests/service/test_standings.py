@@ -138,7 +138,18 @@ def test_every_row_has_its_interval_and_wins_are_games_won(played: tuple[Flask, 
     assert body["updated_at"] is not None
     for row in body["standings"]:
         assert row["low"] < row["rating"] < row["high"]
-        assert set(row) == {"bot_id", "name", "rating", "low", "high", "games", "wins", "shared_wins", "mean_rank"}
+        assert set(row) == {
+            "bot_id",
+            "name",
+            "version",
+            "rating",
+            "low",
+            "high",
+            "games",
+            "wins",
+            "shared_wins",
+            "mean_rank",
+        }
     # the tournament's own table counts the same games won
     tournament_wins = {row["bot_id"]: row["wins"] for row in done["standings"]}
     assert tournament_wins == won

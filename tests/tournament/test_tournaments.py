@@ -67,11 +67,15 @@ def test_the_pool_table_equals_a_fit_of_the_stored_results(
         results = session.scalars(
             select(Result).where(Result.game == "card", Result.rated.is_(True)).order_by(Result.id)
         ).all()
-    table = rating_pool.standings([(result.bot_ids, result.ranks) for result in results])
+    table = rating_pool.standings([(result.version_ids, result.ranks) for result in results])  # bot versions
+    bot_of = {
+        version: bot for result in results for version, bot in zip(result.version_ids, result.bot_ids, strict=True)
+    }
     assert pool["games"] == 6
-    assert [{key: row[key] for key in row if key != "name"} for row in pool["standings"]] == [
-        row.to_json() for row in table
+    assert [{key: row[key] for key in row if key not in ("name", "version")} for row in pool["standings"]] == [
+        {**row.to_json(), "bot_id": bot_of[row.player]} for row in table
     ]
+    assert [row["version"] for row in pool["standings"]] == [1, 1, 1]
     assert client.get(f"{API}/standings", query_string={"game": "board"}).get_json()["standings"] == []
 
 
