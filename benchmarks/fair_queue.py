@@ -15,9 +15,11 @@ in the app's settings and the workers' environment. ``--repeat`` rounds, interle
 - behind: A creates a ``--big``-game one of its own bots and, once its games are being played, B creates the same
   small one; B's time as above. Then A's is cancelled;
 - unfair (for the record; ``--unfair-timeout 0`` leaves it out): the same with ``SORRY_ARENA_FEED_WINDOW=1000``
-  (the setting's maximum) for the workers, so that the big tournament goes to the queue a thousand games at once,
-  as it would without fair dispatch, and the small one waits behind them. Capped at ``--unfair-timeout`` seconds
-  from B's creation: reported as "> N s" if it did not end by then; then both are cancelled.
+  (the setting's maximum) for the workers, so that the big tournament goes to the queue a thousand games at once.
+  The small one's games still go to the front of the queue (the account with the least left to play goes first:
+  ``tournament/feed.py``), so this shows what the window alone adds, no longer a queue without fair dispatch.
+  Capped at ``--unfair-timeout`` seconds from B's creation: reported as "> N s" if it did not end by then; then
+  both are cancelled.
 
 Alone and behind run with the default window (8). After each measurement the benchmark waits for the queue to be
 idle (no job queued, no game fed and not over) before the next. It prints the medians, the ratio behind / alone
@@ -298,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'behind the big one:':34}{seconds_text(figures, 'behind')}")
     print(f"{'behind / alone:':34}{figures['behind_vs_alone']:.3f}   (goal <= 2)")
     if "unfair" in figures["median_seconds"]:
-        print(f"{f'behind, window {UNFAIR_WINDOW} (unfair):':34}{seconds_text(figures, 'unfair')}")
+        print(f"{f'behind, window {UNFAIR_WINDOW}:':34}{seconds_text(figures, 'unfair')}")
     print("each run: the small one's time, when its first game began, the load average; the big one's games done")
     for one in figures["runs"]:
         seconds = "timed out" if one["seconds"] is None else f"{one['seconds']:.2f} s"
