@@ -1,14 +1,18 @@
 """``sorry-arena match BOT_A BOT_B``: is bot A stronger than bot B? A match on paired deals through the REST API,
 followed with a live bar of its log-likelihood ratio between the test's bounds, then its verdict.
 
-The bots are ids on a service (``--api``, ``--token`` as for ``sorry-arena tournament``). The match stops when the
-SPRT decides (``H1``: A is at least ``--elo1`` stronger; ``H0``: at most ``--elo0``) or at ``--max-games``
-(inconclusive). The exit status says the verdict: 0 for H1, 3 for H0, 4 inconclusive, 1 for a refusal or an error.
+The bots are ids on a service (``--api``, ``--token`` as for ``sorry-arena tournament``), or local bots as
+``sorry-arena simulate`` takes them (an engine bot's name, a Python file, a push bot's URL): then the match is played
+here, in-process, without a service (:mod:`cli.match_local`). Mixing the two is a usage error. The match stops when
+the SPRT decides (``H1``: A is at least ``--elo1`` stronger; ``H0``: at most ``--elo0``) or at ``--max-games``
+(inconclusive). The exit status says the verdict: 0 for H1, 3 for H0, 4 inconclusive, 1 for a refusal or an error
+(130 for a local match stopped by Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from typing import Any
@@ -17,6 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cli.options import bounded_int
+from cli.simulate import SECRET_VARIABLE, _allow
 from cli.tournament import Api, ApiError, add_global_options, json_object
 
 EXIT = {"H1": 0, "H0": 3, "inconclusive": 4, "cancelled": 1}
@@ -39,11 +44,14 @@ def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "match",
         help="is bot A stronger than bot B? an SPRT match on paired deals",
-        description="Play bot A against bot B on paired deals (the same deal twice, seats swapped) on a service's "
-        "workers until the sequential probability ratio test decides, with a live bar of its log-likelihood ratio.",
+        description="Play bot A against bot B on paired deals (the same deal twice, seats swapped) until the "
+        "sequential probability ratio test decides, with a live bar of its log-likelihood ratio: on a service's "
+        "workers (bots by id), or here, without a service (local bots: an engine bot's name, a Python file that "
+        "defines choose(request), or a push bot's http(s):// URL, as sorry-arena simulate takes them).",
+        epilog="Example: sorry-arena match ./my_bot_v2.py ./my_bot_v1.py --game card --elo0 0 --elo1 20",
     )
-    parser.add_argument("bot_a", type=bounded_int(1, 2**31 - 1, "a bot id"), help="the bot tested (its id)")
-    parser.add_argument("bot_b", type=bounded_int(1, 2**31 - 1, "a bot id"), help="the bot it is tested against")
+    parser.add_argument("bot_a", help="the bot tested: its id on the service, or a local bot")
+    parser.add_argument("bot_b", help="the bot it is tested against (an id, or a local bot, as bot_a)")
     add_global_options(parser, after_action=False)
     parser.add_argument("--game", choices=["board", "card"], required=True, help="the game to play")
     parser.add_argument(
@@ -58,7 +66,8 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--fillers",
         default="",
-        help="the bots of the other seats of a 3- or 4-seat table, ids separated by commas (table size - 2)",
+        help="the bots of the other seats of a 3- or 4-seat table, separated by commas (table size - 2): ids, or "
+        "local bots for a local match",
     )
     parser.add_argument("--elo0", type=bounded_float(-1000, 1000, "an Elo"), default=0.0, help="H0's Elo")
     parser.add_argument("--elo1", type=bounded_float(-1000, 1000, "an Elo"), default=30.0, help="H1's Elo")
@@ -81,6 +90,27 @@ def add_parser(commands: Any) -> None:
         "--seed", type=bounded_int(0, 2**62 - 1, "a seed"), default=None, help="the seed (default: a random one)"
     )
     parser.add_argument("--no-watch", action="store_true", help="start it and print its id, without following it")
+    parser.add_argument("--json", action="store_true", help="print the match's end as one JSON object, no bar")
+    local = parser.add_argument_group("local matches (file and URL bots)")
+    local.add_argument(
+        "--secret",
+        default=None,
+        help=f"the secret that signs the requests to URL bots (default: ${SECRET_VARIABLE}; none: unsigned)",
+    )
+    local.add_argument(
+        "--allow",
+        type=_allow,
+        default=None,
+        metavar="NETWORKS",
+        help="where URL bots may be: loopback, addresses or CIDR networks, comma-separated (default: loopback)",
+    )
+    replays = local.add_mutually_exclusive_group()
+    replays.add_argument(
+        "--replays",
+        metavar="FILE",
+        help="write every game to FILE, one JSON line each (default: replays/simulate-<UTC time>.jsonl)",
+    )
+    replays.add_argument("--no-replays", action="store_true", help="write no replay file")
     parser.set_defaults(run=run, parser=parser)
 
 
@@ -89,6 +119,11 @@ def fillers(text: str, parser: argparse.ArgumentParser) -> list[int]:
         return [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
         parser.error(f"--fillers: expected bot ids separated by commas, got {text!r}")
+
+
+def bot_id(text: str) -> int | None:
+    """The bot id ``text`` names (a plain whole number), else ``None``: a local bot."""
+    return int(text) if text.strip().isdigit() else None
 
 
 def bar_value(match: dict[str, Any]) -> float:
@@ -111,12 +146,32 @@ def summary(match: dict[str, Any]) -> str:
     )
 
 
-def watch(api: Api, match: dict[str, Any], console: Console) -> dict[str, Any]:
+def llr_bar(console: Console, disable: bool = False) -> Progress:
+    """The live bar of a match's LLR between H0 and H1, its :func:`summary` beside it."""
     columns = (TextColumn("H0"), BarColumn(), TextColumn("H1 {task.description}"), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False) as progress:
+    return Progress(*columns, console=console, transient=False, disable=disable)
+
+
+def show(progress: Progress, task: Any, match: dict[str, Any]) -> None:
+    progress.update(task, completed=round(1000 * bar_value(match)), description=summary(match))
+
+
+def verdict_line(match: dict[str, Any]) -> str:
+    meaning = {
+        "H1": f"{match['name_a']} is stronger (at least {match['elo1']:g} Elo, H1 accepted)",
+        "H0": f"{match['name_a']} is not {match['elo1']:g} Elo stronger (at most {match['elo0']:g}: H0 accepted)",
+        "inconclusive": f"no verdict in {match['max_games']} games",
+        "cancelled": "the match was cancelled",
+    }
+    verdict = match["verdict"]
+    return f"verdict: {verdict}: {meaning.get(verdict, verdict)}; {match['games']} games"
+
+
+def watch(api: Api, match: dict[str, Any], console: Console, quiet: bool) -> dict[str, Any]:
+    with llr_bar(console, disable=quiet) as progress:
         task = progress.add_task(summary(match), total=1000)
         while True:
-            progress.update(task, completed=round(1000 * bar_value(match)), description=summary(match))
+            show(progress, task, match)
             if match["status"] in ("done", "cancelled"):
                 return match
             time.sleep(0.5)
@@ -124,11 +179,32 @@ def watch(api: Api, match: dict[str, Any], console: Console) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    ids = [bot_id(args.bot_a), bot_id(args.bot_b)]
+    if ids.count(None) == 2:
+        from cli import match_local
+
+        if args.no_watch:
+            parser.error("--no-watch: a local match is played here, while the command runs")
+        return match_local.run(args, parser)
+    if ids.count(None) == 1:
+        local = args.bot_a if ids[0] is None else args.bot_b
+        parser.error(
+            f"cannot mix a bot id with a local bot ({local!r}): give two ids (a match on the service) "
+            "or two local bots (engine bot names, .py files or URLs: a match played here)"
+        )
+    for name, value in zip(("bot_a", "bot_b"), ids, strict=True):
+        if value is None or not 1 <= value <= 2**31 - 1:
+            parser.error(f"argument {name}: expected a bot id from 1 to {2**31 - 1}, got {value}")
+    for flag, given in (("--secret", args.secret), ("--allow", args.allow), ("--replays", args.replays)):
+        if given is not None:
+            parser.error(f"{flag} applies to a local match (local bots), not to bot ids on a service")
+    if args.no_replays:
+        parser.error("--no-replays applies to a local match (local bots): the service keeps its games")
     console = Console()
     api = Api(args.api, args.token)
     body = {
-        "bot_a": args.bot_a,
-        "bot_b": args.bot_b,
+        "bot_a": ids[0],
+        "bot_b": ids[1],
         "game": args.game,
         "settings": args.settings,
         "table_size": args.table_size,
@@ -144,19 +220,18 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     }
     try:
         match = api.call("POST", "/matches", json=body)
-        console.print(f"match {match['id']}: {match['name_a']} (A) against {match['name_b']} (B)")
+        if not args.json:
+            console.print(f"match {match['id']}: {match['name_a']} (A) against {match['name_b']} (B)")
         if args.no_watch:
+            if args.json:
+                print(json.dumps(match))
             return 0
-        match = watch(api, match, console)
+        match = watch(api, match, console, quiet=args.json)
     except ApiError as error:
         print(f"sorry-arena match: {error}", file=sys.stderr)
         return 1
-    verdict = match["verdict"]
-    meaning = {
-        "H1": f"{match['name_a']} is stronger (at least {match['elo1']:g} Elo, H1 accepted)",
-        "H0": f"{match['name_a']} is not {match['elo1']:g} Elo stronger (at most {match['elo0']:g}: H0 accepted)",
-        "inconclusive": f"no verdict in {match['max_games']} games",
-        "cancelled": "the match was cancelled",
-    }
-    console.print(f"verdict: {verdict}: {meaning.get(verdict, verdict)}; {match['games']} games")
-    return EXIT.get(verdict, 1)
+    if args.json:
+        print(json.dumps(match))
+    else:
+        console.print(verdict_line(match))
+    return EXIT.get(match["verdict"], 1)
