@@ -21,6 +21,7 @@ from service.api import (
     players,
     results,
     standings,
+    streams,
     tournaments,
 )
 from service.bodylimit import BodyLimit
@@ -70,6 +71,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     api.register_blueprint(results.blp)
     api.register_blueprint(matches.blp)
     api.register_blueprint(challenges.blp)
+    api.register_blueprint(streams.blp)
     webhooks.init_api(api)
     errors.init_app(app)
     # the size first, then deep JSON and NUL in the query (service/inputguard.py), for every route

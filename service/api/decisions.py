@@ -55,26 +55,28 @@ class Decisions(MethodView):
         )
         return not_modified(tag) or json_response(
             {
-                "decisions": [
-                    {
-                        "game_id": p.game_id,
-                        "game": p.game,
-                        "ply": p.snapshot.ply,
-                        "seat": p.seat,
-                        "decision": {"seat": p.seat, "kind": p.kind},
-                        "deadline": p.deadline,
-                        "view": engine.view(p.snapshot.state, p.seat),
-                        "actions": gameplay.localized_actions(p.snapshot.state, p.seat, p.game, lang)
-                        if texts
-                        else [action.to_json() for action in engine.legal_actions(p.snapshot.state, p.seat)],
-                    }
-                    for p in shown
-                ],
+                "decisions": [decision_of(p, lang, texts) for p in shown],
                 "more": len(pending) > limit,
                 "games": len(games),
             },
             tag,
         )
+
+
+def decision_of(p: gameplay.Pending, lang: str, texts: bool) -> dict[str, Any]:
+    """A pending decision as the inbox (and its stream, ``service/api/streams.py``) shows it."""
+    return {
+        "game_id": p.game_id,
+        "game": p.game,
+        "ply": p.snapshot.ply,
+        "seat": p.seat,
+        "decision": {"seat": p.seat, "kind": p.kind},
+        "deadline": p.deadline,
+        "view": engine.view(p.snapshot.state, p.seat),
+        "actions": gameplay.localized_actions(p.snapshot.state, p.seat, p.game, lang)
+        if texts
+        else [action.to_json() for action in engine.legal_actions(p.snapshot.state, p.seat)],
+    }
 
 
 def wait_for_decisions(
