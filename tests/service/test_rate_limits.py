@@ -367,11 +367,21 @@ def test_the_openapi_document_lists_the_429s() -> None:
         if method != "parameters" and "429" in operation["responses"]
     }
     assert limited == {
+        # rate limits
         ("/api/v1/players", "post"),
         ("/api/v1/bots", "post"),
         ("/api/v1/bots/{bot_id}", "patch"),
         ("/api/v1/games/{game_id}/actions", "post"),
+        # quotas of queued games
         ("/api/v1/tournaments", "post"),
+        ("/api/v1/matches", "post"),
+        ("/api/v1/gauntlets", "post"),
+        ("/api/v1/challenges", "post"),
+        # the cap on an account's waiting requests
+        ("/api/v1/games/{game_id}/actions", "get"),
+        ("/api/v1/decisions", "get"),
+        ("/api/v1/games/{game_id}/events/stream", "get"),
+        ("/api/v1/decisions/stream", "get"),
     }
     response = spec["paths"]["/api/v1/games/{game_id}/actions"]["post"]["responses"]["429"]
     assert "Retry-After" in response["headers"]

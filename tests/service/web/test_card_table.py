@@ -56,7 +56,9 @@ def test_each_players_home_cards_are_in_that_players_colour() -> None:
     table = ET.fromstring(str(card_table(view, ["a", "b", "c"], "en")))
     rows = [tr for tr in table.iter("tr") if tr.get("data-seat") is not None]
     for seat, row in enumerate(rows):
-        filled = [span.get("class").split() for span in row.iter("span") if "home" in span.get("class", "").split()]
+        filled = [
+            span.get("class").split() for span in row.iter("span") if "home" in span.get("class", "").split()
+        ]
         assert len(filled) == view["home"][seat]
         assert all(classes[-1] == view["colours"][seat] for classes in filled)
     assert len({tuple(view["colours"])}) == 1 and len(set(view["colours"])) == 3
