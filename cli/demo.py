@@ -77,7 +77,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--rounds",
         type=bounded_int(1, 100, "a number of rounds"),
-        default=50,
+        default=100,  # 600 games: the three bots' intervals apart with room to spare, even on a loaded machine
         help="round-robin rounds, 1 to 100 (each pairing plays every seat order once per round)",
     )
     parser.add_argument("--seed", type=bounded_int(0, 2**62, "a seed"), default=1, help="the tournament's seed")

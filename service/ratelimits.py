@@ -132,6 +132,10 @@ return {count, left}
         self.script = self.client.register_script(self.SCRIPT)
         self._shares: dict[str, list[float]] = {}  # key: [requests left in this process's share, window end]
         self._lock = threading.Lock()
+        self._pooled = threading.Condition(self._lock)
+        """Notified when a share's answer is pooled: a request that found the pool empty waits for its siblings."""
+        self._in_flight: dict[str, int] = {}
+        """Per key, this process's share requests whose answers have not been pooled yet."""
         self._next_purge = 0.0
 
     def hit(self, key: str, amount: int, seconds: float) -> tuple[bool, float]:
@@ -143,14 +147,29 @@ return {count, left}
                 if held is not None and held[0] > 0 and held[1] > now:
                     held[0] -= 1
                     return True, held[1] - now
-        count, left_ms = self.script(keys=[REDIS_KEY_PREFIX + key], args=[max(1, round(seconds * 1000)), share])
+        if share > 1:
+            with self._lock:
+                self._in_flight[key] = self._in_flight.get(key, 0) + 1
+        try:
+            count, left_ms = self.script(
+                keys=[REDIS_KEY_PREFIX + key], args=[max(1, round(seconds * 1000)), share]
+            )
+        except BaseException:
+            if share > 1:
+                with self._pooled:
+                    self._in_flight[key] -= 1
+                    self._pooled.notify_all()
+            raise
         left = int(left_ms) / 1000
         usable = min(share, amount - (int(count) - share))  # of the share just taken, what is within the limit
         if share == 1:
             return usable > 0, left
-        with self._lock:
+        with self._pooled:
+            self._in_flight[key] -= 1
+            self._pooled.notify_all()
             if now >= self._next_purge:
                 self._shares = {k: held for k, held in self._shares.items() if held[1] > now}
+                self._in_flight = {k: waiting for k, waiting in self._in_flight.items() if waiting}
                 self._next_purge = now + 60
             # A window is known by its end: the answers of one window agree on it within a round trip, and the
             # next one ends at least ``seconds`` later (answers come back in any order: not by their counts).
@@ -161,8 +180,12 @@ return {count, left}
             elif held[1] - end > seconds / 2:  # a late answer of a window that has ended since: itself only
                 return usable > 0, left
             # into the process's share, and this request out of it: requests that came at once each took a share,
-            # and what one did not use serves the others (even one that found the limit reached)
+            # and what one did not use serves the others (even one that found the limit reached, which waits for
+            # the answers of its siblings still in flight before it gives up: they bring their leftovers)
             held[0] += max(0, usable)
+            self._pooled.wait_for(lambda: held[0] > 0 or not self._in_flight.get(key), timeout=seconds)
+            if not self._in_flight.get(key):
+                self._in_flight.pop(key, None)
             if held[0] > 0:
                 held[0] -= 1
                 return True, left
