@@ -82,7 +82,7 @@ def test_intervals_apart_needs_every_interval_above_the_next() -> None:
     [
         (["--bots", "greedy"], "at least 2 bots"),
         (["--bots", "alpha,beta"], "unknown bots"),
-        (["--rounds", "0"], "1 to 100"),
+        (["--rounds", "0"], "1 to 1000"),
         (["--workers", "0"], "1 to 16"),
         (["--bots", "greedy,random", "--table-size", "3"], "needs at least 3 bots"),
         (["--port", "8123"], "--port is the port of --keep's pages: give --keep too"),

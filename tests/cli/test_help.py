@@ -50,7 +50,7 @@ def test_every_option_with_a_default_says_it_in_its_help(monkeypatch: pytest.Mon
 
 def test_the_defaults_shown_are_the_values(monkeypatch: pytest.MonkeyPatch) -> None:
     helps = {(name, action.option_strings[-1]): text for name, action, text in options(monkeypatch)}
-    assert "(default: 50)" in helps[("sorry-arena demo", "--rounds")]
+    assert "(default: 160)" in helps[("sorry-arena demo", "--rounds")]
     assert "(default: search,greedy,random)" in helps[("sorry-arena demo", "--bots")]
     assert "(default: 1000)" in helps[("sorry-arena tournament create", "--move-timeout-ms")]
     assert "(default: {}, the game's defaults)" in helps[("sorry-arena tournament create", "--settings")]
