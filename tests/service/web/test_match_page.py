@@ -5,6 +5,7 @@ PostgreSQL, a real match between push bots on the embedded queue."""
 
 from __future__ import annotations
 
+from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.apikit import API, new_player
@@ -13,7 +14,7 @@ from tests.service.web.webkit import elements, page
 from tests.tournament.test_matches import create, wait_decided
 
 
-def test_the_match_page_shows_the_api_figures(client: FlaskClient) -> None:
+def test_the_match_page_shows_the_api_figures(app: Flask, client: FlaskClient) -> None:
     owner = new_player(client, "owner")
     with push_bots(greedy_choice, random_choice) as servers:
         greedy, random_ = (register(client, owner, name, s.url) for name, s in zip("GR", servers, strict=True))
@@ -29,7 +30,9 @@ def test_the_match_page_shows_the_api_figures(client: FlaskClient) -> None:
         )
         playing = page(client, f"/matches/{created['id']}")
         assert 'http-equiv="refresh"' in playing
-        done = wait_decided(client, created["id"])
+        wait_decided(client, created["id"])
+        assert app.extensions["queue"].wait(timeout=120)  # games in flight at the verdict have ended too
+    done = client.get(f"{API}/matches/{created['id']}").get_json()
     html = page(client, f"/matches/{created['id']}")
     (facts,) = elements(html, "table", id="match-facts")
     assert (facts["data-verdict"], int(facts["data-pairs"])) == (done["verdict"], done["pairs"])
