@@ -32,14 +32,20 @@ def test_a_status_fault_quotes_the_bots_error_reply(client: FlaskClient, owner: 
     assert client.get(f"{API}/bots/{good['id']}/faults").get_json()["faults"] == []
 
 
+ASKED: set[int] = set()
+"""The games in which the chatty bot was asked already."""
+
+
 def chatty_choice(request: dict[str, Any]) -> str:
     request["debug"] = f"ply {request['ply']}:\tthinking\x1b[31m" + "x" * 2000  # clients/push.py sends it
-    if request["ply"] % 5 == 1:
+    if request["game_id"] not in ASKED or request["ply"] % 5 == 1:  # its first answer of each game, and more
+        ASKED.add(request["game_id"])
         return "not-an-action"  # an illegal answer, with its debug text
     return random_choice(request)
 
 
 def test_a_push_bots_debug_text_is_kept_with_its_moves(client: FlaskClient, owner: Player) -> None:
+    ASKED.clear()  # game ids start again with each database
     with push_bots(chatty_choice, random_choice) as (chatty_server, quiet_server):
         chatty = register(client, owner, "chatty", chatty_server.url)
         quiet = register(client, owner, "quiet", quiet_server.url)
