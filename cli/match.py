@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cli.options import bounded_int
-from cli.simulate import SECRET_VARIABLE, _allow
+from cli.simulate import SECRET_VARIABLE, allowlist
 from cli.tournament import Api, ApiError, add_global_options, json_object
 
 EXIT = {"H1": 0, "H0": 3, "inconclusive": 4, "cancelled": 1}
@@ -99,7 +99,7 @@ def add_parser(commands: Any) -> None:
     )
     local.add_argument(
         "--allow",
-        type=_allow,
+        type=allowlist,
         default=None,
         metavar="NETWORKS",
         help="where URL bots may be: loopback, addresses or CIDR networks, comma-separated (default: loopback)",

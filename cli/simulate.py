@@ -89,7 +89,7 @@ def _timeout_ms(text: str) -> int:
     return value
 
 
-def _allow(text: str) -> tuple[netguard.Network, ...]:
+def allowlist(text: str) -> tuple[netguard.Network, ...]:
     try:
         return netguard.parse_allowlist(text)
     except ValueError as error:
@@ -139,8 +139,8 @@ def add_parser(commands: Any) -> None:
     )
     bots.add_argument(
         "--allow",
-        type=_allow,
-        default=_allow("loopback"),
+        type=allowlist,
+        default=allowlist("loopback"),
         metavar="NETWORKS",
         help="where URL bots may be: loopback, addresses or CIDR networks, comma-separated (default: loopback)",
     )

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
@@ -34,7 +34,7 @@ from sqlalchemy.sql.dml import UpdateBase
 
 import engine
 from store.fastlane import param
-from store.models import ActionRecord, EventRecord, Game, Seat, now
+from store.models import ActionRecord, EventRecord, Game, Seat, base, now
 from store.models.games import DEBUG_BYTES, FAULT_DETAIL_CHARS
 
 encode_state = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
@@ -342,5 +342,4 @@ def faults(session: Session, game_id: int) -> list[tuple[int, str | None]]:
 def as_utc(value: Any) -> datetime:
     """A stored time as an aware UTC datetime: a DB-API cursor gives SQLite's text (naive UTC, as SQLAlchemy
     stores it), the ORM a naive datetime on SQLite, PostgreSQL an aware one in the session's time zone."""
-    moment: datetime = datetime.fromisoformat(value) if isinstance(value, str) else value
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return base.as_utc(datetime.fromisoformat(value) if isinstance(value, str) else value)
