@@ -4,7 +4,7 @@ Part C). ``import engine`` re-exports exactly these names, so ``engine.apply`` i
     state = engine.new_game("board", {"variant": "standard"}, seed=7)
     while (asked := engine.decision(state)) is not None:
         actions = engine.legal_actions(state, asked.seat)
-        engine.apply(state, actions[0].id, asked.seat)
+        engine.apply(state, actions[0].id, asked.seat, events=False)
     engine.result(state).ranks
 
 One name per operation:
@@ -12,7 +12,8 @@ One name per operation:
 - start a game: :func:`new_game`, its complete settings :func:`normalize_settings`, the events of its deal
   :func:`opening_events`; :data:`GAMES` names the games;
 - ask: :func:`decision` (the seat asked and what for), :func:`legal_actions`, :func:`is_over`, :func:`result`;
-- play: :func:`apply`, and :func:`fallback_action` for a bot that faulted;
+- play: :func:`apply` (returns the events the action caused; ``events=False``: the same rules, building no events,
+  for the callers that would throw them away), and :func:`fallback_action` for a bot that faulted;
 - show and store: :func:`view` (what one seat may see), :func:`to_json` / :func:`from_json`, :func:`replay`;
 - search bots: :func:`copy`, :func:`determinize`;
 - types: :data:`State` (a game's state), and from :mod:`engine.types` :class:`Action`, :class:`Decision`,
@@ -20,7 +21,7 @@ One name per operation:
   :class:`IllegalActionError`, :class:`StateError`).
 
 States are mutable objects owned by the caller; :func:`apply` changes one in place and returns the events it
-caused. Randomness comes only from the game's seed, so ``replay(game, settings, seed, action_ids)`` rebuilds any
+caused (none built with ``events=False``). Randomness comes only from the game's seed, so ``replay(game, settings, seed, action_ids)`` rebuilds any
 game. Each function goes straight to the functions of the state's game (its :class:`engine.ruleset.Ruleset`,
 registered in :mod:`engine.games`), and reads what both games share (who is asked, the result) from the state.
 The engine imports nothing outside the standard library.
@@ -31,7 +32,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from functools import cache
-from typing import TypeAlias, cast
+from typing import Literal, TypeAlias, cast, overload
 
 from engine.board.state import BoardState
 from engine.card.state import CardState
@@ -93,7 +94,11 @@ def _ruleset(state: State) -> Ruleset[State]:
     try:
         return _OWN[state.game]
     except (AttributeError, KeyError):
-        raise StateError(f"not a game state: {type(state).__name__}") from None
+        raise _not_a_state(state) from None
+
+
+def _not_a_state(state: object) -> StateError:
+    return StateError(f"not a game state: {type(state).__name__}")
 
 
 def _named(game: str) -> Ruleset[BoardState] | Ruleset[CardState]:
@@ -117,7 +122,7 @@ def new_game(game: str, settings: Json | None = None, seed: int = 0) -> State:
     ruleset = _named(game)
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
         raise SettingsError(f"seed must be an integer in [0, 2**63), got {seed!r}")
-    return ruleset.setup(ruleset.normalize_settings(settings), seed, [])
+    return ruleset.setup(ruleset.normalize_settings(settings), seed, None)
 
 
 def opening_events(state: State) -> list[Event]:
@@ -136,7 +141,8 @@ def normalize_settings(game: str, settings: Json | None = None) -> Json:
 
 def decision(state: State) -> Decision | None:
     """Which seat must decide now and what kind of decision it is; ``None`` once the game is over."""
-    _ruleset(state)
+    if getattr(state, "game", "") not in _OWN:  # _ruleset's check, without a call: asked at every move
+        raise _not_a_state(state)
     if state.result is not None:
         return None
     return _decision(state.asked, state.kind)
@@ -144,19 +150,33 @@ def decision(state: State) -> Decision | None:
 
 def legal_actions(state: State, seat: int) -> list[Action]:
     """The legal actions of ``seat`` now, unique by outcome, in a stable order; empty unless it is asked."""
-    ruleset = _ruleset(state)
+    ruleset = _OWN.get(getattr(state, "game", ""))  # _ruleset, without a call: asked at every move
+    if ruleset is None:
+        raise _not_a_state(state)
     if state.result is not None or seat != state.asked:
         return []
     return list(ruleset.legal(state))
 
 
-def apply(state: State, action_id: str, seat: int | None = None) -> list[Event]:
-    """Apply the action ``action_id`` for ``seat`` (default: the seat asked now) and return its events.
+@overload
+def apply(
+    state: State, action_id: str, seat: int | None = None, *, events: Literal[True] = True
+) -> list[Event]: ...
+@overload
+def apply(state: State, action_id: str, seat: int | None = None, *, events: Literal[False]) -> None: ...
+@overload
+def apply(state: State, action_id: str, seat: int | None = None, *, events: bool) -> list[Event] | None: ...
+def apply(state: State, action_id: str, seat: int | None = None, *, events: bool = True) -> list[Event] | None:
+    """Apply the action ``action_id`` for ``seat`` (default: the seat asked now) and return its events; with
+    ``events=False`` the same rules reach the same state without building the events, and it returns ``None`` (for
+    callers that would throw them away: bots, simulations, tournaments, replays).
 
     Raises :class:`IllegalActionError` naming the action and the seat, leaving the state unchanged, when the
     game is over, the seat is not asked, or the id is not one of its legal actions.
     """
-    ruleset = _ruleset(state)
+    ruleset = _OWN.get(getattr(state, "game", ""))  # _ruleset, without a call: asked at every move
+    if ruleset is None:
+        raise _not_a_state(state)
     if state.result is not None:
         raise IllegalActionError(action_id, seat, "the game is over")
     asked = state.asked
@@ -166,7 +186,12 @@ def apply(state: State, action_id: str, seat: int | None = None) -> list[Event]:
         raise IllegalActionError(action_id, seat, f"it is seat {asked}'s decision, not seat {seat}'s")
     for action in ruleset.legal(state):
         if action.id == action_id:
-            return ruleset.apply(state, action)
+            if not events:
+                ruleset.apply(state, action, None)
+                return None
+            caused: list[Event] = []
+            ruleset.apply(state, action, caused)
+            return caused
     raise IllegalActionError(action_id, seat, "not a legal action now")
 
 
@@ -203,7 +228,7 @@ def replay(game: str, settings: Json | None, seed: int, actions: Iterable[str]) 
     """Rebuild a game from its kind, settings, seed and action ids (docs/rules.md Part C)."""
     state = new_game(game, settings, seed)
     for action_id in actions:
-        apply(state, action_id)
+        apply(state, action_id, events=False)
     return state
 
 

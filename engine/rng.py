@@ -16,7 +16,20 @@ def derived_random(seed: int, purpose: str, counter: int = 0) -> random.Random:
 
 
 def shuffled(cards: list[str], seed: int, purpose: str, counter: int) -> list[str]:
-    """A new list with ``cards`` in an order drawn from (seed, purpose, counter)."""
+    """A new list with ``cards`` in an order drawn from (seed, purpose, counter).
+
+    The order is ``random.Random.shuffle``'s from the same generator, spelled out: a Fisher-Yates shuffle whose
+    index below ``n`` is ``getrandbits(n.bit_length())`` redrawn until below ``n``, the draws CPython's ``shuffle``
+    makes (``_randbelow``). Inline, the deck is dealt without a Python call per card, and its order no longer
+    hangs on how a future ``random`` module shuffles.
+    """
     deck = list(cards)
-    derived_random(seed, purpose, counter).shuffle(deck)
+    getrandbits = derived_random(seed, purpose, counter).getrandbits
+    for i in range(len(deck) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        deck[i], deck[j] = deck[j], deck[i]
     return deck

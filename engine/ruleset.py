@@ -9,7 +9,7 @@ that must decide now), ``kind`` (what for) and ``result`` (``None`` until the ga
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -26,13 +26,15 @@ class Ruleset(Generic[S]):
     name: str
     """The game's name, ``state.game`` of its states."""
     normalize_settings: Callable[[Json | None], Json]
-    setup: Callable[[Json, int, list[Event]], S]
-    """Deal and start a game from complete settings and a seed, appending the opening's events to the list
-    (:func:`engine.api.new_game` normalizes the settings first; :func:`engine.api.opening_events` keeps the events)."""
-    legal: Callable[[S], list[Action]]
-    """The legal actions of the seat asked now, cached by the state until it changes (callers copy the list)."""
-    apply: Callable[[S, Action], list[Event]]
-    """Play one of :attr:`legal`'s actions and return its events."""
+    setup: Callable[[Json, int, list[Event] | None], S]
+    """Deal and start a game from complete settings and a seed, appending the opening's events to the list, or
+    building none when it is ``None`` (:func:`engine.api.new_game` normalizes the settings first and passes
+    ``None``; :func:`engine.api.opening_events` keeps the events)."""
+    legal: Callable[[S], Sequence[Action]]
+    """The legal actions of the seat asked now, cached by the state until it changes (callers copy them)."""
+    apply: Callable[[S, Action, list[Event] | None], None]
+    """Play one of :attr:`legal`'s actions, appending its events to the list, or building none when it is ``None``
+    (:func:`engine.api.apply` passes ``None`` when called with ``events=False``)."""
     view: Callable[[S, int | None], Json]
     to_json: Callable[[S], Json]
     from_json: Callable[[Json], S]

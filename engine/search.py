@@ -48,7 +48,7 @@ def rollout(state: State, depth: int, rng: random.Random) -> None:
             return
         actions = engine.legal_actions(state, asked.seat)
         chosen = actions[0].id if len(actions) == 1 else greedy_bot(_policy_view(state, asked.seat), actions, rng)
-        engine.apply(state, chosen, asked.seat)
+        engine.apply(state, chosen, asked.seat, events=False)
 
 
 def best_action(
@@ -73,7 +73,7 @@ def best_action(
         sampled = engine.determinize(view, rng)
         for index, action_id in enumerate(action_ids):
             state = engine.copy(sampled)
-            engine.apply(state, action_id, seat)
+            engine.apply(state, action_id, seat, events=False)
             rollout(state, depth, rng)
             totals[index] += value(state, seat)
     best = max(totals)

@@ -185,7 +185,7 @@ def play_game(game: str, settings: dict[str, Any], seed: int, bots: list[str]) -
     while (asked := engine.decision(state)) is not None:
         seat = asked.seat
         choice = engine_choice(players[seat], state, seat, engine.legal_actions(state, seat), rngs[seat])
-        engine.apply(state, choice, seat)
+        engine.apply(state, choice, seat, events=False)
         moves.append((seat, choice, None, None))
     result = engine.result(state)
     assert result is not None

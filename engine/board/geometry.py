@@ -6,7 +6,8 @@ colour's safety zone ``SAFETY`` .. ``SAFETY + 4`` (60..64) or ``HOME`` (65). For
 15k + 9 .. 15k + 13 the long slide. A pawn needs 64 forward steps from its exit circle to HOME, by exact count.
 
 Moves are table look-ups: ``FORWARD[colour][loc][n]`` and ``BACKWARD[colour][loc][n]`` give the square reached by
-n steps, or ``None`` when the move overshoots HOME or starts from START or HOME.
+n steps, or ``None`` when the move overshoots HOME or starts from START or HOME. START's row is the last, so that
+``FORWARD[colour][START]`` (index -1) finds it: move generation looks up every pawn of a seat, none filtered out.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def _table(step: object) -> tuple[tuple[tuple[int | None, ...], ...], ...]:
     tables = []
     for colour in range(4):
         rows = []
-        for loc in range(HOME + 1):
+        for loc in (*range(HOME + 1), START):  # START (-1) last: index -1
             row: list[int | None] = [loc]
             here: int | None = loc
             for _ in range(MAX_STEPS):

@@ -10,11 +10,16 @@ card of their choice and draws. A 2 that moved lets the player play again; a dis
 
 An empty draw pile is refilled by shuffling the discards with the game's seeded randomness (B2). The game ends
 when a player (a team) has every pawn HOME, or when the turn cap is reached.
+
+The functions that play append the events they cause to the list they are given, and build none when it is
+``None`` (:func:`engine.api.apply` with ``events=False``, and :func:`engine.api.new_game`): one rule path, with
+or without its events.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Sequence
+from typing import Any
 
 from engine.board import scoring
 from engine.board.cards import full_deck
@@ -27,7 +32,7 @@ from engine.types import Action, Event
 HAND_SIZE = 5
 
 
-def setup(settings: dict[str, Any], seed: int, events: list[Event]) -> BoardState:
+def setup(settings: dict[str, Any], seed: int, events: list[Event] | None) -> BoardState:
     state = BoardState(settings, seed)
     pawns = [ABSENT] * (4 * PAWNS_PER_COLOUR)
     for colour in state.colours:
@@ -46,23 +51,26 @@ def setup(settings: dict[str, Any], seed: int, events: list[Event]) -> BoardStat
     return state
 
 
-def _draw(state: BoardState, events: list[Event]) -> str:
-    if not state.draw_pile:
-        state.draw_pile = shuffled(state.discards, state.seed, "shuffle", state.shuffles)
+def _draw(state: BoardState, events: list[Event] | None) -> str:
+    pile = state.draw_pile
+    if not pile:
+        pile = state.draw_pile = shuffled(state.discards, state.seed, "shuffle", state.shuffles)
         state.shuffles += 1
         state.discards = []
-        events.append({"type": "reshuffle", "to": None, "cards": len(state.draw_pile)})
-    return state.draw_pile.pop()
+        if events is not None:
+            events.append({"type": "reshuffle", "to": None, "cards": len(pile)})
+    return pile.pop()
 
 
-def _refill(state: BoardState, seat: int, events: list[Event]) -> None:
+def _refill(state: BoardState, seat: int, events: list[Event] | None) -> None:
     """Points variant: draw back up to five; the cards are the seat's secret, the count is public."""
     hand = state.hands[seat]
     drawn = [_draw(state, events) for _ in range(HAND_SIZE - len(hand))]
     if drawn:
         hand.extend(drawn)
-        events.append({"type": "draw", "to": seat, "seat": seat, "cards": drawn})
-        events.append({"type": "draw", "to": None, "seat": seat, "count": len(drawn)})
+        if events is not None:
+            events.append({"type": "draw", "to": seat, "seat": seat, "cards": drawn})
+            events.append({"type": "draw", "to": None, "seat": seat, "count": len(drawn)})
 
 
 def compute_moves(state: BoardState) -> list[Move]:
@@ -75,56 +83,65 @@ def compute_moves(state: BoardState) -> list[Move]:
     return card_moves(state, state.seat, state.card)
 
 
-def advance(state: BoardState, events: list[Event]) -> None:
-    """Play the automatic steps (draws, forfeits) until a seat must decide or the game is over."""
-    while state.result is None:
-        if state.variant != "points" and state.card is None:
-            state.card = _draw(state, events)
-            events.append({"type": "draw", "to": None, "seat": state.seat, "card": state.card})
-        moves = compute_moves(state)
+def advance(state: BoardState, events: list[Event] | None, turn_over: bool = False) -> None:
+    """Play the automatic steps (the next turn, draws, forfeits) until a seat must decide or the game is over;
+    ``turn_over``: the turn just played is over, so the next seat's comes first (or the turn cap ends the game)."""
+    drawing = state.variant != "points"
+    while True:
+        if turn_over:
+            if state.turn >= state.settings["turn_cap"]:
+                _finish(state, None, events)
+                return
+            state.turn += 1
+            state.seat = (state.seat + 1) % state.players
+        if drawing:
+            card = state.card
+            if card is None:
+                pile = state.draw_pile
+                card = state.card = pile.pop() if pile else _draw(state, events)  # _draw's common case inline
+                if events is not None:
+                    events.append({"type": "draw", "to": None, "seat": state.seat, "card": card})
+            moves = card_moves(state, state.seat, card)
+        else:
+            moves = compute_moves(state)
         if moves:
-            state._actions = cast("list[Action]", moves)  # a new list each time: the state owns it
+            state._actions = moves  # a new list each time: the state owns it
             return
         card = state.card
         assert card is not None  # points variant always has a discard move
-        events.append({"type": "forfeit", "to": None, "seat": state.seat, "card": card})
+        if events is not None:
+            events.append({"type": "forfeit", "to": None, "seat": state.seat, "card": card})
         state.discards.append(card)
         state.card = None
-        if card != "2":
-            _next_turn(state, events)
+        turn_over = card != "2"
 
 
-def legal(state: BoardState) -> list[Action]:
+def legal(state: BoardState) -> Sequence[Action]:
     if state.result is not None:
-        return []
+        return ()
     if state._actions is None:
-        state._actions = list(compute_moves(state))
+        state._actions = compute_moves(state)
     return state._actions
 
 
-def _next_turn(state: BoardState, events: list[Event]) -> None:
-    if state.turn >= state.settings["turn_cap"]:
-        _finish(state, None, events)
-        return
-    state.turn += 1
-    state.seat = (state.seat + 1) % state.players
-
-
-def _finish(state: BoardState, winner: int | None, events: list[Event]) -> None:
+def _finish(state: BoardState, winner: int | None, events: list[Event] | None) -> None:
     state.result = scoring.final_result(state, winner)
     state._actions = None
-    events.append({"type": "game_over", "to": None, **state.result.to_json()})
+    if events is not None:
+        events.append({"type": "game_over", "to": None, **state.result.to_json()})
 
 
-def play(state: BoardState, action: Action) -> list[Event]:
-    """Apply one of the legal actions of the seat asked now (already checked by the caller)."""
+def play(state: BoardState, action: Action, events: list[Event] | None) -> None:
+    """Apply one of the legal actions of the seat asked now (already checked by the caller), appending its events
+    to ``events`` (``None``: build none)."""
     assert isinstance(action, Move)
     move = action
     seat = state.seat
-    events: list[Event] = [move.event(seat)]
+    if events is not None:
+        events.append(move.event(seat))
     state.ply += 1
     state._actions = None
-    state.pawns = list(move.pawns)
+    state.pawns = move.pawns.copy()
     state.discards.append(move.card)
     if state.variant == "points":
         state.hands[seat].remove(move.card)
@@ -134,11 +151,8 @@ def play(state: BoardState, action: Action) -> list[Event]:
         if part[3] == HOME:
             if scoring.has_won(state, seat):
                 _finish(state, seat, events)
-                return events
+                return
             break
     if state.variant == "points":
         _refill(state, seat, events)
-    if move.card != "2" or move.kind == "discard":
-        _next_turn(state, events)
-    advance(state, events)
-    return events
+    advance(state, events, move.card != "2" or move.kind == "discard")

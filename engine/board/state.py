@@ -7,6 +7,7 @@ A ``BoardState`` is a plain mutable record; the rules that change it live in :mo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine.board.geometry import PARTNER, PAWNS_PER_COLOUR, SEAT_COLOURS
@@ -24,11 +25,13 @@ class BoardState:
         "discards",
         "draw_pile",
         "hands",
+        "kind",
         "movers",
         "pawns",
         "players",
         "ply",
         "result",
+        "rivals",
         "seat",
         "seed",
         "settings",
@@ -43,6 +46,9 @@ class BoardState:
         self.seed = seed
         self.players: int = settings["players"]
         self.variant: str = settings["variant"]
+        self.kind = "play" if self.variant == "points" else "move"
+        """The kind of every decision: ``move`` (play the card drawn); points variant: ``play`` a card of the hand
+        (or discard one when none moves). It never depends on the hand, so that it tells the other seats nothing."""
         self.colours: tuple[int, ...] = SEAT_COLOURS[self.players]
         """The colour of each seat."""
         self.movers = tuple(
@@ -50,6 +56,16 @@ class BoardState:
             for seat in range(self.players)
         )
         """The pawns each seat moves."""
+        self.rivals = tuple(
+            tuple(
+                c * PAWNS_PER_COLOUR + i
+                for c in self.colours
+                if c not in self.movable_colours(seat)
+                for i in range(PAWNS_PER_COLOUR)
+            )
+            for seat in range(self.players)
+        )
+        """The pawns of each seat's opponents (the colours it does not move), in colour order."""
         self.ply = 0
         """Actions applied so far."""
         self.turn = 1
@@ -65,7 +81,7 @@ class BoardState:
         self.shuffles = 0
         """How many times the deck has been shuffled: the counter of the next shuffle's randomness."""
         self.result: Result | None = None
-        self._actions: list[Action] | None = None
+        self._actions: Sequence[Action] | None = None
         """The legal actions of the seat asked now, computed once per ply."""
 
     def copy(self) -> BoardState:
@@ -83,12 +99,6 @@ class BoardState:
     def asked(self) -> int:
         """The seat that must decide now: always the seat whose turn it is."""
         return self.seat
-
-    @property
-    def kind(self) -> str:
-        """``move``: play the card drawn; points variant: ``play`` a card of the hand (or discard one when none
-        moves). The kind never depends on the hand, so that it tells the other seats nothing about it."""
-        return "play" if self.variant == "points" else "move"
 
     def movable_colours(self, seat: int) -> tuple[int, ...]:
         """The colours whose pawns ``seat`` moves: its own, and in team play its partner's too (B4)."""
