@@ -1,4 +1,4 @@
-"""API speed: move submissions/s of complete games played by pull clients, against a trivial endpoint's requests/s.
+"""API speed: the server's CPU time per request of pull clients playing complete games, against a trivial endpoint's.
 
     .venv/bin/python benchmarks/api.py [--workers N] [--threads 32] [--clients 8] [--client inbox|actions]
         [--games 32] [--game board] [--seats 2] [--seconds 6] [--rounds 3] [--wait 5] [--redis-url URL]
@@ -18,10 +18,10 @@ registers ``--clients`` players from one address.
 Then, ``--rounds`` times, interleaved, with ``--clients`` client processes (multiprocessing, so that the GIL does
 not limit the clients; each with one ``requests.Session(trust_env=False)``), for ``--seconds`` each:
 
-- baseline: every client loops ``GET /api/v1/health``; the figure is 200 responses per second.
+- baseline: every client loops ``GET /api/v1/health``.
 - games: the clients, in groups of ``--seats`` (one newly registered player per client and round), play complete
-  games of ``--game`` between random bots through the API. The figure is accepted (200) move submissions per
-  second while the clock runs; 409s and 5xx responses are counted too (5xx must be 0). Two kinds of pull client:
+  games of ``--game`` between random bots through the API. Accepted (200) move submissions are counted while the
+  clock runs; 409s and 5xx responses are counted too (5xx must be 0). Two kinds of pull client:
 
   - ``inbox`` (default), a bot that plays several games at once: each group keeps ``--games`` games going (its
     first client creates them and seats the group before the clock starts). Every client loops
@@ -34,9 +34,19 @@ not limit the clients; each with one ``requests.Session(trust_env=False)``), for
     client of a group creates each game and seats its group. Each waiting long poll holds a gthread thread: with
     as many waiting clients as a worker has threads, the client that must move queues behind them.
 
-It prints the median of each figure and the ratio "move submissions/s as a fraction of the trivial endpoint's
-requests/s" (the goal is at least 0.5); ``--json`` prints one JSON object instead. The machine is shared and
-noisy: compare the ratio, measured in one run, rather than absolute figures across runs.
+What is compared is the server's CPU time per request, which neither the clients' share of the 2 cores nor how
+busy the server is changes: the utime + stime of gunicorn's master and workers (``/proc/<pid>/stat``; the master's
+cutime + cstime too, so that a worker that was replaced still counts), read when a round's clock starts (every
+client set up and connected) and once every client has reported. A round's figure is that CPU time divided by
+every request the clients made in it: for the baseline its ``GET /health``; for games every request a pull client
+makes, that is its move submissions (``POST /games/{id}/actions``, accepted or not), its decision reads
+(``GET /decisions?wait`` or ``GET /games/{id}/actions?wait``) and the games it creates and seats in the round.
+The ratio is (CPU per trivial request) / (CPU per game request), the goal at least 0.5; the CPU per accepted move
+(everything the round's server did, divided by its moves) and the throughputs are printed beside it, and the
+1-minute load average at each round's end; so is the CPU the server uses idle (measured for 3 s after the
+rounds), which counts in both figures, more per request the fewer requests a second. It prints the median of each figure over the rounds; ``--json`` prints
+one JSON object instead. :func:`rows` measures one or more databases and returns one row per database (for
+``benchmarks/scale.py``).
 """
 
 from __future__ import annotations
@@ -68,6 +78,7 @@ import requests  # noqa: E402
 
 API = "/api/v1"
 GOAL = 0.5
+IDLE_SECONDS = 3.0
 
 
 # --- the database ---------------------------------------------------------------------------------------------
@@ -138,6 +149,13 @@ def free_port() -> int:
 @contextlib.contextmanager
 def gunicorn(database_url: str, redis_url: str | None, workers: int, threads: int) -> Iterator[str]:
     """Serve the app with gunicorn on a free port; yield its base URL once /health answers; always stop it."""
+    with served(database_url, redis_url, workers, threads) as (base, _):
+        yield base
+
+
+@contextlib.contextmanager
+def served(database_url: str, redis_url: str | None, workers: int, threads: int) -> Iterator[tuple[str, int]]:
+    """:func:`gunicorn`, yielding its master's pid besides."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)}
     env.pop("REDIS_URL", None)
@@ -157,7 +175,7 @@ def gunicorn(database_url: str, redis_url: str | None, workers: int, threads: in
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
-            yield wait_until_up(process, log, f"http://127.0.0.1:{port}")
+            yield wait_until_up(process, log, f"http://127.0.0.1:{port}"), process.pid
         finally:
             process.terminate()
             try:
@@ -184,6 +202,29 @@ def wait_until_up(process: subprocess.Popen[bytes], log: Any, base: str) -> str:
             if time.monotonic() > deadline:
                 raise RuntimeError("gunicorn did not answer /api/v1/health within 30 s")
             time.sleep(0.1)
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def server_cpu_seconds(master: int) -> float:
+    """The CPU time (user + system) gunicorn has used so far: its master's (with its ended children's) and its
+    live workers' (every thread of each)."""
+
+    def times(pid: int) -> tuple[int, list[int]]:
+        """(parent pid, [utime, stime, cutime, cstime]) from /proc/<pid>/stat (the name may hold spaces)."""
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+        return int(fields[1]), [int(value) for value in fields[11:15]]
+
+    ticks = sum(times(master)[1])
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != master:
+            with contextlib.suppress(OSError, ValueError, IndexError):  # a process that ended meanwhile
+                parent, used = times(int(entry))
+                if parent == master:
+                    ticks += used[0] + used[1]
+    return ticks / CLOCK_TICKS
 
 
 # --- the clients ----------------------------------------------------------------------------------------------
@@ -384,8 +425,16 @@ def reporting(target: Any, args: tuple[Any, ...], results: Any) -> None:
 
 
 def run_clients(
-    targets: list[tuple[Any, tuple[Any, ...]]], context: Any, ready: Any, start: Any, results: Any
-) -> list[dict[str, Any]]:
+    targets: list[tuple[Any, tuple[Any, ...]]],
+    context: Any,
+    ready: Any,
+    start: Any,
+    results: Any,
+    master: int | None = None,
+) -> tuple[list[dict[str, Any]], float]:
+    """Run the clients; their reports, and the server's CPU seconds from the clock's start to the last report
+    (gunicorn's, ``master`` its pid; 0 without one)."""
+    cpu_of = (lambda: server_cpu_seconds(master)) if master is not None else (lambda: 0.0)
     processes = [
         context.Process(target=reporting, args=(target, args, results), daemon=True) for target, args in targets
     ]
@@ -395,8 +444,11 @@ def run_clients(
         for gate in start:  # every client set up (its first games made), then connected, before the clock starts
             for _ in processes:
                 ready.get(timeout=120)
+            if gate is start[-1]:
+                started = cpu_of()
             gate.set()
         reports = [results.get(timeout=120) for _ in processes]
+        cpu = cpu_of() - started
     finally:
         for gate in start:
             gate.set()
@@ -408,7 +460,7 @@ def run_clients(
     failures = [report["error"] for report in reports if "error" in report]
     if failures:
         raise RuntimeError(f"{len(failures)} client(s) failed; the first:\n{failures[0]}")
-    return reports
+    return reports, cpu
 
 
 def register(base: str, count: int, prefix: str) -> list[str]:
@@ -421,18 +473,21 @@ def register(base: str, count: int, prefix: str) -> list[str]:
         return tokens
 
 
-def baseline_round(base: str, args: argparse.Namespace, context: Any) -> dict[str, float]:
+def baseline_round(base: str, master: int, args: argparse.Namespace, context: Any) -> dict[str, float]:
     ready, start, results = context.Queue(), (context.Event(), context.Event()), context.Queue()
     targets = [(health_client, (base, ready, start, args.seconds, results)) for _ in range(args.clients)]
-    reports = run_clients(targets, context, ready, start, results)
+    reports, cpu = run_clients(targets, context, ready, start, results, master)
+    requests = sum(r["ok"] + r["other"] for r in reports)
     return {
         "requests_per_s": sum(r["ok"] for r in reports) / args.seconds,
+        "cpu_us_per_request": 1e6 * cpu / max(1, requests),
+        "requests": requests,
         "other": sum(r["other"] for r in reports),
         "5xx": sum(r["5xx"] for r in reports),
     }
 
 
-def games_round(base: str, args: argparse.Namespace, context: Any, round_: int) -> dict[str, float]:
+def games_round(base: str, master: int, args: argparse.Namespace, context: Any, round_: int) -> dict[str, float]:
     ready, start, results = context.Queue(), (context.Event(), context.Event()), context.Queue()
     tokens = register(base, args.clients, f"bench-{round_}")  # fresh players: no game left over from a round
     targets: list[tuple[Any, tuple[Any, ...]]] = []
@@ -447,11 +502,14 @@ def games_round(base: str, args: argparse.Namespace, context: Any, round_: int) 
             else:
                 mail = (inboxes[seat], inboxes[1:] if seat == 0 else [])
                 targets.append((actions_client, (base, members, seat, args.game, *mail, *common)))
-    reports = run_clients(targets, context, ready, start, results)
+    reports, cpu = run_clients(targets, context, ready, start, results, master)
     totals = {key: sum(r[key] for r in reports) for key in reports[0]}
     return {
         "moves_per_s": totals["moves"] / args.seconds,
         "requests_per_s": totals["requests"] / args.seconds,
+        "cpu_us_per_request": 1e6 * cpu / max(1, totals["requests"]),
+        "cpu_us_per_move": 1e6 * cpu / max(1, totals["moves"]),
+        "requests": totals["requests"],
         "games_done": totals["games_done"],
         "409": totals["409"],
         "5xx": totals["5xx"],
@@ -531,16 +589,31 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    baselines: list[dict[str, float]] = []
-    games: list[dict[str, float]] = []
+    rounds: list[dict[str, float]] = []
     with fresh_database(args.database_url) as database_url:
         create_schema(database_url)
-        with gunicorn(database_url, args.redis_url, args.workers, args.threads) as base:
+        with served(database_url, args.redis_url, args.workers, args.threads) as (base, master):
             for round_ in range(args.rounds):
-                baselines.append(baseline_round(base, args, context))
-                games.append(games_round(base, args, context, round_))
-    health = statistics.median(b["requests_per_s"] for b in baselines)
-    moves = statistics.median(g["moves_per_s"] for g in games)
+                health = baseline_round(base, master, args, context)
+                games = games_round(base, master, args, context, round_)
+                rounds.append(
+                    {
+                        "health_requests_per_s": health["requests_per_s"],
+                        "health_cpu_us": health["cpu_us_per_request"],
+                        **{k: v for k, v in games.items()},
+                        "5xx": health["5xx"] + games["5xx"],
+                        "ratio": health["cpu_us_per_request"] / games["cpu_us_per_request"],
+                        "load1": os.getloadavg()[0],
+                    }
+                )
+            time.sleep(1.0)  # the last long polls end
+            before = server_cpu_seconds(master)
+            time.sleep(IDLE_SECONDS)  # what the server uses with no request (its maintenance thread...)
+            idle = (server_cpu_seconds(master) - before) / IDLE_SECONDS
+
+    def median(key: str) -> float:
+        return statistics.median(r[key] for r in rounds)
+
     return {
         "settings": {
             "workers": args.workers,
@@ -553,24 +626,29 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             "seconds": args.seconds,
             "rounds": args.rounds,
             "wait": args.wait,
-            "database": "postgresql"
-            if args.database_url and args.database_url.startswith("postgres")
-            else "sqlite",
+            "database": database_kind(args.database_url),
             "redis": bool(args.redis_url),
         },
-        "health_requests_per_s": round(health, 1),
-        "moves_per_s": round(moves, 1),
-        "game_requests_per_s": round(statistics.median(g["requests_per_s"] for g in games), 1),
-        "ratio": round(moves / health, 3) if health else None,
+        "health_cpu_us": round(median("health_cpu_us"), 1),
+        "game_request_cpu_us": round(median("cpu_us_per_request"), 1),
+        "move_cpu_us": round(median("cpu_us_per_move"), 1),
+        "ratio": round(median("ratio"), 3),
+        "ratio_per_move": round(statistics.median(r["health_cpu_us"] / r["cpu_us_per_move"] for r in rounds), 3),
         "goal": GOAL,
-        "games_done": sum(g["games_done"] for g in games),
-        "409": sum(g["409"] for g in games),
-        "5xx": sum(g["5xx"] for g in games) + sum(b["5xx"] for b in baselines),
-        "rounds": [
-            {"health_requests_per_s": round(b["requests_per_s"], 1), **{k: round(v, 1) for k, v in g.items()}}
-            for b, g in zip(baselines, games, strict=True)
-        ],
+        "health_requests_per_s": round(median("health_requests_per_s"), 1),
+        "moves_per_s": round(median("moves_per_s"), 1),
+        "game_requests_per_s": round(median("requests_per_s"), 1),
+        "games_done": sum(r["games_done"] for r in rounds),
+        "409": sum(r["409"] for r in rounds),
+        "5xx": sum(r["5xx"] for r in rounds),
+        "load1": [round(r["load1"], 2) for r in rounds],
+        "idle_cpu_ms_per_s": round(1000 * idle, 1),
+        "rounds": [{k: round(v, 3 if k == "ratio" else 1) for k, v in r.items()} for r in rounds],
     }
+
+
+def database_kind(url: str | None) -> str:
+    return "postgresql" if url and url.startswith("postgres") else "sqlite"
 
 
 def print_table(figures: dict[str, Any]) -> None:
@@ -579,29 +657,65 @@ def print_table(figures: dict[str, Any]) -> None:
         f"gunicorn gthread {s['workers']} workers x {s['threads']} threads, {s['database']}"
         f"{' + redis' if s['redis'] else ''}; {s['clients']} {s['client']} client processes, "
         f"{s['games_at_once']} {s['seats']}-player {s['game']} game(s) at once per group; "
-        f"{s['rounds']} rounds of {s['seconds']:g} s"
+        f"{s['rounds']} rounds of {s['seconds']:g} s; server CPU in us per request"
     )
     print(
-        f"{'round':>5}  {'health req/s':>12}  {'moves/s':>8}  {'game req/s':>10}  {'games':>5}  {'409':>4}  {'5xx':>4}"
+        f"{'round':>5}  {'health us':>9}  {'game req us':>11}  {'move us':>7}  {'ratio':>5}  {'health/s':>8}"
+        f"  {'moves/s':>7}  {'game req/s':>10}  {'games':>5}  {'409':>4}  {'5xx':>4}  {'load1':>5}"
     )
     for number, r in enumerate(figures["rounds"], 1):
         print(
-            f"{number:>5}  {r['health_requests_per_s']:>12,.1f}  {r['moves_per_s']:>8,.1f}  {r['requests_per_s']:>10,.1f}"
-            f"  {r['games_done']:>5g}  {r['409']:>4g}  {r['5xx']:>4g}"
+            f"{number:>5}  {r['health_cpu_us']:>9,.0f}  {r['cpu_us_per_request']:>11,.0f}  {r['cpu_us_per_move']:>7,.0f}"
+            f"  {r['ratio']:>5.2f}  {r['health_requests_per_s']:>8,.0f}  {r['moves_per_s']:>7,.0f}"
+            f"  {r['requests_per_s']:>10,.0f}  {r['games_done']:>5g}  {r['409']:>4g}  {r['5xx']:>4g}  {r['load1']:>5.2f}"
         )
     print(
-        f"median  {figures['health_requests_per_s']:>10,.1f}  {figures['moves_per_s']:>8,.1f}  "
-        f"{figures['game_requests_per_s']:>10,.1f}"
+        f"{'median':>5}  {figures['health_cpu_us']:>9,.0f}  {figures['game_request_cpu_us']:>11,.0f}"
+        f"  {figures['move_cpu_us']:>7,.0f}  {figures['ratio']:>5.2f}  {figures['health_requests_per_s']:>8,.0f}"
+        f"  {figures['moves_per_s']:>7,.0f}  {figures['game_requests_per_s']:>10,.0f}"
     )
-    verdict = "met" if figures["ratio"] is not None and figures["ratio"] >= GOAL else "NOT met"
+    verdict = "met" if figures["ratio"] >= GOAL else "NOT met"
     print(
-        f"move submissions/s as a fraction of the trivial endpoint's requests/s: {figures['ratio']} "
-        f"(goal >= {GOAL}: {verdict}); 409s: {figures['409']}, 5xx: {figures['5xx']}"
+        f"server CPU per trivial request / per pull client's game request (its moves, decision reads and game "
+        f"set-ups): {figures['ratio']} (goal >= {GOAL}: {verdict}); per accepted move, everything included: "
+        f"{figures['ratio_per_move']}; 409s: {figures['409']}, 5xx: {figures['5xx']}"
     )
+    print(
+        f"the server idle (included above, as it ran during the rounds): {figures['idle_cpu_ms_per_s']} ms of CPU "
+        f"per second"
+    )
+
+
+def rows(database_urls: list[str | None], argv: list[str] | None = None) -> list[dict[str, Any]]:
+    """One row per database (``None``: SQLite; else a server URL, as ``--database-url``), measured with the
+    command's options ``argv`` (without ``--database-url``): what is compared, the CPU figures, the goal, whether
+    it is met and the load averages."""
+    found = []
+    for url in database_urls:
+        args = parse_args([*(argv or []), *([] if url is None else ["--database-url", url])])
+        figures = measure(args)
+        found.append(
+            {
+                "what": "server CPU per trivial request / per pull client's game request",
+                "database": figures["settings"]["database"],
+                "health_cpu_us": figures["health_cpu_us"],
+                "game_request_cpu_us": figures["game_request_cpu_us"],
+                "move_cpu_us": figures["move_cpu_us"],
+                "ratio": figures["ratio"],
+                "ratio_per_move": figures["ratio_per_move"],
+                "goal": GOAL,
+                "met": figures["ratio"] >= GOAL,
+                "5xx": figures["5xx"],
+                "load1": figures["load1"],
+                "idle_cpu_ms_per_s": figures["idle_cpu_ms_per_s"],
+            }
+        )
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    print(f"load average at the start: {os.getloadavg()[0]:.2f}", file=sys.stderr)
     figures = measure(args)
     if args.json:
         print(json.dumps(figures))

@@ -8,8 +8,8 @@ of ``--game`` with its legal actions; benchmarks/tournament.py):
 
 - ``botconnection``: :class:`botlink.calls.BotConnection` ``.move(payload)``, as a tournament worker calls a bot
   (it serialises the payload, signs it, checks the reply: everything but the game);
-- ``requests``: a bare ``requests.Session(trust_env=False)`` posting the signed body (the tournament benchmark's
-  baseline); ``urllib3``: a bare ``HTTPConnectionPool``; ``http.client``: a bare ``HTTPConnection``. Each signs
+- ``requests``: a bare ``requests.Session(trust_env=False)`` posting the signed body; ``urllib3``: a bare
+  ``HTTPConnectionPool``; ``http.client``: a bare ``HTTPConnection``. Each signs
   the body per request and reads the reply, nothing more.
 - with ``--compare OTHER.py``: ``compare``, the ``BotConnection`` of another version of ``botlink/calls.py``
   loaded from that file, e.g. the last committed one::
@@ -20,7 +20,8 @@ of ``--game`` with its legal actions; benchmarks/tournament.py):
 Every contender keeps one connection alive for its whole round. It prints the median round trips/s of each and
 the median, over the rounds, of its ratio to ``requests`` in the same round (steadier than a ratio of medians when
 the machine's load changes between rounds). The machine is shared and noisy (the bot and this process share 2
-cores): compare the ratios of one run, not figures across runs.
+cores): compare the ratios of one run, not figures across runs. The 1-minute load average is printed at each
+round's start and at the end.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ import urllib3
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.tournament import SECRET, bot_processes, move_request  # noqa: E402
+from benchmarks.tournament import SECRET, bot_processes, load_average, move_request  # noqa: E402
 from botlink import calls as botcall  # noqa: E402
 from botlink import netguard, signing  # noqa: E402
 
@@ -155,11 +156,14 @@ def main() -> int:
         contenders["compare"] = with_connection(load_connection_class(args.compare))
     contenders.update({"requests": bare_requests, "urllib3": bare_urllib3, "http.client": bare_http_client})
     figures: dict[str, list[float]] = {name: [] for name in contenders}
+    load: list[float] = []
     body = move_request(args.game)
     with bot_processes(1) as urls:
         for _ in range(args.repeat):
+            load.append(load_average())
             for name, contender in contenders.items():
                 figures[name].append(contender(urls[0], body, args.seconds))
+        load.append(load_average())
     medians = {name: statistics.median(values) for name, values in figures.items()}
     ratios = {
         name: statistics.median(value / base for value, base in zip(values, figures["requests"], strict=True))
@@ -171,6 +175,7 @@ def main() -> int:
         "round_trips_per_s": {name: round(value, 1) for name, value in medians.items()},
         "vs_requests": {name: round(value, 3) for name, value in ratios.items()},
         "runs": {name: [round(value, 1) for value in values] for name, values in figures.items()},
+        "load_average_1min": load,
     }
     if args.json:
         print(json.dumps(report, indent=2))
@@ -180,6 +185,7 @@ def main() -> int:
         )
         for name, value in medians.items():
             print(f"{name:14} {value:8.1f} round trips/s   {ratios[name]:6.3f} x requests")
+        print(f"1-minute load average at each round's start, then at the end: {', '.join(map(str, load))}")
     return 0
 
 

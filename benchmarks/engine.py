@@ -7,16 +7,31 @@
    each side's decisions/s is timed inside its loop (start-up excluded). apologies deals from the global
    ``random`` module and its own deck, so it cannot play our deals: the two engines play ``--games`` games of the
    same settings and seeds each round, and they are compared per decision (a decision: one choice among the legal
-   moves; forfeits are not decisions). The ratio is the median of the rounds' ratios.
+   moves; forfeits are not decisions). Each side is timed by the wall clock and by its process's CPU time, which
+   the other processes of a loaded machine do not add to; each ratio is the median of the rounds' ratios.
+   Per decision each side asks for the legal moves, picks one at random and applies it. apologies builds the
+   seat's view first (its rules need it) and records every move in its game's history (a log string and a
+   timestamped object: it has no path without them; about 1% of its loop). Ours is timed twice each round: with
+   each move's events built (``engine.apply``: the same work, a record of each move) and without them
+   (``engine.apply(..., events=False)``: what the tournament runner and the simulator do).
 2. Whole processes, start-up included, interleaved: ``sorry-arena simulate --players 4 --bots random
-   --no-replays --games N`` against a process of apologies playing N 4-player games through the same runner, and
-   against apologies' own simulation entry point (``apologies.cli`` ``simulation --iter 1``: 6 games, 2 to 4
-   players in its two modes); medians of the wall time per game.
+   --no-replays --games N`` (which builds no events) against a process of apologies playing N 4-player games
+   through the same runner (which records its history), and against apologies' own simulation entry point
+   (``apologies.cli`` ``simulation --iter 1``: 6 games, 2 to 4 players in its two modes); medians of the wall time
+   per game, and of the CPU time of ours and the runner's.
 3. The card game, which has no other implementation: 4-player games against its goal of 20,000 decisions/s.
 
 apologies is imported from this interpreter when it is installed (``pip install -e '.[bench]'``), else installed
 once into a scratch virtual environment under the temporary directory (``pip install apologies==0.4.2``). The
 machine's load average is printed before and after: on a shared machine compare the ratios, measured in one run.
+
+Measured on a 2-core machine shared with other work: ``--rounds 5 --games 40 --process-games 20`` at a load
+average of 0.4 to 3.2: per decision, with our events built, 20.8x apologies by CPU time (124,093 decisions per CPU
+second against 5,847; 20.2x by the wall clock); without them 25.1x by CPU time (146,785; 25.2x by the wall clock);
+whole processes of 20 games 5.9x by CPU time; the card game 88,523 decisions/s. ``--rounds 3 --games 40
+--process-games 100`` just after, at a load of 1.4 to 2.0: per decision 21.4x with events, 24.1x without by CPU
+time; whole processes of 100 games 15.1x by CPU time, 15.0x by the wall clock (goal: 10x). The goal of 20x per
+decision is reached with the events built, with a thin margin.
 """
 
 from __future__ import annotations
@@ -26,6 +41,7 @@ import importlib.util
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,6 +49,7 @@ import tempfile
 import time
 import venv
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -63,23 +80,36 @@ def apologies_python() -> str:
     return str(python)
 
 
-def play_random(game: str, players: int, games: int, seed: int, with_view: bool = False) -> tuple[int, int, float]:
-    """(games, decisions, seconds) for ``games`` default-settings games of ``players`` random bots."""
+class Timed(NamedTuple):
+    games: int
+    decisions: int
+    seconds: float
+    """Wall time of the loop."""
+    cpu_seconds: float
+    """The process's CPU time over the loop."""
+
+
+def play_random(
+    game: str, players: int, games: int, seed: int, with_view: bool = False, events: bool = True
+) -> Timed:
+    """``games`` default-settings games of ``players`` random bots, timed (start-up excluded); each action applied
+    with its events built, or without them (``events=False``, as the tournament runner and the simulator play)."""
     rng = random.Random(seed)
     decisions = 0
     started = time.perf_counter()
+    cpu_started = time.process_time()
     for index in range(games):
         state = engine.new_game(game, {"players": players}, seed * 100_003 + index)
         while (asked := engine.decision(state)) is not None:
             seat = asked.seat
             if with_view:
                 engine.view(state, seat)
-            engine.apply(state, rng.choice(engine.legal_actions(state, seat)).id, seat)
+            engine.apply(state, rng.choice(engine.legal_actions(state, seat)).id, seat, events=events)
             decisions += 1
-    return games, decisions, time.perf_counter() - started
+    return Timed(games, decisions, time.perf_counter() - started, time.process_time() - cpu_started)
 
 
-def play_apologies(python: str, players: int, games: int, seed: int) -> tuple[int, int, float]:
+def play_apologies(python: str, players: int, games: int, seed: int) -> Timed:
     done = subprocess.run(
         [python, "-c", RUNNER, str(players), str(games), str(seed), "json"],
         capture_output=True,
@@ -87,27 +117,40 @@ def play_apologies(python: str, players: int, games: int, seed: int) -> tuple[in
         check=True,
     )
     run = json.loads(done.stdout.splitlines()[-1])
-    return run["games"], run["decisions"], run["seconds"]
+    return Timed(run["games"], run["decisions"], run["seconds"], run["cpu_seconds"])
 
 
 def per_decision(python: str, rounds: int, games: int, seed: int) -> dict[str, float]:
-    ours: list[float] = []
-    theirs: list[float] = []
-    ours_per_game: list[float] = []
-    theirs_per_game: list[float] = []
+    """Each side's decisions per second of wall and of CPU time in each round; ratios are medians of the rounds'.
+    Ours plays each round twice, with its events built (the same work as apologies, which records each move in its
+    history) and without them (what our tournaments and simulations do)."""
+    ours: list[Timed] = []
+    silent: list[Timed] = []
+    theirs: list[Timed] = []
     for round_ in range(rounds):
-        played, decisions, seconds = play_random("board", 4, games, seed + round_)
-        ours.append(decisions / seconds)
-        ours_per_game.append(decisions / played)
-        played, decisions, seconds = play_apologies(python, 4, games, seed + round_)
-        theirs.append(decisions / seconds)
-        theirs_per_game.append(decisions / played)
+        ours.append(play_random("board", 4, games, seed + round_))
+        theirs.append(play_apologies(python, 4, games, seed + round_))
+        silent.append(play_random("board", 4, games, seed + round_, events=False))
+
+    def rates(runs: list[Timed], cpu: bool) -> list[float]:
+        return [run.decisions / (run.cpu_seconds if cpu else run.seconds) for run in runs]
+
+    def ratio(cpu: bool, runs: list[Timed] = ours) -> float:
+        return statistics.median(a / b for a, b in zip(rates(runs, cpu), rates(theirs, cpu), strict=True))
+
     return {
-        "ours_decisions_per_s": statistics.median(ours),
-        "apologies_decisions_per_s": statistics.median(theirs),
-        "ratio": statistics.median(a / b for a, b in zip(ours, theirs, strict=True)),
-        "ours_decisions_per_game": statistics.mean(ours_per_game),
-        "apologies_decisions_per_game": statistics.mean(theirs_per_game),
+        "ours_decisions_per_s": statistics.median(rates(ours, False)),
+        "apologies_decisions_per_s": statistics.median(rates(theirs, False)),
+        "ratio": ratio(False),
+        "ours_decisions_per_cpu_s": statistics.median(rates(ours, True)),
+        "apologies_decisions_per_cpu_s": statistics.median(rates(theirs, True)),
+        "cpu_ratio": ratio(True),
+        "silent_decisions_per_s": statistics.median(rates(silent, False)),
+        "silent_ratio": ratio(False, silent),
+        "silent_decisions_per_cpu_s": statistics.median(rates(silent, True)),
+        "silent_cpu_ratio": ratio(True, silent),
+        "ours_decisions_per_game": statistics.mean(run.decisions / run.games for run in ours),
+        "apologies_decisions_per_game": statistics.mean(run.decisions / run.games for run in theirs),
     }
 
 
@@ -116,14 +159,19 @@ def sorry_arena() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "cli.main"]
 
 
-def timed(command: list[str], cwd: Path) -> float:
+def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one run of ``command``, start-up included."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def whole_process(python: str, rounds: int, games: int) -> dict[str, float]:
-    """Median wall seconds per game of each command, the three run in turn each round."""
+    """Median wall and CPU seconds per game of each command (CPU: the process's own, ``getrusage``), the three run in
+    turn each round; ratios are medians of the rounds'."""
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         ours = [
@@ -140,18 +188,29 @@ def whole_process(python: str, rounds: int, games: int) -> dict[str, float]:
         runner = [python, "-c", RUNNER, "4", str(games), "1", "quiet"]
         entry = [python, "-c", "from apologies.cli import cli; cli('simulation')", "--iter", "1", "--out"]
         entry += [str(work / "apologies.csv"), "apologies.source.RandomInputSource"]
-        times: dict[str, list[float]] = {"ours": [], "runner": [], "entry": []}
+        times: dict[str, list[tuple[float, float]]] = {"ours": [], "runner": [], "entry": []}
         for _ in range(rounds):
-            times["ours"].append(timed(ours, work) / games)
-            times["runner"].append(timed(runner, work) / games)
-            times["entry"].append(timed(entry, work) / 6)
-    ours_s = times["ours"]
+            for name, command in (("ours", ours), ("runner", runner), ("entry", entry)):
+                wall, cpu = timed(command, work)
+                per_game = 6 if name == "entry" else games
+                times[name].append((wall / per_game, cpu / per_game))
+
+    def median(name: str, cpu: bool) -> float:
+        return statistics.median(run[1 if cpu else 0] for run in times[name])
+
+    def ratio(name: str, cpu: bool) -> float:
+        index = 1 if cpu else 0
+        return statistics.median(b[index] / a[index] for a, b in zip(times["ours"], times[name], strict=True))
+
     return {
-        "ours_s_per_game": statistics.median(ours_s),
-        "runner_s_per_game": statistics.median(times["runner"]),
-        "entry_s_per_game": statistics.median(times["entry"]),
-        "runner_ratio": statistics.median(b / a for a, b in zip(ours_s, times["runner"], strict=True)),
-        "entry_ratio": statistics.median(b / a for a, b in zip(ours_s, times["entry"], strict=True)),
+        "ours_s_per_game": median("ours", False),
+        "runner_s_per_game": median("runner", False),
+        "entry_s_per_game": median("entry", False),
+        "runner_ratio": ratio("runner", False),
+        "entry_ratio": ratio("entry", False),
+        "ours_cpu_s_per_game": median("ours", True),
+        "runner_cpu_s_per_game": median("runner", True),
+        "runner_cpu_ratio": ratio("runner", True),
     }
 
 
@@ -160,9 +219,9 @@ def measure_cards(runs: int, games: int, seed: int) -> dict[str, float]:
     lean = [play_random("card", 4, games, seed + run) for run in range(runs)]
     viewed = [play_random("card", 4, games, seed + run, with_view=True) for run in range(runs)]
     return {
-        "games_per_s": statistics.median(g / s for g, _, s in lean),
-        "decisions_per_s": statistics.median(d / s for _, d, s in lean),
-        "with_view_decisions_per_s": statistics.median(d / s for _, d, s in viewed),
+        "games_per_s": statistics.median(run.games / run.seconds for run in lean),
+        "decisions_per_s": statistics.median(run.decisions / run.seconds for run in lean),
+        "with_view_decisions_per_s": statistics.median(run.decisions / run.seconds for run in viewed),
     }
 
 
@@ -197,11 +256,24 @@ def main() -> None:
         f"(decisions per game: ours {decisions['ours_decisions_per_game']:.0f}, "
         f"apologies {decisions['apologies_decisions_per_game']:.0f})"
     )
+    print(
+        f"by CPU time: ours {decisions['ours_decisions_per_cpu_s']:,.0f} decisions per CPU second, apologies "
+        f"{decisions['apologies_decisions_per_cpu_s']:,.0f}: {decisions['cpu_ratio']:.1f}x per decision"
+    )
+    print(
+        f"ours without building events (engine.apply(..., events=False), as tournaments and simulations play; "
+        f"apologies still records its history): {decisions['silent_decisions_per_cpu_s']:,.0f} decisions per CPU "
+        f"second, {decisions['silent_cpu_ratio']:.1f}x by CPU time, {decisions['silent_ratio']:.1f}x by the wall clock"
+    )
     print(f"\nwhole processes, start-up included, {args.rounds} interleaved rounds, median wall time per game")
     print(f"sorry-arena simulate --games {args.process_games}: {process['ours_s_per_game'] * 1000:.1f} ms")
     print(
         f"apologies, {args.process_games} games through the same runner: {process['runner_s_per_game'] * 1000:.1f} ms"
         f" ({process['runner_ratio']:.1f}x ours)"
+    )
+    print(
+        f"by CPU time: ours {process['ours_cpu_s_per_game'] * 1000:.1f} ms, the runner "
+        f"{process['runner_cpu_s_per_game'] * 1000:.1f} ms ({process['runner_cpu_ratio']:.1f}x ours)"
     )
     print(
         f"apologies' simulation entry point (--iter 1, 6 games of 2-4 players): "

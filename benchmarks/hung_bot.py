@@ -87,7 +87,7 @@ def switchable_bot(port: int, hung: Any) -> None:
 def private_redis() -> Iterator[str]:
     server = shutil.which("redis-server")
     if server is None:
-        raise SystemExit("hung_bot.py needs redis-server on the PATH")
+        raise SystemExit("this benchmark starts a private Redis: it needs redis-server on the PATH")
     port = free_port()
     process = subprocess.Popen(
         [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],

@@ -368,7 +368,7 @@ def play_and_check(args: argparse.Namespace, database_url: str) -> dict[str, Any
     with serve(database_url, args.redis_url, args.workers, args.threads, args.limits) as (base, server_problems):
         tokens = register(base, args.clients, "load")
         targets = [(load_client, (base, tokens, me, args, ready, start, results)) for me in range(args.clients)]
-        reports = run_clients(targets, context, ready, start, results)
+        reports, _ = run_clients(targets, context, ready, start, results)
     counts: Counter[str] = Counter()
     for report in reports:
         counts.update(report["counts"])

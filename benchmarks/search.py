@@ -42,7 +42,9 @@ def positions(game: str, count: int, seed: int) -> list[Any]:
         while not engine.is_over(state) and len(kept) < count:
             if rng.random() < 0.1:
                 kept.append(engine.copy(state))
-            engine.apply(state, rng.choice(engine.legal_actions(state, engine.decision(state).seat)).id)
+            engine.apply(
+                state, rng.choice(engine.legal_actions(state, engine.decision(state).seat)).id, events=False
+            )
     return kept
 
 

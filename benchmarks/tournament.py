@@ -1,23 +1,39 @@
-"""Tournament speed: moves/s of RQ workers playing push bots over HTTP, against a bare requests.Session round trip.
+"""Tournament speed: moves/s of RQ workers playing push bots over HTTP, against the worker's own bot client alone.
 
-    .venv/bin/python benchmarks/tournament.py [--bots 4] [--game board] [--rounds 2] [--repeat 3]
-        [--redis-url redis://127.0.0.1:6379/5] [--database-url URL] [--seconds 3] [--json]
+    .venv/bin/python benchmarks/tournament.py [--bots 4] [--game board] [--rounds 6] [--repeat 3] [--slots 8]
+        [--seconds 3] [--redis-url redis://127.0.0.1:6379/13] [--database-url postgresql+psycopg://HOST:PORT]
+        [--compare-root OTHER_CHECKOUT] [--json]
 
-It starts ``--bots`` example bots (``python -m clients --bot random --push``, one process each, on loopback) and
-a fresh database (a SQLite file in a temporary directory, or ``--database-url``); the Redis database of
-``--redis-url`` is emptied first and last. Then ``--repeat`` times, interleaved:
+It starts ``--bots`` example bots (``python -m clients --bot random --push``, one process each, on loopback) and a
+database of its own: a SQLite file in a temporary directory, or, with ``--database-url`` naming a PostgreSQL
+server, a uniquely named database it creates there and drops at the end. The Redis database of ``--redis-url``
+(its number chosen to be free) is emptied first and last, and no other. Then ``--repeat`` rounds, each of three
+measurements (in this order in the first, third... rounds, the reverse in the others, so that a drift of the
+machine's load falls on all of them alike):
 
-- baseline: one ``requests.Session(trust_env=False)`` POSTs a real, signed move request (a position of the game
-  with its legal actions) to one bot's ``/move`` for ``--seconds``: the bare round-trip rate.
-- 1 worker, then 2 workers (``sorry-arena worker`` processes, started and registered with Redis before the clock
-  starts): a round robin of ``--game`` between the bots (table of 2, ``--rounds`` rounds) is created through the
-  API and played to its end. The figure is the moves saved by the workers divided by the time from the
-  tournament's creation to its last game's result, both as stored in the database (the final standings fit
-  comes after and is not counted; this process polls only every 0.25 s).
+- bare: what the worker's own bot client does alone. ``--slots`` threads (as many as a worker's game slots, the
+  games it plays at once), each with its own :class:`botlink.calls.BotConnection` to one of the bots (thread ``i``
+  to bot ``i % bots``), call ``move`` for ``--seconds`` with a real move request (a position of ``--game`` with its
+  legal actions; the connection serialises, signs, sends, reads and checks it): calls/s, all threads together.
+- 1 worker, then 2 workers (``sorry-arena worker --games SLOTS`` processes, started and registered with Redis
+  before the clock starts): a round robin of ``--game`` between the bots (table of 2, ``--rounds`` rounds) is
+  created through the API and played to its end. The figure is the moves saved by the workers divided by the time
+  from the tournament's creation to its last game's result, both as stored in the database (the final standings
+  fit comes after and is not counted; this process polls only every 0.25 s).
 
-It prints the medians and two ratios, with the goals of the tournament issue: one worker's moves/s as a fraction of
-the bare round-trip rate (goal >= 0.5), and two workers' moves/s over one worker's (goal >= 1.6). The machine is
-shared and noisy (2 cores, which the bots, the workers and this process share): compare ratios of one run.
+With ``--compare-root``, each round also plays the 1-worker tournament with a worker started from another checkout
+of the project (another version of the worker, e.g. ``git archive <commit> | tar -x -C DIR``; it must work with
+this checkout's database schema), and prints this worker's moves/s over that one's, measured in the same round: an
+A/B of two versions of the worker.
+
+Each measurement also reads the CPU time used meanwhile (Linux's /proc): by the bare client's threads and by the
+bots, per call; by the worker (from the tournament's creation to its end) and by the bots, per move.
+Every round is printed with the 1-minute load average before and after it, then the medians over the rounds of
+the two ratios, each taken within its round: one worker's moves/s over the bare calls/s (goal >= 0.7) and two
+workers' moves/s over one worker's (goal >= 1.6). The machine is shared (the bots, the workers and this process
+share its cores): compare the ratios, not figures across runs.
+
+:func:`rows` runs the measurements and returns one dict per round, for other benchmarks to call.
 """
 
 from __future__ import annotations
@@ -30,22 +46,23 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, NamedTuple
 
 import redis
-import requests
-from sqlalchemy import func, select
+from sqlalchemy import create_engine, func, make_url, select, text
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
-from botlink import signing  # noqa: E402
+from botlink import netguard  # noqa: E402
+from botlink.calls import BotConnection  # noqa: E402
 from runtime.settings import Settings  # noqa: E402
 from service.app import create_app  # noqa: E402
 from store import migrate  # noqa: E402
@@ -56,6 +73,13 @@ from store.models import (  # noqa: E402
 )
 
 SECRET = "benchmark-secret-" + "x" * 24
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/13"
+DEFAULT_SLOTS = 8
+"""A worker's game slots by default (``SORRY_ARENA_GAMES_PER_WORKER``)."""
+GOAL_VS_BARE = 0.7
+GOAL_TWO_VS_ONE = 1.6
+WARM_UP_CALLS = 10
+"""Calls each bare thread makes before the clock starts: its connection open, every code path warm."""
 
 
 def free_port() -> int:
@@ -64,8 +88,31 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def load_average() -> float:
+    """The machine's 1-minute load average."""
+    return round(os.getloadavg()[0], 2)
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """The CPU time (user and system) the processes ``pids`` have used so far (Linux's /proc)."""
+    total = 0.0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 @contextmanager
 def bot_processes(count: int) -> Iterator[list[str]]:
+    """``count`` random push bots, one process each: their URLs."""
+    with push_bots(count) as bots:
+        yield [url for url, _ in bots]
+
+
+@contextmanager
+def push_bots(count: int) -> Iterator[list[tuple[str, int]]]:
+    """``count`` random push bots, one process each: their URLs and process ids."""
     ports = [free_port() for _ in range(count)]
     env = {**os.environ, "SORRY_ARENA_SECRET": SECRET}
     processes = [
@@ -82,7 +129,7 @@ def bot_processes(count: int) -> Iterator[list[str]]:
     try:
         for url in urls:
             wait_for(url)
-        yield urls
+        yield [(url, process.pid) for url, process in zip(urls, processes, strict=True)]
     finally:
         for process in processes:
             process.terminate()
@@ -90,27 +137,23 @@ def bot_processes(count: int) -> Iterator[list[str]]:
 
 
 def wait_for(url: str) -> None:
+    """Until the bot at ``url`` answers its info route, whatever its answer (20 s at most)."""
     deadline = time.monotonic() + 20
-    while True:
-        try:
-            body = json.dumps({"type": "info", "nonce": "x"}).encode()
-            signed = signing.headers(SECRET, "POST", urlsplit(url).path + "/info", body)
-            requests.post(url + "/info", data=body, headers=signed, timeout=1)
-            return
-        except requests.RequestException:
+    with BotConnection(url, SECRET, netguard.parse_allowlist("loopback")) as connection:
+        while connection.call("info", {"type": "info", "nonce": "x"}).fault in ("connection", "timeout"):
             if time.monotonic() > deadline:
-                raise RuntimeError(f"the bot at {url} never answered") from None
+                raise RuntimeError(f"the bot at {url} never answered")
             time.sleep(0.1)
 
 
-def move_request(game: str) -> bytes:
+def move_payload(game: str) -> dict[str, Any]:
     """A real move request: a position some moves into a game, its view and legal actions."""
     state = engine.new_game(game, {"players": 2}, 3)
     for _ in range(12):
         engine.apply(state, engine.fallback_action(state))
     decision = engine.decision(state)
     assert decision is not None
-    payload = {
+    return {
         "type": "move",
         "game_id": 1,
         "tournament_id": 1,
@@ -122,32 +165,95 @@ def move_request(game: str) -> bytes:
         "deadline_ms": 1000,
         "last_latency_ms": 1.0,
     }
-    return json.dumps(payload, separators=(",", ":")).encode()
 
 
-def bare_round_trips(url: str, body: bytes, seconds: float) -> float:
-    session = requests.Session()
-    session.trust_env = False
-    count, started = 0, time.perf_counter()
-    while time.perf_counter() - started < seconds:
-        signed = signing.headers(SECRET, "POST", urlsplit(url).path + "/move", body)
-        headers = {"Content-Type": "application/json", **signed}
-        response = session.post(url + "/move", data=body, headers=headers, timeout=5)
-        response.raise_for_status()
-        count += 1
-    return count / (time.perf_counter() - started)
+def move_request(game: str) -> bytes:
+    """:func:`move_payload` as the bytes sent."""
+    return json.dumps(move_payload(game), separators=(",", ":")).encode()
+
+
+def bare_rate(urls: list[str], payload: dict[str, Any], threads: int, seconds: float) -> float:
+    """Calls/s of ``threads`` threads, each calling ``move`` on its own :class:`BotConnection` to a bot (thread
+    ``i`` to ``urls[i % len(urls)]``) for ``seconds``, all together."""
+    timed = bare_calls(urls, payload, threads, seconds)
+    return timed.calls / timed.seconds
+
+
+class Bare(NamedTuple):
+    calls: int
+    """Timed calls (the warm-up calls not counted)."""
+    seconds: float
+    cpu_seconds: float
+    """The CPU time of the threads over their timed calls."""
+
+
+def bare_calls(urls: list[str], payload: dict[str, Any], threads: int, seconds: float) -> Bare:
+    """:func:`bare_rate`'s timed calls, seconds and CPU time (after ``WARM_UP_CALLS`` calls of each thread)."""
+    allow = netguard.parse_allowlist("loopback")
+    ready = threading.Barrier(threads + 1)
+    counts = [0] * threads
+    cpu = [0.0] * threads
+    stop = threading.Event()
+    failures: list[str] = []
+
+    def run(number: int) -> None:
+        with BotConnection(urls[number % len(urls)], SECRET, allow) as connection:
+            for _ in range(WARM_UP_CALLS):
+                connection.move(payload)
+            ready.wait()
+            started = time.thread_time()
+            while not stop.is_set():
+                reply = connection.move(payload)
+                if not reply.ok:
+                    failures.append(f"{reply.fault}: {reply.detail}")
+                    return
+                counts[number] += 1
+            cpu[number] = time.thread_time() - started
+
+    pool = [threading.Thread(target=run, args=(number,), daemon=True) for number in range(threads)]
+    for thread in pool:
+        thread.start()
+    ready.wait()
+    started = time.perf_counter()
+    time.sleep(seconds)
+    stop.set()
+    for thread in pool:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    if failures:
+        raise RuntimeError(f"a bot failed: {failures[0]}")
+    return Bare(sum(counts), elapsed, sum(cpu))
 
 
 @contextmanager
-def workers(count: int, database_url: str, redis_url: str, connection: Any) -> Iterator[None]:
+def workers(
+    count: int,
+    database_url: str,
+    redis_url: str,
+    connection: Any,
+    slots: int = DEFAULT_SLOTS,
+    root: Path = ROOT,
+) -> Iterator[list[int]]:
+    """``count`` ``sorry-arena worker`` processes of ``slots`` games each, run from the checkout at ``root``,
+    registered with Redis; stopped at the end. Yields their process ids."""
     from rq import Worker
 
     env = {**os.environ, "SORRY_ARENA_BOT_ALLOW": "loopback"}
     before = len(Worker.all(connection=connection))
+    command = [
+        sys.executable,
+        "-m",
+        "cli.main",
+        "worker",
+        "--database-url",
+        database_url,
+        "--redis-url",
+        redis_url,
+    ]
     processes = [
         subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "worker", "--database-url", database_url, "--redis-url", redis_url],
-            cwd=ROOT,
+            [*command, "--games", str(slots)],
+            cwd=root,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -160,7 +266,7 @@ def workers(count: int, database_url: str, redis_url: str, connection: Any) -> I
             if time.monotonic() > deadline:
                 raise RuntimeError("the workers did not start")
             time.sleep(0.05)
-        yield
+        yield [process.pid for process in processes]
     finally:
         for process in processes:
             process.terminate()
@@ -172,8 +278,17 @@ def workers(count: int, database_url: str, redis_url: str, connection: Any) -> I
 
 
 def tournament_rate(client: Any, token: str, bot_ids: list[int], game: str, rounds: int, sessions: Any) -> float:
+    """Moves/s of one round robin played to its end: moves saved over creation to last result, as stored."""
+    moves, elapsed = tournament_moves(client, token, bot_ids, game, rounds, sessions)
+    return moves / elapsed
+
+
+def tournament_moves(
+    client: Any, token: str, bot_ids: list[int], game: str, rounds: int, sessions: Any, *, rated: bool = False
+) -> tuple[int, float]:
+    """:func:`tournament_rate`'s moves and seconds (``rated``: the tournament counts in its rating pool)."""
     headers = {"Authorization": f"Bearer {token}"}
-    body = {"game": game, "bot_ids": bot_ids, "table_size": 2, "rounds": rounds, "rated": False}
+    body = {"game": game, "bot_ids": bot_ids, "table_size": 2, "rounds": rounds, "rated": rated}
     created = client.post("/api/v1/tournaments", json=body, headers=headers)
     assert created.status_code == 201, created.get_data(as_text=True)
     tournament = created.get_json()
@@ -182,75 +297,214 @@ def tournament_rate(client: Any, token: str, bot_ids: list[int], game: str, roun
         tournament = client.get(f"/api/v1/tournaments/{tournament['id']}").get_json()
     game_ids = [result["game_id"] for result in tournament["results"]]
     with sessions() as session:  # the clock, from the database: creation to the last game's result
-        moves = session.scalar(select(func.count(ActionRecord.id)).where(ActionRecord.game_id.in_(game_ids)))
+        moves = session.scalar(select(func.count()).where(ActionRecord.game_id.in_(game_ids)))
         created_at = session.get(Tournament, tournament["id"]).created_at
         last = session.scalar(select(func.max(Result.finished_at)).where(Result.tournament_id == tournament["id"]))
-    elapsed = (last - created_at).total_seconds()
-    return float(moves or 0) / float(elapsed)
+    return int(moves or 0), float((last - created_at).total_seconds())
+
+
+@contextmanager
+def own_database(server_url: str | None) -> Iterator[str]:
+    """A fresh database of the benchmark's own: a SQLite file in a temporary directory (``None``), or a uniquely
+    named database created on the PostgreSQL server of ``server_url`` and dropped afterwards (its connections
+    ended). Migrated to the head revision."""
+    if server_url is None:
+        with tempfile.TemporaryDirectory() as scratch:
+            url = f"sqlite:///{Path(scratch) / 'bench.db'}"
+            migrate.upgrade(url)
+            yield url
+        return
+    admin_url = make_url(server_url).set(database="postgres")
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    name = f"sorry_arena_bench_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        url = admin_url.set(database=name).render_as_string(hide_password=False)
+        migrate.upgrade(url)
+        yield url
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))  # the one created above
+        admin.dispose()
+
+
+def rows(
+    *,
+    database_url: str | None = None,
+    redis_url: str = DEFAULT_REDIS_URL,
+    bots: int = 4,
+    game: str = "board",
+    rounds: int = 6,
+    repeat: int = 3,
+    seconds: float = 3.0,
+    slots: int = DEFAULT_SLOTS,
+    compare_root: Path | None = None,
+) -> list[dict[str, Any]]:
+    """Run the benchmark (the module's docstring): one dict per round, with its figures, its ratios and the
+    1-minute load average before and after it. ``database_url``: a PostgreSQL server to create a database on, or
+    ``None`` for SQLite; ``compare_root``: another checkout whose worker plays the 1-worker tournament too."""
+    connection = redis.Redis.from_url(redis_url)
+    connection.flushdb()  # the benchmark's own Redis database, and no other
+    found: list[dict[str, Any]] = []
+    try:
+        with own_database(database_url) as url, push_bots(bots) as running:
+            urls = [bot_url for bot_url, _ in running]
+            bot_pids = [pid for _, pid in running]
+            app = create_app(Settings(database_url=url, redis_url=redis_url, bot_allow="loopback"))
+            client = app.test_client()
+            owner = client.post("/api/v1/players", json={"name": "bench"}).get_json()
+            bot_ids = []
+            for number, bot_url in enumerate(urls):
+                bot = client.post(
+                    "/api/v1/bots",
+                    json={"name": f"random{number}", "url": bot_url, "games": [game], "secret": SECRET},
+                    headers={"Authorization": f"Bearer {owner['token']}"},
+                )
+                assert bot.status_code == 201, bot.get_data(as_text=True)
+                bot_ids.append(bot.get_json()["id"])
+            payload = move_payload(game)
+            sessions = app.extensions["db_sessions"]
+
+            def bare() -> dict[str, float]:
+                bots_cpu = cpu_seconds(bot_pids)
+                timed = bare_calls(urls, payload, slots, seconds)
+                bots_cpu = cpu_seconds(bot_pids) - bots_cpu
+                return {
+                    "bare_calls_per_s": timed.calls / timed.seconds,
+                    "bare_client_cpu_us_per_call": timed.cpu_seconds / timed.calls * 1e6,
+                    "bare_bots_cpu_us_per_call": bots_cpu / (timed.calls + WARM_UP_CALLS * slots) * 1e6,
+                }
+
+            def on_workers(key: str, count: int, root: Path = ROOT) -> Callable[[], dict[str, float]]:
+                def measure() -> dict[str, float]:
+                    with workers(count, url, redis_url, connection, slots, root) as pids:
+                        worker_cpu, bots_cpu = cpu_seconds(pids), cpu_seconds(bot_pids)
+                        moves, elapsed = tournament_moves(client, owner["token"], bot_ids, game, rounds, sessions)
+                        worker_cpu, bots_cpu = cpu_seconds(pids) - worker_cpu, cpu_seconds(bot_pids) - bots_cpu
+                    figures = {f"{key}_moves_per_s": moves / elapsed}
+                    if key == "one_worker":
+                        figures["one_worker_cpu_us_per_move"] = worker_cpu / moves * 1e6
+                        figures["one_worker_bots_cpu_us_per_move"] = bots_cpu / moves * 1e6
+                    return figures
+
+                return measure
+
+            measurements: dict[str, Callable[[], dict[str, float]]] = {
+                "bare": bare,
+                "one_worker": on_workers("one_worker", 1),
+                "two_workers": on_workers("two_workers", 2),
+            }
+            if compare_root is not None:
+                measurements["one_worker_compare"] = on_workers("one_worker_compare", 1, compare_root)
+            for number in range(repeat):
+                row: dict[str, Any] = {"round": number + 1, "load_before": load_average()}
+                order = list(measurements) if number % 2 == 0 else list(reversed(measurements))
+                for key in order:
+                    row.update({name: round(value, 1) for name, value in measurements[key]().items()})
+                row["load_after"] = load_average()
+                row["one_worker_vs_bare"] = round(row["one_worker_moves_per_s"] / row["bare_calls_per_s"], 3)
+                row["two_workers_vs_one"] = round(
+                    row["two_workers_moves_per_s"] / row["one_worker_moves_per_s"], 3
+                )
+                if compare_root is not None:
+                    compared = row["one_worker_moves_per_s"] / row["one_worker_compare_moves_per_s"]
+                    row["one_worker_vs_compare"] = round(compared, 3)
+                found.append(row)
+            app.extensions["db_engine"].dispose()
+    finally:
+        connection.flushdb()
+    return found
+
+
+def summary(found: list[dict[str, Any]]) -> dict[str, float]:
+    """The medians over the rounds of each figure and each ratio (each ratio taken within its round)."""
+    keys = [key for key in found[0] if key != "round"]
+    return {key: round(statistics.median(row[key] for row in found), 3) for key in keys}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bots", type=int, default=4, choices=range(2, 9), metavar="2..8")
     parser.add_argument("--game", choices=["board", "card"], default="board")
-    parser.add_argument("--rounds", type=int, default=2, choices=range(1, 51), metavar="1..50")
+    parser.add_argument("--rounds", type=int, default=6, choices=range(1, 51), metavar="1..50")
     parser.add_argument("--repeat", type=int, default=3, choices=range(1, 21), metavar="1..20")
+    parser.add_argument("--slots", type=int, default=DEFAULT_SLOTS, choices=range(1, 65), metavar="1..64")
     parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/5")
-    parser.add_argument("--database-url", default=None, help="default: a SQLite file in a temporary directory")
+    parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL, help="a Redis database of the benchmark's own")
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="a PostgreSQL server (e.g. postgresql+psycopg://postgres@127.0.0.1:5432) to create a database of the "
+        "benchmark's own on; default: a SQLite file in a temporary directory",
+    )
+    parser.add_argument(
+        "--compare-root",
+        type=Path,
+        default=None,
+        help="another checkout whose worker plays the 1-worker tournament too",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    connection = redis.Redis.from_url(args.redis_url)
-    connection.flushdb()
-    with tempfile.TemporaryDirectory() as scratch:
-        database_url = args.database_url or f"sqlite:///{Path(scratch) / 'bench.db'}"
-        migrate.upgrade(database_url)
-        app = create_app(Settings(database_url=database_url, redis_url=args.redis_url, bot_allow="loopback"))
-        client = app.test_client()
-        owner = client.post("/api/v1/players", json={"name": "bench"}).get_json()
-        figures: dict[str, list[float]] = {"bare": [], "one": [], "two": []}
-        with bot_processes(args.bots) as urls:
-            bot_ids = []
-            for number, url in enumerate(urls):
-                bot = client.post(
-                    "/api/v1/bots",
-                    json={"name": f"random{number}", "url": url, "games": [args.game], "secret": SECRET},
-                    headers={"Authorization": f"Bearer {owner['token']}"},
-                )
-                assert bot.status_code == 201, bot.get_data(as_text=True)
-                bot_ids.append(bot.get_json()["id"])
-            body = move_request(args.game)
-            sessions = app.extensions["db_sessions"]
-            for _ in range(args.repeat):
-                figures["bare"].append(bare_round_trips(urls[0], body, args.seconds))
-                for key, count in (("one", 1), ("two", 2)):
-                    with workers(count, database_url, args.redis_url, connection):
-                        rate = tournament_rate(client, owner["token"], bot_ids, args.game, args.rounds, sessions)
-                    figures[key].append(rate)
-        app.extensions["db_engine"].dispose()
-    connection.flushdb()
-    medians = {key: statistics.median(values) for key, values in figures.items()}
-    report = {
-        "game": args.game,
-        "bots": args.bots,
-        "games_per_tournament": args.bots * (args.bots - 1) * args.rounds,
-        "database": "sqlite" if args.database_url is None else "given",
-        "bare_round_trips_per_s": round(medians["bare"], 1),
-        "one_worker_moves_per_s": round(medians["one"], 1),
-        "two_workers_moves_per_s": round(medians["two"], 1),
-        "one_worker_vs_bare": round(medians["one"] / medians["bare"], 3),
-        "two_workers_vs_one": round(medians["two"] / medians["one"], 3),
-        "runs": figures,
-    }
+    if args.compare_root is not None and not (args.compare_root / "cli" / "main.py").is_file():
+        parser.error(f"--compare-root {args.compare_root} is no checkout of this project (no cli/main.py)")
+    if args.database_url is not None and not args.database_url.startswith("postgresql"):
+        parser.error("--database-url names a PostgreSQL server; leave it out for SQLite")
+    if not args.seconds > 0:
+        parser.error("--seconds must be positive")
+    found = rows(
+        database_url=args.database_url,
+        redis_url=args.redis_url,
+        bots=args.bots,
+        game=args.game,
+        rounds=args.rounds,
+        repeat=args.repeat,
+        seconds=args.seconds,
+        slots=args.slots,
+        compare_root=args.compare_root,
+    )
+    medians = summary(found)
+    database = "sqlite" if args.database_url is None else "postgresql"
+    games = args.bots * (args.bots - 1) * args.rounds
     if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print(f"{args.game}, {args.bots} random push bots, {report['games_per_tournament']} games per tournament")
-        print(f"bare requests.Session round trips: {medians['bare']:8.1f} /s")
-        print(f"1 worker:                          {medians['one']:8.1f} moves/s")
-        print(f"2 workers:                         {medians['two']:8.1f} moves/s")
-        print(f"1 worker / bare round trip:        {report['one_worker_vs_bare']:8.3f}   (goal >= 0.5)")
-        print(f"2 workers / 1 worker:              {report['two_workers_vs_one']:8.3f}   (goal >= 1.6)")
+        print(
+            json.dumps(
+                {
+                    "game": args.game,
+                    "bots": args.bots,
+                    "games": games,
+                    "slots": args.slots,
+                    "database": database,
+                    "median": medians,
+                    "rounds": found,
+                },
+                indent=2,
+            )
+        )
+        return 0
+    print(
+        f"{args.game} on {database}, {args.bots} random push bots, {games} games per tournament, "
+        f"{args.slots} slots per worker and bare threads"
+    )
+    print("round  load before/after  bare calls/s  1 worker moves/s  2 workers moves/s  1 worker/bare  2/1")
+    for row in found:
+        print(
+            f"{row['round']:5}  {row['load_before']:6.2f} / {row['load_after']:<6.2f}  {row['bare_calls_per_s']:12.1f}"
+            f"  {row['one_worker_moves_per_s']:16.1f}  {row['two_workers_moves_per_s']:17.1f}"
+            f"  {row['one_worker_vs_bare']:13.3f}  {row['two_workers_vs_one']:5.3f}"
+        )
+    print(f"median 1 worker / bare calls:  {medians['one_worker_vs_bare']:.3f}   (goal >= {GOAL_VS_BARE})")
+    print(f"median 2 workers / 1 worker:   {medians['two_workers_vs_one']:.3f}   (goal >= {GOAL_TWO_VS_ONE})")
+    print(
+        f"median CPU: bare client {medians['bare_client_cpu_us_per_call']:.0f} us/call"
+        f" (the bots {medians['bare_bots_cpu_us_per_call']:.0f}),"
+        f" 1 worker {medians['one_worker_cpu_us_per_move']:.0f} us/move"
+        f" (the bots {medians['one_worker_bots_cpu_us_per_move']:.0f})"
+    )
+    if args.compare_root is not None:
+        runs = ", ".join(f"{row['one_worker_compare_moves_per_s']:.1f}" for row in found)
+        print(f"1 worker of {args.compare_root}: {runs} moves/s")
+        print(f"median 1 worker / 1 worker of {args.compare_root}: {medians['one_worker_vs_compare']:.3f}")
     return 0
 
 

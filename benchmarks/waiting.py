@@ -227,6 +227,22 @@ async def measure(port: int, pid: int, clients: int) -> dict[str, Any]:
     }
 
 
+def rows(sizes: list[int], kinds: list[str], rounds: int) -> dict[str, dict[str, float]]:
+    """The medians over ``rounds`` interleaved rounds, by ``"<clients> <worker class>"``."""
+    results: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    for round_ in range(rounds):
+        for clients in sizes:
+            for kind in kinds:
+                with serve(kind) as (port, process):
+                    figures = asyncio.run(measure(port, process.pid, clients))
+                results.setdefault((clients, kind), []).append(figures)
+                print(f"round {round_ + 1}: {clients} clients, {kind}: {figures}", file=sys.stderr)
+    return {
+        f"{clients} {kind}": {key: statistics.median(f[key] for f in runs) for key in runs[0]}
+        for (clients, kind), runs in results.items()
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", default="50,500", help="numbers of waiting clients, comma-separated")
@@ -234,20 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", default="gevent,gthread", help="worker classes, comma-separated")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
-    sizes = [int(text) for text in args.clients.split(",")]
-    kinds = args.workers.split(",")
-    results: dict[tuple[int, str], list[dict[str, Any]]] = {}
-    for round_ in range(args.rounds):
-        for clients in sizes:
-            for kind in kinds:
-                with serve(kind) as (port, process):
-                    figures = asyncio.run(measure(port, process.pid, clients))
-                results.setdefault((clients, kind), []).append(figures)
-                print(f"round {round_ + 1}: {clients} clients, {kind}: {figures}", file=sys.stderr)
-    summary = {
-        f"{clients} {kind}": {key: statistics.median(f[key] for f in runs) for key in runs[0]}
-        for (clients, kind), runs in results.items()
-    }
+    summary = rows([int(text) for text in args.clients.split(",")], args.workers.split(","), args.rounds)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0

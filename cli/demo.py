@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 EXAMPLES = ("search", "greedy", "random")
 STARTUP_S = 20.0
 """How long a bot or worker process may take to start."""
+DEMO_MOVE_TIMEOUT_MS = 5000
+"""The demo tournament's move deadline (the service's default is 1 s)."""
 
 
 def bot_names(text: str) -> list[str]:
@@ -203,6 +205,9 @@ def play(args: argparse.Namespace, console: Console) -> None:
             "table_size": args.table_size,
             "rounds": args.rounds,
             "seed": args.seed,
+            # the search bot thinks for a fifth of its deadline: 5 s lets it finish its samples on a loaded
+            # machine too, so the standings show the bots' strength, not the machine's load
+            "move_timeout_ms": DEMO_MOVE_TIMEOUT_MS,
             "rated": own_database,  # a database of the user's: its Elo standings stay the real bots'
         }
         created = client.post("/api/v1/tournaments", json=body, headers=headers)

@@ -98,7 +98,7 @@ def play_game(
                     player.first_fault = f"{fault} in game {game_id} at ply {len(moves)}: {answer.detail}"
             if action is None:
                 action = engine.fallback_action(state)
-            engine.apply(state, action, seat)
+            engine.apply(state, action, seat, events=False)
             counts[seat].count(fault)
             moves.append((seat, action, latency, fault))
         forfeited = [seat for seat, count in enumerate(counts) if count.forfeited]

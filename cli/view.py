@@ -2,7 +2,7 @@
 
 The records (JSON lines, ``engine/records.py``) are checked (``engine.records.check``: a record that fails is
 refused, its problems printed) and imported into a temporary SQLite database through the game log
-(``store.gamelog``: ``create``, then ``advance``/``save`` with the engine's events of each action, then ``finish``
+(``store.gamelog``: ``create``, then ``advance``/``save`` of the actions as the engine applies them, then ``finish``
 with the record's result), so the viewer reads them as any stored game; a player per seat name. The service app
 (``service.app.create_app``) is served on 127.0.0.1 (never another address) by werkzeug until Ctrl-C; the
 temporary database is removed on the way out. A record without a result shows as a game in play.
@@ -76,28 +76,22 @@ def load(session: Session, players: Players, record: dict[str, Any]) -> int:
         session, record["game"], record["settings"], record["seed"], len(seated), seated[0], seated
     )
     state = engine.new_game(record["game"], record["settings"], record["seed"])
-    created = gamelog.position(session, game.id)
-    assert created is not None
-    next_seq = created.next_seq
     moves: list[gamelog.Move] = []
 
     def write() -> None:
-        nonlocal next_seq
         over = engine.is_over(state)
-        advance = gamelog.advance(game.id, moves, state, next_seq, engine.result(state) if over else None)
+        advance = gamelog.advance(game.id, moves, state, engine.result(state) if over else None)
         if not gamelog.save(session, advance):
             raise RuntimeError(f"game {game.id} was not at ply {moves[0].ply}")
-        next_seq = advance.next_seq
         moves.clear()
 
     for action in record["actions"]:
-        events = engine.apply(state, action["action"], action["seat"])
+        engine.apply(state, action["action"], action["seat"], events=False)
         moves.append(
             gamelog.Move(
                 action["ply"],
                 action["seat"],
                 action["action"],
-                events,
                 action.get("latency_ms"),
                 action.get("fault"),
             )

@@ -50,6 +50,17 @@ def expected(rating: float, opponent: float) -> float:
     return 1.0 / (1.0 + math.pow(10.0, (opponent - rating) / 400.0))
 
 
+def game_deltas(before: Sequence[float], ranks: Sequence[int], k: float = K_FACTOR) -> list[float]:
+    """Each seat's rating change from one game: its seats rated ``before`` it finished ``ranks``."""
+    deltas = [0.0] * len(before)
+    k_pair = k / (len(before) - 1)
+    for i, j, score in pairwise(ranks):
+        change = k_pair * (score - expected(before[i], before[j]))
+        deltas[i] += change
+        deltas[j] -= change
+    return deltas
+
+
 @dataclass(frozen=True)
 class EloRow(Generic[P]):
     """One line of the standings. ``wins``, ``draws`` and ``losses`` count pairwise results, what Elo rates: a
@@ -88,14 +99,9 @@ class EloTable(Generic[P]):
     def record(self, players: Sequence[P], ranks: Sequence[int]) -> dict[P, float]:
         """Rate one game (``players[seat]`` finished ``ranks[seat]``); returns each player's rating change."""
         check_game(players, ranks)
-        before = [self.rating(player) for player in players]
-        deltas = [0.0] * len(players)
-        k_pair = self.k / (len(players) - 1)
+        deltas = game_deltas([self.rating(player) for player in players], ranks, self.k)
         records = [self._records.setdefault(player, _Record(self.initial)) for player in players]
         for i, j, score in pairwise(ranks):
-            change = k_pair * (score - expected(before[i], before[j]))
-            deltas[i] += change
-            deltas[j] -= change
             for record, own_score in ((records[i], score), (records[j], 1.0 - score)):
                 if own_score == 1.0:
                     record.wins += 1

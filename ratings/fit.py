@@ -34,7 +34,9 @@ Intervals: ``elo +- z * sd``, with ``sd`` the larger of two standard errors of t
 
 In simulations with known strengths (``tests/ratings/test_coverage.py``) the 95% intervals cover the truth 94-96%
 of the time for 2-, 3- and 4-seat games alike; ``docs/ratings.md`` gives the model and its references. 10 bots and
-2,000 4-seat games take about 20 ms, 100 bots and 100,000 games about 1.5 s (a third less from ``start``).
+2,000 4-seat games take about 20 ms, 100 bots and 100,000 games about 1.5 s (a third less from ``start``). Games
+that repeat (the same players at the same ranks) may be given once with their ``counts``: the same fit, in the
+time of the distinct games (a rating pool keeps such tallies, ``tournament/poolstate.py``).
 """
 
 from __future__ import annotations
@@ -91,15 +93,18 @@ def fit(
     confidence: float = CONFIDENCE,
     prior_draws: float = PRIOR_DRAWS,
     start: Mapping[P, float] | None = None,
+    counts: Sequence[int] | None = None,
 ) -> dict[P, Rating]:
     """Ratings of every player of ``games`` (each ``(players, ranks)``, ``players[seat]`` ranked ``ranks[seat]``,
     lower is better), in order of first appearance. ``intervals=False``: no interval (low = high = elo).
     ``start``: ratings (mean-0 Elo) to start the solver from, e.g. those of an earlier fit of fewer games; the
-    result is the same up to the solver's tolerance, reached in fewer steps."""
+    result is the same up to the solver's tolerance, reached in fewer steps. ``counts[g]``: how many times game
+    ``g`` was played (one each by default): the same fit as with every game listed that many times."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be between 0 and 1, not {confidence}")
     if not prior_draws > 0.0:
         raise ValueError(f"prior_draws must be positive (ratings may be infinite without it), not {prior_draws}")
+    weights = _counts_of(games, counts)
     players: dict[P, int] = {}
     for game_players, ranks in games:
         check_game(game_players, ranks)
@@ -122,12 +127,12 @@ def fit(
         contributions.append(game)
     pairs = list(pair_index)
     totals = [0.0] * len(pairs)
-    counts = [0] * len(pairs)
-    for game in contributions:
+    compared = [0] * len(pairs)
+    for game, weight in zip(contributions, weights, strict=True):
         for pair, pair_score in game:
-            totals[pair] += pair_score
-            counts[pair] += 1
-    data = _Comparisons(pairs, totals, counts)
+            totals[pair] += weight * pair_score
+            compared[pair] += weight
+    data = _Comparisons(pairs, totals, compared)
 
     known = start or {}
     first = [known.get(player, 0.0) / ELO_PER_LOG_STRENGTH for player in players]
@@ -135,13 +140,23 @@ def fit(
     point = _centred_elo(theta)
     if not intervals:
         return {player: Rating(point[index], point[index], point[index]) for player, index in players.items()}
-    spread = _standard_errors(theta, data, contributions, prior_draws)
+    spread = _standard_errors(theta, data, contributions, weights, prior_draws)
     z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     ratings: dict[P, Rating] = {}
     for player, index in players.items():
         margin = z * spread[index]
         ratings[player] = Rating(point[index], point[index] - margin, point[index] + margin)
     return ratings
+
+
+def _counts_of(games: Sequence[object], counts: Sequence[int] | None) -> list[int]:
+    if counts is None:
+        return [1] * len(games)
+    if len(counts) != len(games):
+        raise ValueError(f"{len(counts)} counts for {len(games)} games")
+    if any(count < 1 for count in counts):
+        raise ValueError("every game's count must be at least 1")
+    return list(counts)
 
 
 def connected_groups(games: Sequence[tuple[Sequence[P], Sequence[int]]]) -> list[list[P]]:
@@ -241,7 +256,11 @@ def _derivatives(
 
 
 def _standard_errors(
-    theta: Sequence[float], data: _Comparisons, games: Sequence[Sequence[tuple[int, float]]], prior: float
+    theta: Sequence[float],
+    data: _Comparisons,
+    games: Sequence[Sequence[tuple[int, float]]],
+    weights: Sequence[int],
+    prior: float,
 ) -> list[float]:
     """Per player, the larger of the cluster-robust and the model's standard error (Elo) of the centred rating.
 
@@ -257,7 +276,7 @@ def _standard_errors(
 
     probability = [_sigmoid(theta[a] - theta[b]) for a, b in data.pairs]
     meat = [[0.0] * n for _ in range(n)]
-    for game in games:
+    for game, weight in zip(games, weights, strict=True):  # a game played ``weight`` times adds its term as often
         score: dict[int, float] = {}
         for pair, pair_score in game:
             a, b = data.pairs[pair]
@@ -268,8 +287,9 @@ def _standard_errors(
         for a, x in entries:
             row = meat[a]
             for b, y in entries:
-                row[b] += x * y
-    correction = len(games) / (len(games) - 1) if len(games) > 1 else 1.0
+                row[b] += weight * x * y
+    played = sum(weights)
+    correction = played / (played - 1) if played > 1 else 1.0
     robust = []
     for i in range(n):
         a_row = centred[i]  # (A B A^T)_ii = sum over k, m of A_ik B_km A_im

@@ -1,16 +1,21 @@
-"""Each bot's rating over time in a rating pool, for the standings page's chart.
+"""Each bot version's rating over time in a rating pool, for the standings page's chart.
 
 The standings themselves are the pool's fitted table (:mod:`ratings.pool`), which does not depend on the order of
-the games. The chart shows how ratings moved as the games came in, so it replays them in the order their results
-were written through the incremental Elo of :mod:`ratings.elo` (every pair of seats of a game is one result, moving
-both ratings by ``K / (seats - 1) * (score - expected)``). Its last points are near the fitted ratings, not equal
-to them: incremental Elo weighs recent games more.
+the games. The chart shows how ratings moved as the games came in: the incremental Elo of :mod:`ratings.elo` (every
+pair of seats of a game is one result, moving both ratings by ``K / (seats - 1) * (score - expected)``), each
+player's rating after each of its games. Its last points are near the fitted ratings, not equal to them:
+incremental Elo weighs recent games more.
+
+A pool keeps these points as the results come in (``rating_points``, one per seat of each result, written by
+``tournament/poolstate.py`` with :func:`replay`'s arithmetic) and a chart draws about a hundred per line whatever the
+pool's size: the point of a player's ``number``-th game has the :func:`level` of ``number`` (how many times 2
+divides it), and a line of ``games`` points is drawn from those of level :func:`line_level` and above, every
+``2**level``-th, at most ``max_points``.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -18,6 +23,10 @@ from ratings.elo import INITIAL_RATING, EloTable
 from ratings.pool import PoolRow
 
 P = TypeVar("P", bound=Hashable)
+
+MAX_POINTS = 128
+"""The most points a chart draws per line (besides its first and last)."""
+MAX_LEVEL = 30
 
 
 @dataclass
@@ -32,21 +41,34 @@ class PoolHistory(Generic[P]):
     """Per bot: (games counted so far, its incremental Elo then), from 1500 before its first game."""
 
 
-def series(
-    games: Sequence[tuple[Sequence[P], Sequence[int]]], max_points: int = 200
-) -> dict[P, list[tuple[int, float]]]:
-    """Replay ``games`` (``(players, ranks)``, lower rank better, in the order played): each player's incremental
-    Elo after every ``stride``-th game (and after the last), so that a chart of a pool of any size has at most
-    about ``max_points`` points per player."""
-    stride = max(1, math.ceil(len(games) / max_points))
+def level(number: int) -> int:
+    """How many times 2 divides ``number`` (a player's game count, from 1), at most ``MAX_LEVEL``."""
+    if number < 1:
+        raise ValueError(f"a game count starts at 1, not {number}")
+    return min(MAX_LEVEL, (number & -number).bit_length() - 1)
+
+
+def line_level(games: int, max_points: int = MAX_POINTS) -> int:
+    """The lowest level whose points (every ``2**level``-th of ``games``) number at most ``max_points``."""
+    found = 0
+    while games >> found > max_points:
+        found += 1
+    return found
+
+
+def line(first: int, points: Sequence[tuple[int, float]], rating: float, counted: int) -> list[tuple[int, float]]:
+    """A player's line: 1500 at ``first`` (the games counted before its first), ``points`` ((games counted,
+    rating), in order), and its current ``rating`` from its last point to ``counted``, the pool's games now."""
+    drawn = [(first, INITIAL_RATING), *points]
+    if drawn[-1][0] < counted or drawn[-1][1] != rating:
+        drawn.append((max(counted, drawn[-1][0]), rating))
+    return drawn
+
+
+def replay(games: Sequence[tuple[Sequence[P], Sequence[int]]]) -> Iterator[list[tuple[P, int, float]]]:
+    """For each game of ``games`` (``(players, ranks)``, in the order played): each of its players, how many games
+    it has played with this one, and its incremental Elo after it."""
     table: EloTable[P] = EloTable()
-    lines: dict[P, list[tuple[int, float]]] = {}
-    for index, (players, ranks) in enumerate(games, start=1):
-        for player in players:
-            if player not in lines:
-                lines[player] = [(index - 1, INITIAL_RATING)]
+    for players, ranks in games:
         table.record(players, ranks)
-        if index % stride == 0 or index == len(games):
-            for player, line in lines.items():
-                line.append((index, table.rating(player)))
-    return lines
+        yield [(player, table.games(player), table.rating(player)) for player in players]

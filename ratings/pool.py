@@ -54,10 +54,13 @@ class PoolRow:
 
 
 def standings(
-    games: Sequence[tuple[Sequence[int], Sequence[int]]], start: Mapping[int, float] | None = None
+    games: Sequence[tuple[Sequence[int], Sequence[int]]],
+    start: Mapping[int, float] | None = None,
+    counts: Sequence[int] | None = None,
 ) -> list[PoolRow]:
     """The pool's table, best rating first. ``games``: ``(bot ids, ranks)`` in any order; ``start``: ratings
-    (mean 1500) of an earlier table, to start the fit from (the result does not depend on it)."""
+    (mean 1500) of an earlier table, to start the fit from (the result does not depend on it); ``counts``: how many
+    times each game was played (a pool's tallies), the same table as with the games repeated."""
     centred = {bot: rating - INITIAL_RATING for bot, rating in (start or {}).items()}
     rows = [
         PoolRow(
@@ -70,7 +73,7 @@ def standings(
             shared_wins=row.shared_wins,
             mean_rank=row.mean_rank,
         )
-        for row in summarize(games, start=centred)
+        for row in summarize(games, start=centred, counts=counts)
     ]
     return sorted(rows, key=lambda row: (-row.rating, row.player))
 

@@ -17,6 +17,7 @@ The tournament tables and the rating pools' standings are both this table.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Generic, TypeVar
@@ -55,11 +56,10 @@ class _Tally:
 
 
 def places(ranks: Sequence[int]) -> list[float]:
-    """1-based finishing places; tied seats share the mean of the places they occupy."""
-    return [
-        1.0 + sum(other < rank for other in ranks) + (sum(other == rank for other in ranks) - 1) / 2.0
-        for rank in ranks
-    ]
+    """1-based finishing places; tied seats share the mean of the places they occupy: with ``below`` seats ranked
+    better and ``tied`` at the same rank (itself included), ``below + 1`` to ``below + tied``."""
+    ordered = sorted(ranks)
+    return [(bisect_left(ordered, rank) + bisect_right(ordered, rank) + 1) / 2.0 for rank in ranks]
 
 
 def summarize(
@@ -69,17 +69,20 @@ def summarize(
     intervals: bool = True,
     confidence: float = CONFIDENCE,
     start: Mapping[P, float] | None = None,
+    counts: Sequence[int] | None = None,
 ) -> list[Row[P]]:
     """The standings, best fitted rating first (equal ratings in order of first appearance).
 
     ``forfeited[g]``, if given, holds the seats that forfeited game ``g`` (one entry per game, empty for none).
-    ``intervals``, ``confidence`` and ``start`` (ratings to start the solver from) are :func:`ratings.fit.fit`'s.
+    ``intervals``, ``confidence``, ``start`` (ratings to start the solver from) and ``counts`` (how many times each
+    game was played) are :func:`ratings.fit.fit`'s.
     """
     if forfeited is not None and len(forfeited) != len(games):
         raise ValueError(f"forfeited lists {len(forfeited)} games, but there are {len(games)} games")
-    ratings = fit(games, intervals=intervals, confidence=confidence, start=start)  # validates the games too
+    ratings = fit(games, intervals=intervals, confidence=confidence, start=start, counts=counts)  # checks them too
     tallies = {player: _Tally() for player in ratings}
     for index, (players, ranks) in enumerate(games):
+        times = counts[index] if counts is not None else 1
         best = min(ranks)
         at_best = sum(rank == best for rank in ranks)
         forfeits = forfeited[index] if forfeited is not None else ()
@@ -87,15 +90,15 @@ def summarize(
             raise ValueError(f"game {index} has {len(players)} seats but forfeited lists seats {sorted(forfeits)}")
         for seat, (player, place) in enumerate(zip(players, places(ranks), strict=True)):
             tally = tallies[player]
-            tally.games += 1
-            tally.places += place
+            tally.games += times
+            tally.places += times * place
             if ranks[seat] == best:
                 if at_best == 1:
-                    tally.wins += 1
+                    tally.wins += times
                 else:
-                    tally.shared_wins += 1
+                    tally.shared_wins += times
             if seat in forfeits:
-                tally.forfeits += 1
+                tally.forfeits += times
     rows = [
         Row(
             player=player,

@@ -8,6 +8,10 @@
 - ``SORRY_ARENA_MAX_WAITING_PER_ACCOUNT``: how many long polls of one account may wait at once (default 8); one
   more is a 429 saying so, with ``Retry-After`` (``service/waiting.py``). Counted in Redis across API processes when
   ``REDIS_URL`` is set, else in this process's memory.
+- ``SORRY_ARENA_MAX_STREAMS_PER_ADDRESS`` (default 8) and ``SORRY_ARENA_MAX_ANONYMOUS_STREAMS`` (default 200): how
+  many game event streams without a token (``GET /api/v1/games/{id}/events/stream``, what the game viewer's
+  spectators follow) one client address, and the whole service, may hold open at once; one more is a 429 saying
+  which, with ``Retry-After`` (``service/waiting.py``). Counted as the long polls are.
 - ``SORRY_ARENA_BOT_ALLOW``: networks a bot URL may resolve to although they are private, loopback or link-local
   (comma-separated CIDRs, or ``loopback``); default none: such bot URLs are refused.
 - ``SORRY_ARENA_LEASE_SECONDS``: how long a worker's claim on a game lasts without renewal (default 10): the
@@ -62,6 +66,8 @@ if TYPE_CHECKING:
 
 MAX_BODY_BYTES = 64 * 1024
 DEFAULT_MAX_WAITING_PER_ACCOUNT = 8
+DEFAULT_MAX_STREAMS_PER_ADDRESS = 8
+DEFAULT_MAX_ANONYMOUS_STREAMS = 200
 DEFAULT_LIMIT_ACCOUNTS = "20/minute"
 DEFAULT_LIMIT_BOTS = "30/hour"
 DEFAULT_LIMIT_MOVES = "300/second"
@@ -82,6 +88,8 @@ class Settings:
     redis_url: str | None = None
     max_wait: float = 30.0
     max_waiting_per_account: int = DEFAULT_MAX_WAITING_PER_ACCOUNT
+    max_streams_per_address: int = DEFAULT_MAX_STREAMS_PER_ADDRESS
+    max_anonymous_streams: int = DEFAULT_MAX_ANONYMOUS_STREAMS
     bot_allow: str = ""
     lease_seconds: float = 10.0
     games_per_worker: int = 8
@@ -108,6 +116,12 @@ class Settings:
             max_wait=seconds(env, "SORRY_ARENA_MAX_WAIT", 30.0),
             max_waiting_per_account=count(
                 env, "SORRY_ARENA_MAX_WAITING_PER_ACCOUNT", DEFAULT_MAX_WAITING_PER_ACCOUNT, 1, 10_000
+            ),
+            max_streams_per_address=count(
+                env, "SORRY_ARENA_MAX_STREAMS_PER_ADDRESS", DEFAULT_MAX_STREAMS_PER_ADDRESS, 1, 10_000
+            ),
+            max_anonymous_streams=count(
+                env, "SORRY_ARENA_MAX_ANONYMOUS_STREAMS", DEFAULT_MAX_ANONYMOUS_STREAMS, 1, 100_000
             ),
             bot_allow=env.get("SORRY_ARENA_BOT_ALLOW", ""),
             lease_seconds=seconds(env, "SORRY_ARENA_LEASE_SECONDS", 10.0),

@@ -43,25 +43,31 @@ def optional_player_id() -> int | None:
     """The player id of the request's bearer token, ``None`` without one; a bad token is a 401."""
     if "player_id" in g:
         return g.player_id  # type: ignore[no-any-return]
-    header = request.environ.get("HTTP_AUTHORIZATION")  # as request.headers would find it, for less
-    player_id = None
-    if header is not None:
-        scheme, _, token = header.partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
-            fail(401, "the Authorization header must be 'Bearer <token>'")
-        digest = token_hash(token)
-        caches: Caches = current_app.extensions["caches"]
-        player_id = caches.players.get(digest)
+    # the header read from the environ, as request.headers would find it, for less
+    player_id = g.player_id = player_id_of(request.environ.get("HTTP_AUTHORIZATION"))
+    return player_id
+
+
+def player_id_of(header: str | None) -> int | None:
+    """The player id of an ``Authorization`` header's bearer token, ``None`` without a header; a bad token is a
+    401. Needs the app's context only (the move path calls it outside a request's: ``service/api/movepath.py``)."""
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        fail(401, "the Authorization header must be 'Bearer <token>'")
+    digest = token_hash(token)
+    caches: Caches = current_app.extensions["caches"]
+    player_id = caches.players.get(digest)
+    if player_id is None:
+        player_id = db.lane().scalar(_PLAYER_BY_HASH, {"token_hash": digest})
+        operator = operator_digest()
+        if player_id is None and operator is not None and hmac.compare_digest(digest, operator):
+            player_id = operator_account(digest)
         if player_id is None:
-            player_id = db.lane().scalar(_PLAYER_BY_HASH, {"token_hash": digest})
-            operator = operator_digest()
-            if player_id is None and operator is not None and hmac.compare_digest(digest, operator):
-                player_id = operator_account(digest)
-            if player_id is None:
-                fail(401, "unknown token")
-            caches.players.put(digest, player_id)
-    g.player_id = player_id
+            fail(401, "unknown token")
+        caches.players.put(digest, player_id)
     return player_id
 
 

@@ -8,7 +8,7 @@ their own without ever serving a stale answer:
   ``move_timeout_ms`` never changes), and which of a tournament game's seats push bots hold (as a worker, which
   reads a bot's URL once when it takes a game up);
 - a game's snapshot at a ply (games are append-only and exactly one action is accepted per ply, so the state at
-  (game, ply), the number of events before it and the time it was saved are the same in every process: each ply
+  (game, ply) and the time it was saved are the same in every process: each ply
   is written once, by one UPDATE that also sets ``games.updated_at``). What is current is always read
   from the database (or checked by the ply-conditional UPDATE of a submission); a snapshot is only what the game
   looked like at that ply. Games are never deleted, so an id never names another game.
@@ -106,21 +106,19 @@ class GameInfo:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A game at one ply: its engine state (shared: read only), the state's JSON text, the next event number and
-    when the position was saved."""
+    """A game at one ply: its engine state (shared: read only), the state's JSON text and when the position was
+    saved."""
 
     ply: int
     state: Any
     text: str
-    next_seq: int | None
-    """The number of the first event of the next action; ``None``: not known (read it with the state)."""
     saved_at: datetime | None = None
     """When the position at this ply was saved (``games.updated_at`` of the UPDATE that wrote it; UTC): a
     tournament decision's deadline counts from it. ``None``: not known (read it with the state)."""
 
     @classmethod
-    def parse(cls, ply: int, text: str, next_seq: int | None, saved_at: datetime | None = None) -> Snapshot:
-        return cls(ply, engine.from_json(json.loads(text)), text, next_seq, saved_at)
+    def parse(cls, ply: int, text: str, saved_at: datetime | None = None) -> Snapshot:
+        return cls(ply, engine.from_json(json.loads(text)), text, saved_at)
 
     def copy(self) -> Any:
         """A private engine state to apply an action to (never the shared one): ``engine.copy`` copies what
@@ -139,12 +137,10 @@ class Caches:
         self.snapshots: LRU[tuple[int, int], Snapshot] = LRU(snapshots)
         """(game id, ply) -> snapshot."""
 
-    def snapshot(
-        self, game_id: int, ply: int, text: str, next_seq: int | None, saved_at: datetime | None = None
-    ) -> Snapshot:
+    def snapshot(self, game_id: int, ply: int, text: str, saved_at: datetime | None = None) -> Snapshot:
         """The cached snapshot of ``game_id`` at ``ply``, else one parsed from ``text`` (and cached)."""
         found = self.snapshots.get((game_id, ply))
         if found is None:
-            found = Snapshot.parse(ply, text, next_seq, saved_at)
+            found = Snapshot.parse(ply, text, saved_at)
             self.snapshots.put((game_id, ply), found)
         return found

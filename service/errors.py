@@ -1,7 +1,8 @@
 """One JSON shape for every error: ``{"code": 409, "status": "Conflict", "message": "..."}``, plus ``errors``
 (each invalid field's messages) on a 422. flask-smorest's ``ErrorSchema`` documents it; this module renders it
 for every HTTP error of the app, writes a 422's message from its field errors, and turns any unexpected
-exception into the same shape (a logged 500, never a traceback)."""
+exception into the same shape (a logged 500, never a traceback): :func:`http_error` and :func:`unexpected_error`,
+Flask's error handlers, which the move path outside Flask's dispatch (``service/api/movepath.py``) calls too."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ import logging
 from http import HTTPStatus
 from typing import Any, NoReturn
 
-from flask import Flask, jsonify
-from flask.typing import ResponseReturnValue
+from flask import Flask, Response, jsonify
 from flask_smorest import abort
 from flask_smorest.error_handler import ErrorSchema
 from werkzeug.exceptions import HTTPException
@@ -55,21 +55,25 @@ def _body(error: HTTPException) -> tuple[dict[str, Any], dict[str, str]]:
     return body, dict(data.get("headers") or {})
 
 
+def http_error(error: HTTPException) -> Response:
+    """The response of an HTTP error: the one shape, with the error's headers (a 429's ``Retry-After``...)."""
+    body, headers = _body(error)
+    response = jsonify(body)
+    response.status_code = body["code"]
+    response.headers.update(headers)
+    if body["code"] == 405 and error.get_response().headers.get("Allow"):
+        response.headers["Allow"] = error.get_response().headers["Allow"]
+    return response
+
+
+def unexpected_error(error: Exception) -> Response:
+    """The response of any other exception: logged with its traceback, answered as a 500 that tells nothing."""
+    log.exception("unexpected error", exc_info=error)
+    response = jsonify({"code": 500, "status": "Internal Server Error", "message": "internal error"})
+    response.status_code = 500
+    return response
+
+
 def init_app(app: Flask) -> None:
-    def _http(error: HTTPException) -> ResponseReturnValue:
-        body, headers = _body(error)
-        response = jsonify(body)
-        response.status_code = body["code"]
-        response.headers.update(headers)
-        if body["code"] == 405 and error.get_response().headers.get("Allow"):
-            response.headers["Allow"] = error.get_response().headers["Allow"]
-        return response
-
-    def _unexpected(error: Exception) -> ResponseReturnValue:
-        log.exception("unexpected error")
-        response = jsonify({"code": 500, "status": "Internal Server Error", "message": "internal error"})
-        response.status_code = 500
-        return response
-
-    app.register_error_handler(HTTPException, _http)
-    app.register_error_handler(Exception, _unexpected)
+    app.register_error_handler(HTTPException, http_error)
+    app.register_error_handler(Exception, unexpected_error)

@@ -3,13 +3,14 @@
 Submissions are optimistic: the new state is computed from the game's snapshot at the ply the action answers, then
 saved by the game log's guarded write (``store/gamelog.py``, the one writer of a game, which the tournament workers
 use too): an UPDATE that only matches if the game is still at that ply (and active), in the same transaction as
-the action's row (unique per game and ply) and its events. Of two concurrent submissions for one ply exactly one is
+the action's row (unique per game and ply; its events are derived from the action log: ``store/eventlog.py``). Of
+two concurrent submissions for one ply exactly one is
 saved; the other gets a 409.
 
 A move's requests (a bot's poll and its submission) take the database's fast lane (``store/fastlane.py``) and this
 process's caches (``service/caches.py``): the token's player, the started game's seats and the snapshot at the ply
 answered come from memory when this process has seen them, so an accepted move costs one conditional UPDATE, two
-INSERTs (the action, its events) and its share of a commit (the process's writer saves the moves that arrive
+INSERT (the action) and its share of a commit (the process's writer saves the moves that arrive
 together in one transaction). The action is applied to a private copy of the cached state, and the answer is
 rendered from the new state before it is shared. What is current (the game's ply and status) is always the
 database's: read, or checked by the conditional UPDATE. Everything else (creating games, seats, listings, events)
@@ -32,10 +33,11 @@ from engine import i18n
 from service import db
 from service.caches import Caches, GameInfo, Snapshot
 from service.errors import fail
-from store import gamelog
+from store import eventlog, gamelog
+from store.eventlog import LoggedEvent
 from store.fastlane import Lane, param
 from store.gamelog import as_utc
-from store.models import ActionRecord, Bot, EventRecord, Game, Seat, Tournament, TournamentGame
+from store.models import ActionRecord, Bot, Game, Seat, Tournament, TournamentGame
 
 MAX_ID = 2**31 - 1
 ENDED = ("over", "cancelled")
@@ -216,9 +218,9 @@ class Moves:
         stored = gamelog.Position.of(row)
         found = self.caches.snapshots.get((game_id, stored.ply))
         if found is None:
-            found = Snapshot.parse(stored.ply, stored.state, stored.next_seq, stored.saved_at)
-        elif found.next_seq is None or found.saved_at is None:  # cached by a reader that did not know them
-            found = Snapshot(stored.ply, found.state, found.text, stored.next_seq, stored.saved_at)
+            found = Snapshot.parse(stored.ply, stored.state, stored.saved_at)
+        elif found.saved_at is None:  # cached by a reader that did not know it
+            found = Snapshot(stored.ply, found.state, found.text, stored.saved_at)
         else:
             return found, stored.status
         self.caches.snapshots.put((game_id, stored.ply), found)
@@ -266,19 +268,18 @@ class Moves:
         debug: str | None,
         fresh: bool,
     ) -> Submitted | None:
-        """One try: the saved move, or ``None`` when a unique key said no (a wrong cached event count: try again
-        from the database; a second ``None`` is a 409)."""
+        """One try: the saved move, or ``None`` when a unique key said no (try again from the database; a second
+        ``None`` is a 409)."""
         game_id, lane = info.id, self.lane
         snapshot = None if fresh else self.caches.snapshots.get((game_id, expected_ply))
-        checked = snapshot is None or snapshot.next_seq is None  # read now: its ply and status are current
-        if snapshot is None or snapshot.next_seq is None:
+        checked = snapshot is None  # read now: its ply and status are current
+        if snapshot is None:
             snapshot, status = self.read_snapshot(game_id)
             lane.rollback()  # end the read: the write starts with the UPDATE (SQLite never upgrades a stale read)
             if status in ENDED:
                 fail(409, f"game {game_id} is {status}")
             if snapshot.ply != expected_ply:
                 fail(409, f"stale ply: the game is at ply {snapshot.ply}, the action answered ply {expected_ply}")
-        assert snapshot.next_seq is not None
         asked = engine.decision(snapshot.state)
         if asked is None:  # over at that ply: over for good
             fail(409, f"game {game_id} is over")
@@ -297,9 +298,9 @@ class Moves:
                 f"illegal action {action_id!r} for seat {seat} at ply {expected_ply}",
             )
         state = snapshot.copy()
-        events = engine.apply(state, action_id, seat)
-        move = gamelog.Move(expected_ply, seat, action_id, events, debug=debug)
-        write = gamelog.advance(game_id, [move], state, snapshot.next_seq, engine.result(state))
+        engine.apply(state, action_id, seat, events=False)
+        move = gamelog.Move(expected_ply, seat, action_id, debug=debug)
+        write = gamelog.advance(game_id, [move], state, engine.result(state))
         try:
             saved = lane.write(game_id, write.condition, *write.then)
         except lane.integrity_error:
@@ -314,7 +315,7 @@ class Moves:
         # render for the caller while the new state is still this request's own, then share it
         asked = engine.decision(state)
         mine = asked is not None and asked.seat == seat
-        after = Snapshot(write.new_ply, state, write.state, write.next_seq, write.saved_at)
+        after = Snapshot(write.new_ply, state, write.state, write.saved_at)
         done = Submitted(
             write.new_ply,
             "over" if asked is None else "active",
@@ -368,16 +369,19 @@ def moves() -> Moves:
 def load(game: Game) -> Any:
     """The engine state of an ORM ``game``, to read only (views, legal actions), shared by this process."""
     caches: Caches = current_app.extensions["caches"]
-    return caches.snapshot(game.id, game.ply, game.state, None, as_utc(game.updated_at)).state
+    return caches.snapshot(game.id, game.ply, game.state, as_utc(game.updated_at)).state
 
 
-def visible_events(session: Session, game: Game, seat: int | None, since: int, limit: int) -> list[EventRecord]:
-    query = select(EventRecord).where(EventRecord.game_id == game.id, EventRecord.seq > since)
-    if seat is None:
-        query = query.where(EventRecord.to_seat.is_(None))
-    else:
-        query = query.where((EventRecord.to_seat.is_(None)) | (EventRecord.to_seat == seat))
-    return list(session.scalars(query.order_by(EventRecord.seq).limit(limit)))
+def visible_events(session: Session, game: Game, seat: int | None, since: int, limit: int) -> list[LoggedEvent]:
+    """The first ``limit`` events after seq ``since`` that ``seat`` may see: the public ones and its own private
+    ones (a spectator, ``None``: the public ones)."""
+    shown = []
+    for event in eventlog.events(session, game)[max(since + 1, 0) :]:
+        if event.to_seat is None or event.to_seat == seat:
+            shown.append(event)
+            if len(shown) == limit:
+                break
+    return shown
 
 
 def replay(session: Session, game: Game) -> dict[str, Any]:
@@ -395,7 +399,7 @@ def localized_actions(state: Any, seat: int, game: str, language: str) -> list[d
     ]
 
 
-def localized_event(record: EventRecord, game: str, language: str) -> dict[str, Any]:
+def localized_event(record: LoggedEvent, game: str, language: str) -> dict[str, Any]:
     payload = dict(record.payload)
     return {
         "seq": record.seq,

@@ -1,18 +1,23 @@
-"""The cap on one account's concurrent long polls (``SORRY_ARENA_MAX_WAITING_PER_ACCOUNT``, default 8).
+"""The caps on waiting requests: one account's concurrent long polls (``SORRY_ARENA_MAX_WAITING_PER_ACCOUNT``,
+default 8), and the game event streams opened without a token, per client address
+(``SORRY_ARENA_MAX_STREAMS_PER_ADDRESS``, default 8) and in all (``SORRY_ARENA_MAX_ANONYMOUS_STREAMS``, default 200).
 
 A long poll (``GET /api/v1/decisions?wait=``, ``GET /api/v1/games/{id}/actions?wait=``) that has to wait takes one
 of its account's slots for as long as it waits, and gives it back when it answers; with every slot taken, the
 request is a 429 that says so, with ``Retry-After``. A request that is answered at once (something to decide
 already, or ``wait=0``) takes no slot. One inbox poll (``GET /decisions?wait=``) waits for all of an account's games,
-so a bot never needs more than a few.
+so a bot never needs more than a few. A stream with a token (``service/api/streams.py``) takes one of its account's
+slots for its whole life; one without (a spectator of the game viewer) takes one of its client address's and one of
+the service's anonymous ones (:meth:`WaitingCap.anonymous_stream`), each a 429 that says which when none is free.
 
-Counted in Redis when ``REDIS_URL`` is set, so every API process shares one count per account: a sorted set per
-account (``sorry-arena:waiting:{player}``) whose members are the waiting requests, each scored with the Redis time
-at which it expires (its wait plus :data:`SLACK_SECONDS`). One script drops the expired members, counts the others
-and adds the new one if there is room, and sets the key's expiry to the longest slot's: a process killed while its
-requests wait leaks nothing, since its slots lapse on their own. Without Redis, a count in this process's memory (the
-embedded default is one process). If Redis fails, requests wait uncounted, with a warning (as the rate limits do:
-the cap protects the service, and an outage of Redis must not stop the games).
+Counted in Redis when ``REDIS_URL`` is set, so every API process shares one count per account (or address): a
+sorted set per account (``sorry-arena:waiting:{player}``; ``sorry-arena:waiting:address:{address}`` and
+``sorry-arena:waiting:anonymous`` for the streams without a token) whose members are the waiting requests, each
+scored with the Redis time at which it expires (its wait plus :data:`SLACK_SECONDS`). One script drops the expired
+members, counts the others and adds the new one if there is room, and sets the key's expiry to the longest slot's:
+a process killed while its requests wait leaks nothing, since its slots lapse on their own. Without Redis, a count
+in this process's memory (the embedded default is one process). If Redis fails, requests wait uncounted, with a
+warning (as the rate limits do: the cap protects the service, and an outage of Redis must not stop the games).
 """
 
 from __future__ import annotations
@@ -35,11 +40,17 @@ from service.errors import ErrorSchema
 log = logging.getLogger(__name__)
 
 VARIABLE = "SORRY_ARENA_MAX_WAITING_PER_ACCOUNT"
+PER_ADDRESS_VARIABLE = "SORRY_ARENA_MAX_STREAMS_PER_ADDRESS"
+ANONYMOUS_VARIABLE = "SORRY_ARENA_MAX_ANONYMOUS_STREAMS"
+ANONYMOUS = "anonymous"
+"""The key of the service's streams without a token, beside the accounts' (whole numbers) and addresses'."""
 REDIS_KEY_PREFIX = "sorry-arena:waiting:"
 SLACK_SECONDS = 15.0
 """How long a slot outlives its request's wait in Redis: a living request gives its slot back when it answers (the
 slack covers a slow last look at the database); a killed one's lapses this long after its wait would have ended."""
 RETRY_AFTER_SECONDS = 1
+STREAM_RETRY_AFTER_SECONDS = 5
+"""The ``Retry-After`` of a stream without a token refused: such a stream holds its slot for minutes."""
 
 TOO_MANY_WAITING = {
     "schema": ErrorSchema,
@@ -49,41 +60,54 @@ TOO_MANY_WAITING = {
 }
 """The 429 of the long-polled operations, for ``blp.alt_response(429, **TOO_MANY_WAITING)``."""
 
+TOO_MANY_STREAMS = {
+    **TOO_MANY_WAITING,
+    "description": f"with a token: the account already waits in as many long polls and streams as it may ({VARIABLE}"
+    f", default 8); without one: the client address already holds as many streams without a token as it may "
+    f"({PER_ADDRESS_VARIABLE}, default 8), or the service does ({ANONYMOUS_VARIABLE}, default 200). The message "
+    "says which; retry once one of them has closed",
+}
+"""The 429 of a game's event stream, which a spectator may open without a token."""
+
+
+Who = int | str
+"""Whose slots: an account (its player id), an address (``address:{address}``) or :data:`ANONYMOUS`."""
+
 
 class Slots(Protocol):
-    def take(self, player_id: int, cap: int, seconds: float) -> str | None:
-        """A slot of ``player_id`` for ``seconds`` if fewer than ``cap`` are taken (its token), else None."""
+    def take(self, who: Who, cap: int, seconds: float) -> str | None:
+        """A slot of ``who`` for ``seconds`` if fewer than ``cap`` are taken (its token), else None."""
         ...
 
-    def give_back(self, player_id: int, token: str) -> None: ...
+    def give_back(self, who: Who, token: str) -> None: ...
 
 
 class MemorySlots:
     """Slots counted in this process's memory."""
 
     def __init__(self) -> None:
-        self._taken: dict[int, int] = {}
+        self._taken: dict[Who, int] = {}
         self._lock = threading.Lock()
 
-    def take(self, player_id: int, cap: int, seconds: float) -> str | None:
+    def take(self, who: Who, cap: int, seconds: float) -> str | None:
         with self._lock:
-            taken = self._taken.get(player_id, 0)
+            taken = self._taken.get(who, 0)
             if taken >= cap:
                 return None
-            self._taken[player_id] = taken + 1
+            self._taken[who] = taken + 1
         return ""
 
-    def give_back(self, player_id: int, token: str) -> None:
+    def give_back(self, who: Who, token: str) -> None:
         with self._lock:
-            left = self._taken.get(player_id, 0) - 1
+            left = self._taken.get(who, 0) - 1
             if left > 0:
-                self._taken[player_id] = left
+                self._taken[who] = left
             else:
-                self._taken.pop(player_id, None)
+                self._taken.pop(who, None)
 
-    def taken(self, player_id: int) -> int:
+    def taken(self, who: Who) -> int:
         with self._lock:
-            return self._taken.get(player_id, 0)
+            return self._taken.get(who, 0)
 
 
 class RedisSlots:
@@ -106,67 +130,96 @@ return 1
         self.client: Any = redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=1.0)
         self.script = self.client.register_script(self.SCRIPT)
 
-    def take(self, player_id: int, cap: int, seconds: float) -> str | None:
+    def take(self, who: Who, cap: int, seconds: float) -> str | None:
         token = uuid.uuid4().hex
         lasting = max(1, round((seconds + SLACK_SECONDS) * 1000))
-        taken = self.script(keys=[key(player_id)], args=[cap, lasting, token])
+        taken = self.script(keys=[key(who)], args=[cap, lasting, token])
         return token if int(taken) else None
 
-    def give_back(self, player_id: int, token: str) -> None:
-        self.client.zrem(key(player_id), token)
+    def give_back(self, who: Who, token: str) -> None:
+        self.client.zrem(key(who), token)
 
-    def taken(self, player_id: int) -> int:
-        return int(self.client.zcard(key(player_id)))
+    def taken(self, who: Who) -> int:
+        return int(self.client.zcard(key(who)))
 
 
-def key(player_id: int) -> str:
-    return f"{REDIS_KEY_PREFIX}{player_id}"
+def key(who: Who) -> str:
+    return f"{REDIS_KEY_PREFIX}{who}"
+
+
+def address_key(address: str) -> str:
+    """Whose slots the streams without a token of a client address are."""
+    return f"address:{address}"
 
 
 class WaitingCap:
-    """An app's cap and its slots."""
+    """An app's caps and their slots."""
 
     RETRY_SECONDS = 5.0
 
     def __init__(self, settings: Settings) -> None:
         self.cap = settings.max_waiting_per_account
+        self.per_address = settings.max_streams_per_address
+        self.anonymous = settings.max_anonymous_streams
         self.slots: MemorySlots | RedisSlots = (
             RedisSlots(settings.redis_url) if settings.redis_url else MemorySlots()
         )
         self.down_until = 0.0  # while Redis fails: when to try it again (monotonic clock)
 
-    @contextmanager
-    def slot(self, player_id: int, seconds: float) -> Iterator[None]:
+    def slot(self, player_id: int, seconds: float) -> Any:
         """Hold one of ``player_id``'s slots for the block (a wait of up to ``seconds``); a 429 if none is free."""
-        token = self._take(player_id, seconds)
+        refusal = (
+            f"too many long polls at once: an account may wait in at most {self.cap} long polls (?wait=) at a "
+            f"time ({VARIABLE}), and yours already does; retry once one of them has answered, or wait in one "
+            "GET /api/v1/decisions?wait= for all your games"
+        )
+        return self._held(player_id, self.cap, seconds, refusal, RETRY_AFTER_SECONDS)
+
+    @contextmanager
+    def anonymous_stream(self, address: str, seconds: float) -> Iterator[None]:
+        """Hold a slot of the client ``address`` and one of the service's streams without a token for the block
+        (a stream of up to ``seconds``); a 429 that says which cap is reached when either has none free."""
+        per_address = (
+            f"too many streams at once: a client address may hold at most {self.per_address} streams without a "
+            f"token at a time ({PER_ADDRESS_VARIABLE}), and yours already does; retry once one of them has closed, "
+            "or send your account's token (its streams count against its own long-poll slots)"
+        )
+        in_all = (
+            f"too many streams at once: the service holds at most {self.anonymous} streams without a token at a "
+            f"time ({ANONYMOUS_VARIABLE}), and all are taken; retry later, or send your account's token (its "
+            "streams count against its own long-poll slots)"
+        )
+        with (
+            self._held(address_key(address), self.per_address, seconds, per_address, STREAM_RETRY_AFTER_SECONDS),
+            self._held(ANONYMOUS, self.anonymous, seconds, in_all, STREAM_RETRY_AFTER_SECONDS),
+        ):
+            yield
+
+    @contextmanager
+    def _held(self, who: Who, cap: int, seconds: float, refusal: str, retry_after: int) -> Iterator[None]:
+        token = self._take(who, cap, seconds, refusal, retry_after)
         try:
             yield
         finally:
             if token is not None:
                 try:
-                    self.slots.give_back(player_id, token)
+                    self.slots.give_back(who, token)
                 except redis.RedisError as error:  # the slot lapses on its own
                     log.warning("long-poll cap: Redis failed giving a slot back (%s)", error)
 
-    def _take(self, player_id: int, seconds: float) -> str | None:
+    def _take(self, who: Who, cap: int, seconds: float, refusal: str, retry_after: int) -> str | None:
         if self.down_until:
             if time.monotonic() < self.down_until:
                 return None
             self.down_until = 0.0
         try:
-            token = self.slots.take(player_id, self.cap, seconds)
+            token = self.slots.take(who, cap, seconds)
         except redis.RedisError as error:
             log.warning("long-poll cap: Redis failed (%s); long polls wait uncounted while it does", error)
             self.down_until = time.monotonic() + self.RETRY_SECONDS
             return None
         if token is None:
-            abort(
-                429,
-                message=f"too many long polls at once: an account may wait in at most {self.cap} long polls "
-                f"(?wait=) at a time ({VARIABLE}), and yours already does; retry once one of them has answered, "
-                "or wait in one GET /api/v1/decisions?wait= for all your games",
-                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
-            )
+            abort(429, message=refusal, headers={"Retry-After": str(retry_after)})
         return token
 
 
@@ -188,3 +241,9 @@ _making = threading.Lock()
 def slot(player_id: int, seconds: float) -> Any:
     """``with waiting.slot(player_id, wait):`` around a long poll's wait: a 429 when the account has no slot free."""
     return cap().slot(player_id, seconds)
+
+
+def anonymous_stream(address: str, seconds: float) -> Any:
+    """``with waiting.anonymous_stream(address, seconds):`` around a stream without a token: a 429 when the client
+    address, or the service, holds as many such streams as it may."""
+    return cap().anonymous_stream(address, seconds)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Select, and_, func, select
 from sqlalchemy.orm import Session
@@ -35,10 +34,11 @@ class Fault:
     at: datetime
 
 
-def _faults(player_id: int, owner: bool, game_id: int | None) -> Select[Any]:
-    """The ``actions.id`` of the bot's faulted moves that the caller may see (the bot's account: ``player_id``)."""
+def _faults(player_id: int, owner: bool, game_id: int | None) -> Select[int, int]:
+    """The ``(game_id, ply)`` of the bot's faulted moves that the caller may see (the bot's account:
+    ``player_id``)."""
     query = (
-        select(ActionRecord.id)
+        select(ActionRecord.game_id, ActionRecord.ply)
         .join(Seat, and_(Seat.game_id == ActionRecord.game_id, Seat.seat == ActionRecord.seat))
         .where(Seat.player_id == player_id, ActionRecord.fault.is_not(None), ActionRecord.fault != "forfeit")
     )
@@ -71,7 +71,7 @@ def page(
             ActionRecord.debug,
             ActionRecord.created_at,
         )
-        .join(ids, ids.c.id == ActionRecord.id)
+        .join(ids, and_(ids.c.game_id == ActionRecord.game_id, ids.c.ply == ActionRecord.ply))
         .join(Game, Game.id == ActionRecord.game_id)
         .order_by(ActionRecord.game_id.desc(), ActionRecord.ply.desc())
         .offset(offset)

@@ -4,13 +4,20 @@ SQLite (the embedded default) runs in WAL mode with ``synchronous=NORMAL`` and a
 faster than the default journal on this kind of machine; ``benchmarks/tournament.py`` measures a worker on it), and
 writers wait for each other instead of failing. ``postgres://`` and ``postgresql://`` URLs, as hosting platforms
 write them, use psycopg 3, the installed driver.
+
+A PostgreSQL connection taken from the pool is checked without a round trip (:func:`_check_idle`): an idle
+connection has nothing to read, so a socket with something to read, or with its end closed, was cut by the server
+(a restart, an administrator's ``pg_terminate_backend``); then the pool replaces it and every connection pooled
+before it, as SQLAlchemy's ``pool_pre_ping`` would, which costs a ``SELECT 1`` round trip per checkout (a request's
+database work is two or three round trips).
 """
 
 from __future__ import annotations
 
+import select
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
 
 DEFAULT_DATABASE_URL = "sqlite:///sorry-arena.db"
@@ -38,7 +45,20 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    engine = create_engine(url, pool_size=10, max_overflow=20)
+    event.listen(engine, "checkout", _check_idle)
+    return engine
+
+
+def _check_idle(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+    """Refuse a pooled PostgreSQL connection that the server has cut: ``InvalidatePoolError`` makes the pool
+    replace it, and every connection pooled before it, with new ones."""
+    if dbapi_connection.closed:
+        raise exc.InvalidatePoolError("the connection is closed")
+    poll = select.poll()
+    poll.register(dbapi_connection.fileno(), select.POLLIN | select.POLLERR | select.POLLHUP)
+    if poll.poll(0):  # an idle connection is told nothing: this is the server's farewell, or the socket's end
+        raise exc.InvalidatePoolError("the server closed the connection")
 
 
 def sessions(engine: Engine) -> sessionmaker[Session]:

@@ -6,12 +6,21 @@ run on the DB-API cursor of a pooled connection. SQLAlchemy's per-call execution
 statement on a 2-core machine, six times the cursor call itself; a move needs four or five statements. Values go
 through each column type's own bind processor, as SQLAlchemy would send them. A move's writes go through the
 process's :class:`store.groupcommit.Writer`, which saves the moves that arrive together in one transaction.
+
+On PostgreSQL a write whose condition and one following row have a one-statement form (:func:`one_statement`: a
+data-modifying CTE, ``WITH moved AS (UPDATE ... RETURNING ...) INSERT ... SELECT ... FROM moved``, whose row is
+inserted only if the UPDATE changed one) runs as that statement: one round trip to the server instead of two.
+SQLite (3.35 and later included) has no data-modifying CTE, so there the two statements run one after the other.
+
+A request's lane only reads (its writes go through the writer). On PostgreSQL its connection reads in autocommit:
+each statement is its own transaction, as READ COMMITTED already gives each statement a snapshot of its own, so
+no BEGIN and ROLLBACK round trips; the connection goes back to the pool out of autocommit.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from sqlalchemy import BindParameter, Engine
@@ -21,9 +30,21 @@ from sqlalchemy.sql.elements import ClauseElement
 from store.groupcommit import Write, Writer
 
 
-def param(name: str) -> BindParameter[Any]:
-    """A named parameter of a fast-lane statement (``lane.execute(statement, {name: value})``)."""
-    return BindParameter(name, required=True)
+def param(name: str, type_: Any = None) -> BindParameter[Any]:
+    """A named parameter of a fast-lane statement (``lane.execute(statement, {name: value})``); ``type_``: its
+    column's type where nothing else in the statement says it (a value selected for an INSERT)."""
+    return BindParameter(name, type_=type_, required=True)
+
+
+_ONE_STATEMENT: dict[tuple[int, int], ClauseElement] = {}
+"""(id of a condition, id of a statement that follows it) -> the two as one statement (:func:`one_statement`)."""
+
+
+def one_statement(condition: ClauseElement, then: ClauseElement, combined: ClauseElement) -> None:
+    """Declare ``combined`` the one-statement form of ``condition`` followed by one row of ``then``, for databases
+    with data-modifying CTEs: it takes the values of both (a name in both means the same value) and changes one
+    row exactly when ``condition`` does. The statements are module constants (they live as long as the process)."""
+    _ONE_STATEMENT[id(condition), id(then)] = combined
 
 
 _GIVEN = object()
@@ -66,6 +87,10 @@ class Statements:
         self.engine = engine
         self.integrity_error: type[Exception] = engine.dialect.dbapi.IntegrityError  # type: ignore[union-attr]
         self.writer = Writer(engine)
+        self.data_modifying_ctes = engine.dialect.name == "postgresql"
+        """Whether a write may run as its one-statement form (:func:`one_statement`)."""
+        self.autocommit_reads = engine.dialect.name == "postgresql"
+        """Whether a lane's connection reads in autocommit."""
         self._compiled: dict[int, tuple[ClauseElement, Compiled]] = {}
         self._lock = threading.Lock()
 
@@ -94,9 +119,16 @@ class Lane:
         *then: tuple[ClauseElement, Sequence[Mapping[str, Any]]],
     ) -> bool:
         """Through the process's writer: run ``condition`` (a statement and its values), and if it changed a row,
-        each statement of ``then`` with each of its rows, in one transaction; whether the condition held."""
+        each statement of ``then`` with each of its rows, in one transaction; whether the condition held. A
+        condition and one row with a one-statement form run as that statement where the database allows it."""
         get = self.statements.get
         statement, values = condition
+        if self.statements.data_modifying_ctes and len(then) == 1 and len(then[0][1]) == 1:
+            combined = _ONE_STATEMENT.get((id(statement), id(then[0][0])))
+            if combined is not None:
+                compiled = get(combined)
+                steps = [(compiled.sql, [compiled.parameters({**values, **then[0][1][0]})])]
+                return self.statements.writer.save(Write(key, steps))
         compiled = get(statement)
         steps = [(compiled.sql, [compiled.parameters(values)])]
         for statement, rows in then:
@@ -106,7 +138,10 @@ class Lane:
 
     def connection(self) -> Any:
         if self._connection is None:
-            self._connection = self.statements.engine.raw_connection()
+            connection: Any = self.statements.engine.raw_connection()
+            if self.statements.autocommit_reads:
+                connection.driver_connection.autocommit = True
+            self._connection = connection
         return self._connection
 
     def execute(self, statement: ClauseElement, values: Mapping[str, Any] = {}) -> Any:  # never mutated
@@ -116,22 +151,13 @@ class Lane:
         cursor.execute(compiled.sql, compiled.parameters(values))
         return cursor
 
-    def execute_many(self, statement: ClauseElement, rows: Iterable[Mapping[str, Any]]) -> None:
-        compiled = self.statements.get(statement)
-        parameters = [compiled.parameters(row) for row in rows]
-        if parameters:
-            self.connection().cursor().executemany(compiled.sql, parameters)
-
     def scalar(self, statement: ClauseElement, values: Mapping[str, Any] = {}) -> Any:
         """The first column of the first row (``None`` without a row)."""
         row = self.execute(statement, values).fetchone()
         return None if row is None else row[0]
 
-    def commit(self) -> None:
-        self.connection().commit()
-
     def rollback(self) -> None:
-        """End the transaction (a read's too: PostgreSQL would hold it open)."""
+        """End the transaction (a read's on SQLite; nothing to end in PostgreSQL's autocommit)."""
         if self._connection is not None:
             self._connection.rollback()
 
@@ -139,4 +165,10 @@ class Lane:
         """Give the connection back to the pool now (before a long wait); the next statement takes one again."""
         if self._connection is not None:
             connection, self._connection = self._connection, None
+            if self.statements.autocommit_reads:
+                try:
+                    connection.driver_connection.autocommit = False  # the pool's other users open transactions
+                except Exception:  # broken (its error went to the statement that found it): not for the pool
+                    connection.invalidate()
+                    return
             connection.close()

@@ -1,23 +1,26 @@
-"""The one writer of a game: create it with its opening events, take its seats, advance it by plies, finish it.
+"""The one writer of a game: create it, take its seats, advance it by plies, finish it.
 
 Both ways a move reaches the database go through here: a pull bot's ``POST /games/{id}/actions`` (the service's
 fast lane, one move per write, saved by the process's group commit) and a tournament worker's batch of push-bot
 moves (the worker's session, up to a batch per write). Each write of moves is one :class:`Advance`: a conditional
 UPDATE of the game row (the guard: the game is still at the ply the first move answered, and still active) and,
-only if that changed the row, the action rows (unique per game and ply) and the event rows, in one transaction. Of
-two writers at one ply exactly one wins; the other learns it from the guard (``False``) or from the unique key.
+only if that changed the row, the action rows (unique per game and ply), in one transaction. Of two writers at one
+ply exactly one wins; the other learns it from the guard (``False``) or from the unique key. On PostgreSQL the fast
+lane runs a one-move advance as one statement that keeps these rules (:data:`ADVANCE_RECORDING`: the UPDATE in a
+data-modifying CTE, the action row inserted from what it returned, so only if the guard held).
 
 The rules every write keeps, written once here:
 
 - the state is stored as the engine's JSON in compact form (:func:`encode_state`);
-- events are numbered ``0, 1, 2, ...`` per game in the order they happened (the opening's first); an event of the
-  move that answered ply ``p`` carries ``ply = p + 1`` (the opening's carry 0);
+- no event is stored: a game's events are its actions' (``store/eventlog.py`` derives them by replaying the action
+  log), numbered ``0, 1, 2, ...`` per game in the order they happened (the opening's first); an event of the move
+  that answered ply ``p`` carries ``ply = p + 1`` (the opening's carry 0);
 - ``games.updated_at`` moves with every change of the ply (a tournament decision's deadline counts from it);
 - a game is ``open`` until its last seat is taken, ``active`` while it is played, ``over`` once finished, or
   ``cancelled`` when its tournament was cancelled before it finished (no result); only an active game advances.
 
-Reads that the writes depend on (the current position and the next event number) use :data:`POSITION`, so that
-the state, the event count and the save time are of one moment on every database.
+Reads that the writes depend on (the current position) use :data:`POSITION`, so that the ply, the state and the
+save time are of one moment on every database.
 """
 
 from __future__ import annotations
@@ -28,13 +31,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Insert, Update, insert, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.dml import UpdateBase
 
 import engine
+from store import fastlane
 from store.fastlane import param
-from store.models import ActionRecord, EventRecord, Game, Seat, base, now
+from store.models import ActionRecord, Game, Seat, base, now
 from store.models.games import DEBUG_BYTES, FAULT_DETAIL_CHARS
 
 encode_state = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
@@ -60,32 +64,38 @@ ADVANCE_TO_END = (
     )
 )
 """The advance whose last move ends the game by the rules (the engine's result)."""
-RECORD_ACTION = insert(ActionRecord).values(
-    game_id=param("game_id"),
-    ply=param("ply"),
-    seat=param("seat"),
-    action=param("action"),
-    latency_ms=param("latency_ms"),
-    fault=param("fault"),
-    fault_detail=param("fault_detail"),
-    debug=param("debug"),
-    created_at=param("now"),
-)
-RECORD_EVENT = insert(EventRecord).values(
-    game_id=param("game_id"),
-    seq=param("seq"),
-    ply=param("ply"),
-    to_seat=param("to_seat"),
-    payload=param("payload"),
-)
-POSITION = select(
-    Game.ply,
-    Game.status,
-    Game.state,
-    select(func.max(EventRecord.seq)).where(EventRecord.game_id == Game.id).scalar_subquery(),
-    Game.updated_at,
-).where(Game.id == param("game_id"))
-"""A game's ply, status, state text, last event number and save time, in one statement (:meth:`Position.of`)."""
+_ACTION_VALUES = {
+    "game_id": "game_id",
+    "ply": "ply",
+    "seat": "seat",
+    "action": "action",
+    "latency_ms": "latency_ms",
+    "fault": "fault",
+    "fault_detail": "fault_detail",
+    "debug": "debug",
+    "created_at": "now",
+}
+"""Each column of an action row, and the parameter that gives its value."""
+RECORD_ACTION = insert(ActionRecord).values({column: param(name) for column, name in _ACTION_VALUES.items()})
+
+
+def _recording(guarded: Update) -> Insert:
+    """``guarded`` and one :data:`RECORD_ACTION` row as one statement (PostgreSQL's data-modifying CTE): the action
+    row is selected from the rows the UPDATE changed, so it is inserted only if the guard held, and the statement's
+    row count says whether it did; a unique key that refuses the row undoes the UPDATE with it."""
+    moved = guarded.returning(Game.id).cte("moved")
+    columns = ActionRecord.__table__.c
+    row = select(*(param(name, columns[column].type) for column, name in _ACTION_VALUES.items()))
+    return insert(ActionRecord).from_select(list(_ACTION_VALUES), row.select_from(moved))
+
+
+ADVANCE_RECORDING = _recording(ADVANCE)
+"""A one-move :data:`ADVANCE` and its action row, in one round trip (where the database has data-modifying CTEs)."""
+ADVANCE_TO_END_RECORDING = _recording(ADVANCE_TO_END)
+fastlane.one_statement(ADVANCE, RECORD_ACTION, ADVANCE_RECORDING)
+fastlane.one_statement(ADVANCE_TO_END, RECORD_ACTION, ADVANCE_TO_END_RECORDING)
+POSITION = select(Game.ply, Game.status, Game.state, Game.updated_at).where(Game.id == param("game_id"))
+"""A game's ply, status, state text and save time, in one statement (:meth:`Position.of`)."""
 _START = update(Game).where(Game.id == param("game_id"), Game.status == "open").values(status="active")
 # (A parameter of an UPDATE's condition is not named after a column it leaves unchanged: SQLAlchemy would take it
 # for a new value of that column.)
@@ -111,13 +121,12 @@ _FAULTS = (
 
 @dataclass
 class Move:
-    """One applied action and what it caused."""
+    """One applied action (its events are derived from it: ``store/eventlog.py``)."""
 
     ply: int
     """The ply the action answered."""
     seat: int
     action: str
-    events: list[engine.Event]
     latency_ms: float | None = None
     """How long the bot took to answer (tournament games)."""
     fault: str | None = None
@@ -130,19 +139,18 @@ class Move:
 
 @dataclass(frozen=True)
 class Position:
-    """A game as stored: its ply and status, its state's text, the number of its next event, when it was saved."""
+    """A game as stored: its ply and status, its state's text, when it was saved."""
 
     ply: int
     status: str
     state: str
-    next_seq: int
     saved_at: datetime
 
     @classmethod
     def of(cls, row: Sequence[Any]) -> Position:
         """From a row of :data:`POSITION` (a DB-API cursor's or a SQLAlchemy result's)."""
-        ply, status, text, last_seq, saved_at = row
-        return cls(ply, status, text, 0 if last_seq is None else last_seq + 1, as_utc(saved_at))
+        ply, status, text, saved_at = row
+        return cls(ply, status, text, as_utc(saved_at))
 
 
 @dataclass(frozen=True)
@@ -153,8 +161,6 @@ class Advance:
     new_ply: int
     state: str
     """The stored text of the state after the moves."""
-    next_seq: int
-    """The number of the event after these moves' events."""
     saved_at: datetime
     condition: tuple[UpdateBase, dict[str, Any]]
     then: tuple[tuple[UpdateBase, list[dict[str, Any]]], ...]
@@ -164,12 +170,10 @@ def advance(
     game_id: int,
     moves: Sequence[Move],
     state: Any,
-    next_seq: int,
     result: engine.Result | None = None,
 ) -> Advance:
     """The write that appends ``moves`` (consecutive, from the game's current ply) and the state after them;
-    ``next_seq`` is the number of the game's next event, ``result`` the engine's when the last move ended the game.
-    """
+    ``result`` is the engine's when the last move ended the game."""
     if not moves:
         raise ValueError("an advance needs at least one move")
     ply = moves[0].ply
@@ -195,17 +199,13 @@ def advance(
         }
         for move in moves
     ]
-    events: list[dict[str, Any]] = []
-    for move in moves:
-        events += event_rows(game_id, next_seq + len(events), move.ply + 1, move.events)
     return Advance(
         game_id,
         new_ply,
         text,
-        next_seq + len(events),
         moment,
         (ADVANCE if result is None else ADVANCE_TO_END, changes),
-        ((RECORD_ACTION, actions), (RECORD_EVENT, events)),
+        ((RECORD_ACTION, actions),),
     )
 
 
@@ -234,14 +234,6 @@ def clean_debug(text: Any) -> str | None:
     return kept or None
 
 
-def event_rows(game_id: int, first_seq: int, ply: int, events: Sequence[engine.Event]) -> list[dict[str, Any]]:
-    """The event rows of one ply, numbered from ``first_seq``."""
-    return [
-        {"game_id": game_id, "seq": first_seq + i, "ply": ply, "to_seat": event.get("to"), "payload": event}
-        for i, event in enumerate(events)
-    ]
-
-
 # --- writing through a session (the workers, and the service's ORM requests) -------------------------------------
 
 
@@ -267,11 +259,10 @@ def create(
     created_by: int,
     players: Sequence[int] = (),
 ) -> Game:
-    """A new game and its opening events, in the session's transaction (flushed; the caller commits): ``open``
+    """A new game, in the session's transaction (flushed; the caller commits): ``open``
     with every seat free, or, given ``players`` (one player per seat, in seat order), started. Raises
     ``engine.SettingsError`` for settings that describe no game."""
     state = engine.new_game(kind, settings, seed)
-    events = engine.opening_events(state)
     game = Game(
         game=kind,
         settings=engine.normalize_settings(kind, settings),
@@ -285,8 +276,6 @@ def create(
     session.add(game)
     session.flush()
     session.add_all(Seat(game_id=game.id, seat=seat, player_id=player) for seat, player in enumerate(players))
-    if events:
-        session.connection().execute(RECORD_EVENT, event_rows(game.id, 0, 0, events))
     session.flush()
     return game
 

@@ -1,6 +1,7 @@
 """A worker's clock: every second it starts the tournament runs that are due (``jobs.start_overdue``) and tops the
 queue up with the next games of every account's turn (``jobs.feed_games``), so that every worker's slots find
-games although each account has only a few in the queue at once.
+games although each account has only a few in the queue at once; and it asks for the refit of the rating pools
+whose table is behind (``poolfit.ask_due``).
 
 Start times and repeats are kept here rather than in RQ's scheduler: every worker runs a clock, starting a run is
 idempotent (``tournament.runs``), and each run is due at its planned time (the first run's start plus a whole
@@ -16,7 +17,7 @@ import threading
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
-from tournament import context, jobs
+from tournament import context, jobs, poolfit
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,7 @@ class Clock:
         try:
             started = jobs.start_overdue(self.ctx)
             jobs.feed_games(self.ctx)
+            poolfit.ask_due(self.ctx)
         except (SQLAlchemyError, RedisError) as error:  # the database or Redis restarts: the next tick tries again
             if not self._failing:
                 log.warning("the clock waits: %s", str(error).splitlines()[0])

@@ -15,7 +15,7 @@ import socket
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 from sqlalchemy.orm import Session, sessionmaker
@@ -26,9 +26,11 @@ from runtime.settings import DEFAULT_FEED_WINDOW, Settings
 from runtime.wakeups import make_notifier
 from store.database import make_engine, sessions
 from tournament.heartbeat import Heartbeat
-from tournament.runner import Notifier, RunnerSettings
 from tournament.slots import Slots
 from tournament.stalls import Stalls, stall_cap
+
+if TYPE_CHECKING:  # the runner imports the standings, which reach the context: a cycle at import time
+    from tournament.runner import Notifier, RunnerSettings
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,9 @@ class Context:
     """Set when the process stops: games waiting for the database give up."""
     feed_window: int = DEFAULT_FEED_WINDOW
     """The most games of one account waiting in the queue at once (``tournament.feed``)."""
+    feeding: threading.Lock = field(default_factory=threading.Lock)
+    feed_wanted: threading.Event = field(default_factory=threading.Event)
+    """Held while a thread of the process tops the queue up, and set when another asks meanwhile (``jobs.top_up``)."""
 
 
 _context: Context | None = None
@@ -90,6 +95,8 @@ def worker_name() -> str:
 
 
 def runner_settings(settings: Settings, name: str | None = None) -> RunnerSettings:
+    from tournament.runner import RunnerSettings  # here, not above: the cycle through the standings
+
     return RunnerSettings(
         worker=name or worker_name(),
         allow=parse_allowlist(settings.bot_allow),

@@ -23,32 +23,30 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from sqlalchemy import func, select, update
+from sqlalchemy import and_, case, func, select, update
 from sqlalchemy.orm import Session
 
 from store.models import Tournament, TournamentGame
 
 
-def waiting(session: Session) -> dict[int, int]:
-    """Per account, its games fed and not yet leased (waiting in the queue), in its running tournaments."""
+def counts(session: Session) -> tuple[dict[int, int], dict[int, int]]:
+    """Per account, in its running tournaments (one query): its games fed and not yet leased (waiting in the
+    queue), and its games not over (to play, or being played). An account with neither is in neither."""
+    pending = TournamentGame.status == "pending"
+    fed_waiting = func.count(case((and_(pending, TournamentGame.fed.is_(True)), TournamentGame.id)))
     rows = session.execute(
-        select(Tournament.owner_id, func.count(TournamentGame.id))
-        .join(Tournament, Tournament.id == TournamentGame.tournament_id)
-        .where(Tournament.status == "running", TournamentGame.status == "pending", TournamentGame.fed.is_(True))
-        .group_by(Tournament.owner_id)
-    )
-    return {owner: count for owner, count in rows}
-
-
-def left_to_play(session: Session) -> dict[int, int]:
-    """Per account, its games not over (to play, or being played) in its running tournaments."""
-    rows = session.execute(
-        select(Tournament.owner_id, func.count(TournamentGame.id))
+        select(Tournament.owner_id, fed_waiting, func.count(TournamentGame.id))
         .join(Tournament, Tournament.id == TournamentGame.tournament_id)
         .where(Tournament.status == "running", TournamentGame.status.in_(("pending", "running")))
         .group_by(Tournament.owner_id)
     )
-    return {owner: count for owner, count in rows}
+    queued: dict[int, int] = {}
+    left: dict[int, int] = {}
+    for owner, waiting, not_over in rows:
+        if waiting:
+            queued[owner] = waiting
+        left[owner] = not_over
+    return queued, left
 
 
 def candidates(session: Session, window: int) -> dict[int, list[list[int]]]:
@@ -93,8 +91,7 @@ def take(session: Session, window: int) -> list[tuple[int, bool]]:
     to enqueue, each with whether it goes to the front of the queue: round-robin across the accounts, the one with
     the least left to play first, each account's games round-robin across its tournaments; an account with less
     left than another goes ahead of the waiting games. Commits."""
-    queued = waiting(session)
-    left = left_to_play(session)
+    queued, left = counts(session)
     per_account = {
         owner: round_robin(tournaments, window - queued.get(owner, 0))
         for owner, tournaments in candidates(session, window).items()

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from store.models import TournamentGame
 from tournament.leases import Cancelled, LeaseLost, renew
+from tournament.writes import writing
 
 log = logging.getLogger(__name__)
 
@@ -112,8 +113,9 @@ class Heartbeat:
             with self.sessions() as session:
                 for holding in self.held():
                     try:
-                        renew(session, holding.scheduled_id, self.worker, self.lease_seconds)
-                        session.commit()
+                        with writing(session):
+                            renew(session, holding.scheduled_id, self.worker, self.lease_seconds)
+                            session.commit()
                     except Cancelled as stopped:
                         log.info("%s: it stops at its next step", stopped)
                         holding.cancelled.set()

@@ -37,7 +37,8 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlch
 
 from runtime.jobqueue import GAME_JOB
 from store.models import Tournament, TournamentGame, now
-from tournament import context, feed, leases, results, runner, runs, standings
+from tournament import context, feed, leases, poolfit, results, runner, runs, standings
+from tournament.writes import writing
 
 log = logging.getLogger(__name__)
 
@@ -74,11 +75,11 @@ def play_game(scheduled_id: int) -> str:
 
     def played() -> str:
         try:
-            return play(ctx, scheduled_id)
+            return play(ctx, scheduled_id, feed=False)
         finally:
             ctx.stalls.leave(bots)
 
-    if not ctx.slots.play(scheduled_id, played):
+    if not ctx.slots.play(scheduled_id, played, then=lambda: top_up(ctx)):  # the queue topped up off the slot
         ctx.stalls.leave(bots)
         return "already playing here"
     return "playing"
@@ -102,9 +103,10 @@ def held_back(ctx: context.Context, scheduled_id: int) -> bool:
     return ctx.stalls.any_stalling() and not ctx.stalls.admits(game_bots(ctx, scheduled_id))
 
 
-def play(ctx: context.Context, scheduled_id: int) -> str:
+def play(ctx: context.Context, scheduled_id: int, feed: bool = True) -> str:
     """Play the game to its end, through outages of the database: a game whose database fails waits, asking again
-    every ``DATABASE_RETRY_SECONDS``, then goes on from its last save (the moves played since are asked again)."""
+    every ``DATABASE_RETRY_SECONDS``, then goes on from its last save (the moves played since are asked again).
+    Then top the queue up (``feed``; a worker's slot does it once the slot is free)."""
     waiting_since = None
     while True:
         try:
@@ -114,7 +116,8 @@ def play(ctx: context.Context, scheduled_id: int) -> str:
                 )
         except leases.LeaseLost as lost:
             log.warning("%s", lost)
-            top_up(ctx)
+            if feed:
+                top_up(ctx)
             return "lost"
         except DBAPIError as error:
             if not database_down(error):
@@ -134,7 +137,8 @@ def play(ctx: context.Context, scheduled_id: int) -> str:
                 time.monotonic() - waiting_since,
             )
         log.info("scheduled game %s: %s", scheduled_id, outcome)
-        top_up(ctx)  # a game ended (or was found done or cancelled): the next game of its account's turn goes in
+        if feed:  # a game ended (or was found done or cancelled): the next game of its account's turn goes in
+            top_up(ctx)
         return outcome
 
 
@@ -176,7 +180,7 @@ def feed_games(ctx: context.Context) -> list[int]:
     """Top every account's games waiting in the queue up to the window (``tournament.feed``), enqueueing them in
     their round-robin order, those of an account less busy than another at the front; the games enqueued. A game marked fed whose job is not enqueued (Redis fails now) is
     pending without a job: the recovery enqueues it."""
-    with ctx.sessions() as session:
+    with ctx.sessions() as session, writing(session):
         fed = feed.take(session, ctx.feed_window)
     for scheduled_id, ahead in fed:
         if not ahead:
@@ -189,12 +193,24 @@ def feed_games(ctx: context.Context) -> list[int]:
     return [scheduled_id for scheduled_id, _ in fed]
 
 
-def top_up(ctx: context.Context) -> None:
-    """:func:`feed_games`, where a failure only delays the feeding: the clock and the maintenance feed again."""
-    try:
-        feed_games(ctx)
-    except (SQLAlchemyError, RedisError) as error:
-        log.warning("games not fed now (the next tick feeds them): %s", str(error).splitlines()[0])
+def top_up(ctx: context.Context, wait: bool = False) -> None:
+    """:func:`feed_games`, where a failure only delays the feeding: the clock and the maintenance feed again.
+
+    One top-up at a time in a process: a game that ends while another thread of the process tops up leaves the
+    feeding to that thread, which feeds once more when it is done (what it read may be older than this game's end),
+    so the game's slot goes to the next game at once. With ``wait``, the caller waits for that thread and feeds
+    itself (a burst worker, before it looks at the queue a last time)."""
+    ctx.feed_wanted.set()
+    while ctx.feed_wanted.is_set():
+        if not ctx.feeding.acquire(blocking=wait):
+            return  # the thread feeding now sees the request when it is done, and feeds again
+        try:
+            ctx.feed_wanted.clear()
+            feed_games(ctx)
+        except (SQLAlchemyError, RedisError) as error:
+            log.warning("games not fed now (the next tick feeds them): %s", str(error).splitlines()[0])
+        finally:
+            ctx.feeding.release()
 
 
 def cancelled(tournament_id: int) -> str:
@@ -268,11 +284,13 @@ def start_overdue(ctx: context.Context, moment: datetime | None = None) -> list[
 
 
 def maintain_embedded() -> list[int]:
-    """The embedded queue's maintenance (no Redis, no worker): start the runs due, enqueue (at the front) every game
-    fed that needs a job and is not already this process's (a game left by a killed process once its lease ran
-    out; every pending game fed at start-up), then feed the queue. Returns the games enqueued again."""
+    """The embedded queue's maintenance (no Redis, no worker): start the runs due, ask for the refits of the rating
+    pools behind (``poolfit.ask_due``), enqueue (at the front) every game fed that needs a job and is not already
+    this process's (a game left by a killed process once its lease ran out; every pending game fed at start-up),
+    then feed the queue. Returns the games enqueued again."""
     ctx = context.get()
     start_overdue(ctx)
+    poolfit.ask_due(ctx)
     held = {holding.scheduled_id for holding in ctx.heartbeat.held()}
     with ctx.sessions() as session:
         wanted = [

@@ -1,7 +1,8 @@
 """Results: a finished scheduled game's result, written once, and the tournament marked done when all are in.
 
 The result is a row unique per scheduled game: written once, whoever tries again (a resumed game, a second worker);
-never for a game whose tournament was cancelled meanwhile. A cancelled tournament is never marked done. It records
+never for a game whose tournament was cancelled meanwhile. A rated result is counted in its pool's running state
+in the same transaction (``tournament/poolstate.py``). A cancelled tournament is never marked done. It records
 the version of each seat's bot that played: the latest one made before the game began (a version made while a game
 runs plays from the next game on).
 """
@@ -17,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from store.challenges import HUMAN
 from store.models import BotVersion, Game, Result, Tournament, TournamentGame, now
+from tournament import poolstate
 from tournament.leases import Cancelled
 
 
@@ -47,6 +49,7 @@ def finish(
     if not marked.rowcount:  # type: ignore[attr-defined]
         session.rollback()
         raise Cancelled(f"scheduled game {scheduled.id}: its tournament was cancelled before its result")
+    version_ids, finished_at = versions_playing(session, scheduled.bot_ids, game_id), now()
     try:
         session.execute(
             insert(Result).values(
@@ -57,11 +60,21 @@ def finish(
                 variant=tournament.variant,
                 rated=tournament.rated,
                 bot_ids=scheduled.bot_ids,
-                version_ids=versions_playing(session, scheduled.bot_ids, game_id),
-                finished_at=now(),
+                version_ids=version_ids,
+                finished_at=finished_at,
                 **outcome,
             )
         )
+        if tournament.rated:  # its pool's running state counts it in the same transaction
+            poolstate.record(
+                session,
+                tournament.id,
+                tournament.game,
+                tournament.variant,
+                version_ids,
+                outcome["ranks"],
+                finished_at,
+            )
         session.commit()
     except IntegrityError:
         session.rollback()
@@ -73,13 +86,15 @@ def versions_playing(session: Session, bot_ids: list[int], game_id: int) -> list
     """The version (``bot_versions.id``) of each bot current when the game began: its latest made by then (its
     first, should a clock have run behind); a challenge's person (:data:`store.challenges.HUMAN`) has none: 0."""
     began = session.scalar(select(Game.created_at).where(Game.id == game_id))
-    current: dict[int, BotVersion] = {}
-    for version in session.scalars(
-        select(BotVersion).where(BotVersion.bot_id.in_(bot_ids)).order_by(BotVersion.number)
+    current: dict[int, int] = {}
+    for version_id, bot_id, created_at in session.execute(
+        select(BotVersion.id, BotVersion.bot_id, BotVersion.created_at)
+        .where(BotVersion.bot_id.in_(bot_ids))
+        .order_by(BotVersion.number)
     ):
-        if version.bot_id not in current or began is None or version.created_at <= began:
-            current[version.bot_id] = version
-    return [HUMAN if bot_id == HUMAN else current[bot_id].id for bot_id in bot_ids]
+        if bot_id not in current or began is None or created_at <= began:
+            current[bot_id] = version_id
+    return [HUMAN if bot_id == HUMAN else current[bot_id] for bot_id in bot_ids]
 
 
 def complete(session: Session, tournament: Tournament) -> None:

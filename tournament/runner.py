@@ -35,6 +35,7 @@ from store.models import Bot, Game, Player, Tournament, TournamentGame, now
 from tournament import leases, results, standings
 from tournament.heartbeat import Heartbeat, Holding, Stopping
 from tournament.stalls import Stalls
+from tournament.writes import writing
 
 CHECKS_TO_EXCLUDE = 3
 CHECKS_TO_INCLUDE = 2
@@ -82,8 +83,6 @@ class Saved:
     """What the database holds of the game, as of this worker's last save or read."""
 
     ply: int
-    next_seq: int
-    """The number of the game's next event."""
 
 
 @dataclass
@@ -106,6 +105,8 @@ class Play:
     """This process's note of the bots that stall: every answer a bot gives (or not) is told to it."""
     pending: list[gamelog.Move] = field(default_factory=list)
     last_save: float = field(default_factory=time.monotonic)
+    last_renewal: float = field(default_factory=time.monotonic)
+    """When a save last renewed the lease (the lease was just taken when the play began)."""
 
     @property
     def ply(self) -> int:
@@ -121,20 +122,26 @@ class Play:
             self.game.id,
             self.pending,
             self.state,
-            self.saved.next_seq,
             engine.result(self.state) if over else None,
         )
         if not gamelog.save(self.session, write):
             self.session.rollback()
             raise leases.LeaseLost(f"game {self.game.id} moved past ply {self.saved.ply} without this worker")
-        self.saved = Saved(write.new_ply, write.next_seq)
+        self.saved = Saved(write.new_ply)
         self.pending.clear()
 
     def flush(self) -> None:
+        """Save the pending moves, renewing the lease in the same transaction when a quarter of it has passed since
+        this game's last renewal (the heartbeat renews it meanwhile, whatever the game does), and publish the new
+        ply. One SQLite writer at a time in this process (``tournament.writes``)."""
         self.holding.check()
-        self.write_pending()
-        leases.renew(self.session, self.scheduled.id, self.settings.worker, self.settings.lease_seconds)
-        self.session.commit()
+        moment = time.monotonic()
+        with writing(self.session):
+            self.write_pending()
+            if moment - self.last_renewal >= self.settings.lease_seconds / 4:
+                leases.renew(self.session, self.scheduled.id, self.settings.worker, self.settings.lease_seconds)
+                self.last_renewal = moment
+            self.session.commit()
         self.last_save = time.monotonic()
         self.notifier.publish(self.game.id, self.saved.ply)
 
@@ -151,8 +158,8 @@ class Play:
         debug: str | None = None,
     ) -> None:
         ply = self.ply
-        events = engine.apply(self.state, action, seat)
-        self.pending.append(gamelog.Move(ply, seat, action, events, latency_ms, fault, detail, debug))
+        engine.apply(self.state, action, seat, events=False)
+        self.pending.append(gamelog.Move(ply, seat, action, latency_ms, fault, detail, debug))
         self.seats[seat].count(fault)
         if len(self.pending) >= self.settings.batch_moves or (
             time.monotonic() - self.last_save >= self.settings.batch_seconds
@@ -184,12 +191,14 @@ def ask_push_bot(play: Play, seat: int, kind: str, connection: BotConnection) ->
 
 
 def reload(play: Play) -> None:
-    """Take the position the games API saved (a pull bot moved) as this worker's own."""
+    """Take the position the games API saved (a pull bot moved) as this worker's own, dropping any move of its own
+    not saved (a fallback whose save found the ply taken)."""
     stored = gamelog.position(play.session, play.game.id)
     play.session.commit()
     assert stored is not None
     play.state = gamelog.decode_state(stored.state)
-    play.saved = Saved(stored.ply, stored.next_seq)
+    play.saved = Saved(stored.ply)
+    play.pending.clear()
 
 
 def ask_pull_bot(play: Play, seat: int) -> None:
@@ -223,8 +232,9 @@ def ask_pull_bot(play: Play, seat: int) -> None:
     play.holding.check()
     if moved_in_time:
         latency = (time.monotonic() - started) * 1000
-        gamelog.record_latency(play.session, game_id, ply, latency)
-        play.session.commit()
+        with writing(play.session):
+            gamelog.record_latency(play.session, game_id, ply, latency)
+            play.session.commit()
         play.seats[seat].last_latency_ms = latency
         play.seats[seat].count(None)
         reload(play)
@@ -261,7 +271,8 @@ def check_health(session: Session, bot: Bot, connection: BotConnection, interval
         if bot.failed_checks >= CHECKS_TO_EXCLUDE:
             bot.excluded = True
     bot.checked_at = now()
-    session.commit()
+    with writing(session):
+        session.commit()
 
 
 def outcome(play: Play) -> dict[str, Any]:
@@ -276,11 +287,14 @@ def outcome(play: Play) -> dict[str, Any]:
 
 
 NOTIFIER_THREADS = ThreadPoolExecutor(4, thread_name_prefix="sorry-arena-notify")
+FAREWELL_THREADS = ThreadPoolExecutor(8, thread_name_prefix="sorry-arena-end")
+"""The ``end`` requests: sent once the result is saved, while the game's slot goes to the next game (a pool of its
+own, so that a bot slow to take its ``end`` never delays another game's ``start``)."""
 
 
 def notify_bots(play: Play, route: str, request: Callable[[int], dict[str, Any]]) -> None:
-    """Send every push bot its seat's ``request`` (``start`` or ``end``), all at once; answers and faults do not
-    matter."""
+    """Send every push bot its seat's ``request`` (``start``), all at once, and wait for their answers (which do
+    not matter, nor do their faults)."""
     calls = [
         NOTIFIER_THREADS.submit(player.connection.call, route, request(seat))
         for seat, player in enumerate(play.seats)
@@ -288,6 +302,22 @@ def notify_bots(play: Play, route: str, request: Callable[[int], dict[str, Any]]
     ]
     for call in calls:
         call.result()
+
+
+def farewell(connection: BotConnection, payload: dict[str, Any]) -> None:
+    try:
+        connection.call("end", payload)
+    finally:
+        connection.close()
+
+
+def send_ends(play: Play, request: Callable[[int], dict[str, Any]]) -> None:
+    """Send every push bot its seat's ``end`` ``request`` without waiting: each connection is handed over, and
+    closed after its call."""
+    for seat, player in enumerate(play.seats):
+        if player.connection is not None:
+            FAREWELL_THREADS.submit(farewell, player.connection, request(seat))
+            player.connection = None
 
 
 def play_scheduled(
@@ -304,7 +334,9 @@ def play_scheduled(
     it), ``missing``, ``stopped`` (this worker stops: the game was saved and its lease given back), ``cancelled``
     (its tournament was cancelled, before or while it played: it stopped at its next step, writing nothing more).
     Raises ``LeaseLost`` when another worker took the game over while this one played it."""
-    if not leases.lease(session, scheduled_id, settings.worker, settings.lease_seconds):
+    with writing(session):
+        leased = leases.lease(session, scheduled_id, settings.worker, settings.lease_seconds)
+    if not leased:
         scheduled = session.get(TournamentGame, scheduled_id)
         if scheduled is None:
             return "missing"
@@ -317,7 +349,8 @@ def play_scheduled(
         return "cancelled"
     except Stopping:
         session.rollback()
-        leases.release(session, scheduled_id, settings.worker)
+        with writing(session):
+            leases.release(session, scheduled_id, settings.worker)
         return "stopped"
     finally:
         heartbeat.release(holding)
@@ -363,38 +396,46 @@ def play_leased(
                 check_health(session, player.bot, player.connection, settings.health_interval)
             player.forfeited = player.bot.excluded
     if fresh:
-        game = gamelog.create(
-            session,
-            tournament.game,
-            tournament.settings,
-            scheduled.seed,
-            tournament.table_size,
-            tournament.owner_id,
-            [seat.player_id for seat in seats],
-        )
-        scheduled.game_id = game.id
-        session.commit()
+        with writing(session):
+            game = gamelog.create(
+                session,
+                tournament.game,
+                tournament.settings,
+                scheduled.seed,
+                tournament.table_size,
+                tournament.owner_id,
+                [seat.player_id for seat in seats],
+            )
+            scheduled.game_id = game.id
+            session.commit()
     else:
         found = session.get(Game, scheduled.game_id)
         assert found is not None
         game = found
-    stored = gamelog.position(session, game.id)
-    assert stored is not None
+    if fresh and all(player.connection is not None for player in seats):
+        # a game just created whose seats are all push bots: nobody but this worker moves in it, so it is as
+        # created, and has no saved move whose faults would count
+        text, ply = game.state, game.ply
+    else:
+        stored = gamelog.position(session, game.id)
+        assert stored is not None
+        text, ply = stored.state, stored.ply
     play = Play(
         session,
         tournament,
         scheduled,
         game,
-        gamelog.decode_state(stored.state),
-        Saved(stored.ply, stored.next_seq),
+        gamelog.decode_state(text),
+        Saved(ply),
         seats,
         settings,
         notifier,
         holding,
         stalls,
     )
-    for seat, fault in gamelog.faults(session, game.id):  # a resumed game: recount the faults
-        play.seats[seat].count(fault)
+    if not fresh:  # a resumed game: recount the faults of its saved moves
+        for seat, fault in gamelog.faults(session, game.id):
+            play.seats[seat].count(fault)
     names = [seat.name for seat in play.seats]
     notify_bots(
         play,
@@ -434,19 +475,23 @@ def play_to_the_end(play: Play) -> str:
                 ask_pull_bot(play, decision.seat)
     except Stopping:
         session.rollback()
-        play.write_pending()  # what was played stands: another worker goes on from there
-        session.commit()
+        with writing(session):
+            play.write_pending()  # what was played stands: another worker goes on from there
+            session.commit()
         raise
     final = outcome(play)
     result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
-    play.write_pending()
-    if not gamelog.finish(session, game.id, play.saved.ply, result):
-        session.rollback()
-        raise leases.LeaseLost(f"game {game.id} moved past ply {play.saved.ply} without this worker")
-    session.commit()
-    written = results.finish(session, tournament, scheduled, game.id, final)
-    standings.refresh(session, tournament.id, tournament.game, tournament.variant, tournament.rated)
-    results.complete(session, tournament)
+    with writing(session):
+        play.write_pending()
+        if not gamelog.finish(session, game.id, play.saved.ply, result):
+            session.rollback()
+            raise leases.LeaseLost(f"game {game.id} moved past ply {play.saved.ply} without this worker")
+        session.commit()
+    with writing(session):
+        written = results.finish(session, tournament, scheduled, game.id, final)
+    if standings.refresh(session, tournament.id, tournament.game, tournament.variant, tournament.rated):
+        with writing(session):
+            results.complete(session, tournament)
     play.notifier.publish(game.id, play.saved.ply)
-    notify_bots(play, "end", lambda seat: moves.end_request(game.id, seat, result, seat in final["forfeited"]))
+    send_ends(play, lambda seat: moves.end_request(game.id, seat, result, seat in final["forfeited"]))
     return "finished" if written else "done"

@@ -4,7 +4,8 @@ A game spends most of its time waiting for bots, so a worker that played one gam
 that hung (every worker in that bot's games, the tournament stalled). Here the worker takes a job from the queue
 only when it has a free slot (:meth:`Slots.reserve`), and the job hands its game to that slot
 (:meth:`Slots.play`) and returns at once: a hung bot holds only the slots of its own games, for as long as its
-faults take to forfeit them. The lease of every game held is kept by the process's heartbeat; a game this process
+faults take to forfeit them. What is to be done once a game has ended but needs no slot (the queue topped up) runs
+after its slot is free, so the next game does not wait for it. The lease of every game held is kept by the process's heartbeat; a game this process
 already plays is never started twice in it.
 """
 
@@ -48,9 +49,11 @@ class Slots:
     def reserved(self) -> int:
         return self._reserved
 
-    def play(self, scheduled_id: int, play: Callable[[], object]) -> bool:
-        """Play the game on a reserved slot (one is taken now if none was reserved); ``False``, and no slot used, if
-        this process already plays it."""
+    def play(
+        self, scheduled_id: int, play: Callable[[], object], then: Callable[[], object] | None = None
+    ) -> bool:
+        """Play the game on a reserved slot (one is taken now if none was reserved), and ``then`` on the same
+        thread once the slot is free again; ``False``, and no slot used, if this process already plays it."""
         with self._lock:
             reserved = self._reserved > 0
             if reserved:
@@ -62,13 +65,16 @@ class Slots:
                 self._free.release()
                 return False
             thread = threading.Thread(
-                target=self._run, args=(scheduled_id, play), name=f"sorry-arena-game-{scheduled_id}", daemon=True
+                target=self._run,
+                args=(scheduled_id, play, then),
+                name=f"sorry-arena-game-{scheduled_id}",
+                daemon=True,
             )
             self._playing[scheduled_id] = thread
         thread.start()
         return True
 
-    def _run(self, scheduled_id: int, play: Callable[[], object]) -> None:
+    def _run(self, scheduled_id: int, play: Callable[[], object], then: Callable[[], object] | None) -> None:
         try:
             play()
         except Exception:  # an infrastructure error the game's own retries did not absorb: the lease recovers it
@@ -79,6 +85,11 @@ class Slots:
             with self._lock:
                 del self._playing[scheduled_id]
             self._free.release()
+        if then is not None:
+            try:
+                then()
+            except Exception:
+                log.exception("after scheduled game %s", scheduled_id)
 
     def playing(self) -> list[int]:
         with self._lock:

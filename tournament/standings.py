@@ -1,13 +1,15 @@
 """Keep the stored standings current: a tournament's fitted table, and the fitted table of its rating pool.
 
-The worker that writes a result recomputes both from the stored results: the tournament's at every 5% of its games
-and at its last result; the pool's (``ratings.pool``: every rated game of the pool fitted at once, so it does not
-depend on the order results arrived) after every result while the pool is small, and at most once every
-``POOL_REFIT_SECONDS`` per pool beyond ``SMALL_POOL`` games, but always at a tournament's last result, after a
-cancellation and at recovery, so no result stays out of it for long. Each refit starts the solver from the stored
-ratings. A table is saved only if it covers more results than what is stored (two workers finishing at once cannot
-leave the older table behind). Recomputing from the results, not updating in place, keeps the tables exactly equal
-to a recomputation from the stored results. The pages and the API only read the stored tables.
+The worker that writes a result refits the tournament's table from its results at every 5% of its games and at its
+last result. The pool's table (``ratings.pool``: every rated game of the pool fitted at once, so it does not depend
+on the order results arrived) is fitted from the pool's tallies (``tournament/poolstate.py`` counts each result's
+configuration in the result's own transaction): a fit reads a few rows per distinct configuration, not every result.
+While the pool is small (up to ``SMALL_POOL`` results) the worker refits it after every result, as it refits the
+tournament's; a larger pool is refit off the game path, by a job (``tournament/poolfit.py``) asked for at most once
+every ``POOL_REFIT_SECONDS`` per pool, by the worker that writes a result or by the workers' clock, which asks for
+every pool whose table counts fewer results than its state, so no result stays out of it for long. Each refit starts
+the solver from the stored ratings. A table is saved only if it covers more results than what is stored (two
+workers finishing at once cannot leave the older table behind). The pages and the API only read the stored tables.
 A pool leaves out the results of cancelled tournaments: a table read after a cancellation replaces any read before
 it (``RatingPool.cancelled``), although it counts fewer games. A pool rates bot versions: each row is one version
 of a bot (``version_id``, its ``version`` number and its ``bot_id``), fitted on the games that version played.
@@ -25,13 +27,17 @@ from sqlalchemy.orm import Session
 from ratings import pool
 from ratings.elo import INITIAL_RATING
 from ratings.summary import head_to_head, summarize
+from ratings.tallies import parse
+from runtime.jobqueue import LocalQueue, RQQueue
 from store.models import Bot, BotVersion, RatingPool, Result, Tournament, now
-from tournament import matches
+from store.models.tournaments import RatingTally
+from tournament import context, matches, poolstate
 
 SMALL_POOL = 2_000
-"""A pool of up to this many games is refit after every result (a fit of 2,000 games takes about 20 ms)."""
+"""A pool of up to this many results is refit after every result (a fit of 2,000 games takes about 20 ms)."""
 POOL_REFIT_SECONDS = 10.0
-"""A larger pool is refit at most once per this many seconds (100,000 games and 100 bots: about 2 s)."""
+"""A larger pool is refit at most once per this many seconds, off the game path (100,000 results: about 1 s)."""
+FIT_JOB = "tournament.poolfit.fit_pool"
 
 
 def names(session: Session, bot_ids: set[int]) -> dict[int, str]:
@@ -57,19 +63,24 @@ def pool_table(
     session: Session, game: str, variant: str, start: dict[int, float] | None = None
 ) -> tuple[int, int, list[dict[str, Any]]]:
     """(last result id, games, rows) of the pool's fitted table over its rated results, those of cancelled
-    tournaments left out; ``start``: ratings to start the fit from (the table does not depend on them)."""
-    rows = session.execute(
-        select(Result.id, Result.version_ids, Result.ranks)
-        .join(Tournament, Tournament.id == Result.tournament_id)
-        .where(
-            Result.game == game,
-            Result.variant == variant,
-            Result.rated.is_(True),
-            Tournament.status != "cancelled",
+    tournaments left out, from the pool's tallies; ``start``: ratings to start the fit from (the table does not
+    depend on them)."""
+    counted = [
+        (config, int(count))
+        for config, count in session.execute(
+            select(RatingTally.config, func.sum(RatingTally.count))
+            .join(Tournament, Tournament.id == RatingTally.tournament_id)
+            .where(*_counted_tournaments(game, variant))
+            .group_by(RatingTally.config)
+            .order_by(RatingTally.config)
         )
-        .order_by(Result.id)
-    ).all()
-    table = pool.standings([(version_ids, ranks) for _, version_ids, ranks in rows], start)
+    ]
+    through = session.scalar(
+        select(func.max(Result.id))
+        .join(Tournament, Tournament.id == Result.tournament_id)
+        .where(*_counted_tournaments(game, variant))
+    )
+    table = pool.standings([parse(config) for config, _ in counted], start, [count for _, count in counted])
     versions = {
         version_id: (bot_id, number, name)
         for version_id, bot_id, number, name in session.execute(
@@ -79,9 +90,19 @@ def pool_table(
         )
     }
     return (
-        rows[-1][0] if rows else 0,
-        len(rows),
+        int(through or 0),
+        sum(count for _, count in counted),
         [version_row(row.to_json(), row.player, *versions.get(row.player, (0, 0, "?"))) for row in table],
+    )
+
+
+def _counted_tournaments(game: str, variant: str) -> tuple[Any, ...]:
+    """The tournaments whose results a pool counts: rated, of its game and variant, not cancelled."""
+    return (
+        Tournament.game == game,
+        Tournament.variant == variant,
+        Tournament.rated.is_(True),
+        Tournament.status != "cancelled",
     )
 
 
@@ -90,37 +111,34 @@ def version_row(fitted: dict[str, Any], version_id: int, bot_id: int, number: in
     return {**fitted, "bot_id": bot_id, "version": number, "version_id": version_id, "name": name}
 
 
-def refresh_pool(session: Session, game: str, variant: str, *, force: bool = True) -> bool:
-    """Refit the pool's table and store it if it is later than the stored one; ``force=False``: not if the pool
-    has more than ``SMALL_POOL`` games and was refit less than ``POOL_REFIT_SECONDS`` ago. Whether it refit."""
+def refresh_pool(session: Session, game: str, variant: str) -> bool:
+    """Refit the pool's table from its tallies and store it if it is later than the stored one, first recounting
+    the pool's running state if it awaits a rebuild or a tournament was cancelled since the stored table (its
+    results leave the chart too: ``poolstate.rebuild``). ``True``."""
+    # The cancelled tournaments are counted first, then the tallies read: a cancellation committed in between
+    # leaves its results out of this read while counting it not, so this table cannot pass for a later one.
+    cancelled = cancelled_in_pool(session, game, variant)
     current = session.execute(
-        select(RatingPool.games, RatingPool.updated_at, RatingPool.table).where(
+        select(RatingPool.table, RatingPool.cancelled, RatingPool.rebuild).where(
             RatingPool.game == game, RatingPool.variant == variant
         )
     ).first()
+    if current is not None and (current.rebuild or current.cancelled < cancelled):
+        poolstate.rebuild(session, game, variant)
+        session.commit()
     earlier = pool.rows_of(current.table) if current is not None else None
-    if (
-        not force
-        and current is not None
-        and earlier is not None  # a table stored before the pools were fitted is replaced at once
-        and current.games > SMALL_POOL
-        and now() - current.updated_at < timedelta(seconds=POOL_REFIT_SECONDS)
-    ):
-        return False
     start = (  # by bot version, the key of the fit (a table stored before versions has none: a cold start)
         {int(row["version_id"]): float(row["rating"]) for row in current.table if "version_id" in row}
         if earlier and current is not None
         else None
     )
-    # The cancelled tournaments are counted first, then the results read: a cancellation committed in between
-    # leaves its results out of this read while counting it not, so this table cannot pass for a later one.
-    cancelled = cancelled_in_pool(session, game, variant)
     through, games, table = pool_table(session, game, variant, start)
     values = {"through": through, "games": games, "cancelled": cancelled, "table": table, "updated_at": now()}
     # Only a later table replaces the stored one: one that knows of more cancelled tournaments, or as many and
-    # counts more results. The count, not the last id, tells: results are never deleted, so a later read holds every
-    # result an earlier one did (but those of tournaments cancelled since), while ids are not committed in order (a
-    # worker that read ids 1-4 and 6 while 5 was uncommitted has the same last id as one that read 1-6).
+    # counts more results. The count, not the last id, tells: a result is tallied in its own transaction and never
+    # untallied (a rebuild recounts the same results at once), so a later read holds every result an earlier one did
+    # (but those of tournaments cancelled since), while ids are not committed in order (a worker that read ids 1-4
+    # and 6 while 5 was uncommitted has the same last id as one that read 1-6).
     stored = session.execute(
         update(RatingPool)
         .where(
@@ -145,9 +163,11 @@ def refresh_pool(session: Session, game: str, variant: str, *, force: bool = Tru
 
 def tournament_table(session: Session, tournament: Tournament) -> dict[str, Any]:
     """The fitted table of the tournament's stored results, with their 95% intervals."""
-    results = list(
-        session.scalars(select(Result).where(Result.tournament_id == tournament.id).order_by(Result.id))
-    )
+    results = session.execute(
+        select(Result.bot_ids, Result.ranks, Result.forfeited)
+        .where(Result.tournament_id == tournament.id)
+        .order_by(Result.id)
+    ).all()
     games = [(result.bot_ids, result.ranks) for result in results]
     forfeits = [set(result.forfeited) for result in results]
     rows = summarize(games, forfeited=forfeits)
@@ -191,8 +211,49 @@ def refresh_tournament(session: Session, tournament_id: int) -> bool:
     return last
 
 
-def refresh(session: Session, tournament_id: int, game: str, variant: str, rated: bool) -> None:
+def refresh(session: Session, tournament_id: int, game: str, variant: str, rated: bool) -> bool:
+    """After a result: the tournament's table (:func:`refresh_tournament`), a match's test, a rated pool's fit.
+    Whether every result of the tournament was in when its results were counted: only then may it be complete
+    (``results.complete``); a result written after that count is its own writer's to complete."""
     complete = refresh_tournament(session, tournament_id)
     matches.refresh(session, tournament_id)  # a match's test after each completed pair (none for a tournament)
     if rated:
-        refresh_pool(session, game, variant, force=complete)  # a tournament's last result always refits
+        refresh_small_pool(session, game, variant, complete=complete)
+    return complete
+
+
+def refresh_small_pool(session: Session, game: str, variant: str, *, complete: bool) -> None:
+    """After a rated result: refit the pool now if it is small (and needs no rebuild), else ask for the refit job
+    (at once at a tournament's last result, else at most once per ``POOL_REFIT_SECONDS``)."""
+    state = session.execute(
+        select(RatingPool.counted, RatingPool.rebuild).where(
+            RatingPool.game == game, RatingPool.variant == variant
+        )
+    ).first()
+    if state is None or (state.counted <= SMALL_POOL and not state.rebuild):
+        refresh_pool(session, game, variant)
+    else:
+        ask_refit(session, context.get().queue, game, variant, 0.0 if complete else POOL_REFIT_SECONDS)
+
+
+def ask_refit(session: Session, queue: RQQueue | LocalQueue, game: str, variant: str, interval: float) -> bool:
+    """Queue the pool's refit job unless it was asked for less than ``interval`` seconds ago (the pool's
+    ``fit_requested_at``, claimed by one conditional update: of two workers asking at once, one queues it)."""
+    moment = now()
+    claimed = session.execute(
+        update(RatingPool)
+        .where(
+            RatingPool.game == game,
+            RatingPool.variant == variant,
+            or_(
+                RatingPool.fit_requested_at.is_(None),
+                RatingPool.fit_requested_at <= moment - timedelta(seconds=interval),
+            ),
+        )
+        .values(fit_requested_at=moment)
+    )
+    session.commit()
+    if not claimed.rowcount:  # type: ignore[attr-defined]
+        return False
+    queue.enqueue(FIT_JOB, game, variant, job_id=f"pool-fit-{game}-{variant}", at_front=True)
+    return True

@@ -26,6 +26,7 @@ import contextlib
 import logging
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,6 +35,7 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import SimpleWorker
 from rq.exceptions import StopRequested
+from rq.utils import now as rq_now
 from sqlalchemy.exc import SQLAlchemyError
 
 from runtime.jobqueue import GAME_JOB, QUEUE_NAME
@@ -46,6 +48,8 @@ log = logging.getLogger(__name__)
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 DATE_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
 """Every line of a worker, RQ's and its own: each with its time and its source."""
+HEARTBEAT_SECONDS = 1.0
+"""The least time between two plain heartbeats of the worker to Redis (``ArenaWorker.heartbeat``)."""
 
 
 class RedisLost(RedisError):
@@ -71,6 +75,8 @@ class ArenaWorker(SimpleWorker):
         self._held: set[str] = set()
         """The jobs sent back since a game here last ended (``_held_since``, a ``Stalls.version``)."""
         self._held_since = -1
+        self._last_beat = float("-inf")
+        """When the last plain heartbeat reached Redis (``time.monotonic``)."""
         self.stop = threading.Event()
         """Set when the process is asked to stop (SIGINT, SIGTERM): no new worker then (``run`` shares one)."""
 
@@ -87,11 +93,37 @@ class ArenaWorker(SimpleWorker):
             raise
 
     def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        """RQ's heartbeat, which also tells whether Redis still knows the worker: after a flush, RQ's own writes
+        recreate the worker's key in part, so its birth tells a registration. RQ beats twice per job, and every
+        second while the slots are full: a plain beat (no ``timeout``, no ``pipeline``) less than
+        ``HEARTBEAT_SECONDS`` after the last is skipped, the worker's key living ``worker_ttl + 60`` seconds, and one
+        beat is one round trip (the check and RQ's writes in one pipeline)."""
         with self._noting_redis_loss():
-            # after a flush, RQ's own writes recreate the worker's key in part: its birth tells a registration
-            if pipeline is None and not self.connection.hexists(self.key, "birth"):
+            if pipeline is not None:
+                super().heartbeat(timeout, pipeline)
+                return
+            moment = time.monotonic()
+            if timeout is None and moment - self._last_beat < HEARTBEAT_SECONDS:
+                return
+            with self.connection.pipeline(transaction=False) as beat:
+                beat.hexists(self.key, "birth")
+                super().heartbeat(timeout, beat)
+                registered = beat.execute()[0]
+            if not registered:
                 raise RedisLost(f"worker {self.name}: its registration is gone from Redis (restarted or flushed)")
-            super().heartbeat(timeout, pipeline)
+            self._last_beat = moment
+
+    def set_state(self, state: str, pipeline: Any = None) -> None:
+        """RQ's state of the worker, written to Redis only when it changes (RQ sets ``idle`` after each job and
+        again as it waits for the next: one round trip per job saved)."""
+        if pipeline is None and state == getattr(self, "_state", None):
+            return
+        super().set_state(state, pipeline)
+
+    def handle_execution_ended(self, job: Any, queue: Any, heartbeat_ttl: int) -> None:
+        """RQ's note of a job's end, without the job's heartbeat that RQ sends with it (a round trip per job): it
+        keeps the job alive through its success or failure callback, and no job here has one."""
+        job.ended_at = rq_now()
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         super().bootstrap(*args, **kwargs)
@@ -221,6 +253,7 @@ def work(ctx: context.Context, slots: Slots, *, burst: bool, maintenance_interva
                 )
                 if burst:
                     slots.join()  # a burst ends once the games it took have ended
+                    jobs.top_up(ctx, wait=True)  # and the feeding their ends asked for is done
                     if queue.queue.count and not stop.is_set():
                         continue  # and the games they fed (``tournament.feed``) are played too: another pass
             except StopRequested:  # asked to stop while RQ tears the worker down: as good as stopped

@@ -13,19 +13,19 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from flask import current_app, request
+from flask import Response, current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 import engine
+from engine import i18n
 from runtime.wakeups import game_channel, player_channel
 from service import auth, gameplay, waiting
-from service.api.games import UNAUTHORIZED, etag, json_response, language, not_modified
+from service.api.games import UNAUTHORIZED, etag, json_response, not_modified
 from service.schemas import DecisionsQuerySchema, DecisionsSchema
 
-blp = Blueprint(
-    "decisions", __name__, url_prefix="/api/v1/decisions", description="Your pending decisions in all your games"
-)
+PATH = "/api/v1/decisions"
+blp = Blueprint("decisions", __name__, url_prefix=PATH, description="Your pending decisions in all your games")
 
 RECHECK_SECONDS = 5.0
 """A waiting inbox also looks again this often: a writer that publishes only on a game channel (a game it did
@@ -40,27 +40,35 @@ class Decisions(MethodView):
     @blp.alt_response(429, **waiting.TOO_MANY_WAITING)
     def get(self, query: dict[str, Any]) -> Any:
         """Every game where you must decide now, with its ply, your view and legal actions; long-polls (ETag)"""
+        # a plain read (no query but ?wait=) is answered before Flask's dispatch (service/api/inboxpath.py)
         player_id = auth.required_player_id()
-        wait = min(query["wait"], current_app.extensions["settings"].max_wait)
-        pending, games = wait_for_decisions(gameplay.moves(), player_id, wait)
-        lang, limit, texts = language(), query["limit"], query["texts"]
-        shown = pending[:limit]
-        tag = etag(
-            request.path,
-            player_id,
-            lang if texts else "",
-            limit,
-            len(games),
-            *(f"{p.game_id}:{p.snapshot.ply}" for p in shown),
-        )
-        return not_modified(tag) or json_response(
-            {
-                "decisions": [decision_of(p, lang, texts) for p in shown],
-                "more": len(pending) > limit,
-                "games": len(games),
-            },
-            tag,
-        )
+        return inbox(player_id, query["wait"], query["limit"], query["texts"], request.environ)
+
+
+def inbox(player_id: int, wait: float, limit: int, texts: bool, environ: dict[str, Any]) -> Response:
+    """The inbox's answer to ``player_id`` (its query read), a 304 when the ``If-None-Match`` of the request's
+    ``environ`` still matches. Needs the app's context only (``service/api/inboxpath.py`` calls it outside a
+    request's)."""
+    wait = min(wait, current_app.extensions["settings"].max_wait)
+    pending, games = wait_for_decisions(gameplay.moves(), player_id, wait)
+    lang = i18n.pick_language(environ.get("HTTP_ACCEPT_LANGUAGE"))
+    shown = pending[:limit]
+    tag = etag(
+        PATH,
+        player_id,
+        lang if texts else "",
+        limit,
+        len(games),
+        *(f"{p.game_id}:{p.snapshot.ply}" for p in shown),
+    )
+    return not_modified(tag, environ) or json_response(
+        {
+            "decisions": [decision_of(p, lang, texts) for p in shown],
+            "more": len(pending) > limit,
+            "games": len(games),
+        },
+        tag,
+    )
 
 
 def decision_of(p: gameplay.Pending, lang: str, texts: bool) -> dict[str, Any]:

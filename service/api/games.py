@@ -5,7 +5,9 @@ seed and the full replay become public once the game is over.
 
 A move's two requests (``GET .../actions``, ``POST .../actions``) take the fast lane of ``service/gameplay.py`` and
 render their bodies as plain dicts shaped like their documented schemas (``service/schemas.py``), sent as JSON
-without a marshmallow pass; the other endpoints use the ORM and their schemas.
+without a marshmallow pass; the other endpoints use the ORM and their schemas. A submission with a plainly
+well-formed body (:func:`plain_submission`) does not even reach its view: ``service/api/movepath.py`` answers it
+before Flask's dispatch with the same function, :func:`submit`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from flask import Response, current_app, request
 from flask.views import MethodView
 from sqlalchemy import func, select
+from werkzeug.http import parse_etags
 
 import engine
 from engine import i18n
@@ -90,7 +93,8 @@ def language() -> str:
     return i18n.pick_language(request.headers.get("Accept-Language"))
 
 
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+"""A body as compact JSON text (a move's two requests: :func:`json_response`, ``service/api/movepath.py``)."""
 
 
 VARY = "Authorization, Accept-Language"
@@ -100,7 +104,7 @@ VARY = "Authorization, Accept-Language"
 def json_response(body: Any, tag: str | None = None) -> Response:
     """``body`` (already shaped like its documented schema) as a JSON response, with an ETag (and ``Vary``) if
     given."""
-    response = Response(_encode(body), mimetype="application/json")
+    response = Response(encode(body), mimetype="application/json")
     if tag is not None:
         response.set_etag(tag)
         response.headers["Vary"] = VARY
@@ -113,9 +117,9 @@ def etag(*parts: Any) -> str:
     return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:32]
 
 
-def not_modified(tag: str) -> Response | None:
-    """A 304 when the client's ETag still matches."""
-    if tag in request.if_none_match:
+def not_modified(tag: str, environ: dict[str, Any] | None = None) -> Response | None:
+    """A 304 when the client's ETag (``If-None-Match`` of ``environ``, by default the request's) still matches."""
+    if tag in parse_etags((request.environ if environ is None else environ).get("HTTP_IF_NONE_MATCH")):
         response = Response(status=304)
         response.set_etag(tag)
         response.headers["Vary"] = VARY
@@ -277,50 +281,70 @@ class Actions(MethodView):
     )
     def post(self, game_id: int) -> Response:
         """Submit an action for the ply it answers; returns your new view (and actions if you decide again)"""
+        # the common case is answered before Flask's dispatch (service/api/movepath.py); the others come here
         action, expected_ply, debug = submission()
-        player_id = auth.required_player_id()
-        ratelimits.check(ratelimits.MOVES, player_id)
-        done = gameplay.moves().submit(player_id, game_id, action, expected_ply, language(), debug)
-        asked = done.decision
-        return json_response(
-            {
-                "game_id": game_id,
-                "ply": done.ply,
-                "status": done.status,
-                "view": done.view,
-                "decision": None if asked is None else {"seat": asked.seat, "kind": asked.kind},
-                "your_decision": bool(done.actions),
-                "deadline": done.deadline,
-                "actions": done.actions,
-            }
-        )
+        return json_response(submit(game_id, action, expected_ply, debug, request.environ))
+
+
+def submit(
+    game_id: int, action: str, expected_ply: int, debug: str | None, environ: dict[str, Any]
+) -> dict[str, Any]:
+    """A move submission's answer, its body read: the caller found by the ``Authorization`` header, the move
+    counted against its rate limit and played for its seat. Needs the app's context only."""
+    player_id = auth.player_id_of(environ.get("HTTP_AUTHORIZATION"))
+    if player_id is None:
+        fail(401, auth.REQUIRED)
+    ratelimits.check(ratelimits.MOVES, player_id)
+    lang = i18n.pick_language(environ.get("HTTP_ACCEPT_LANGUAGE"))
+    done = gameplay.moves().submit(player_id, game_id, action, expected_ply, lang, debug)
+    asked = done.decision
+    return {
+        "game_id": game_id,
+        "ply": done.ply,
+        "status": done.status,
+        "view": done.view,
+        "decision": None if asked is None else {"seat": asked.seat, "kind": asked.kind},
+        "your_decision": bool(done.actions),
+        "deadline": done.deadline,
+        "actions": done.actions,
+    }
 
 
 SUBMISSION = ActionSubmitSchema()
 
 
+def plain_submission(raw: bytes) -> tuple[str, int, str | None] | None:
+    """The action, ply and debug text (``None``: none) of a submission's JSON body when it is plainly well-formed
+    (the documented fields, of their types and sizes, and no other); ``None`` for any other body, which the
+    documented schema is to judge."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if type(data) is dict and len(data) == 2 + ("debug" in data):
+        action, ply, debug = data.get("action"), data.get("expected_ply"), data.get("debug")
+        if (
+            type(action) is str
+            and 0 < len(action) <= MAX_ACTION
+            and type(ply) is int
+            and 0 <= ply <= MAX_INT
+            and (debug is None or type(debug) is str)
+        ):
+            return action, ply, debug
+    return None
+
+
 def submission() -> tuple[str, int, str | None]:
-    """The action, ply and debug text (``None``: none) of a submission's body. A well-formed JSON body is read and
-    checked directly; any other goes through the documented schema, which accepts it or answers the same 422 as
-    every other endpoint."""
+    """The action, ply and debug text (``None``: none) of a submission's body. A plainly well-formed JSON body is
+    read and checked directly; any other goes through the documented schema, which accepts it or answers the same
+    422 as every other endpoint."""
     environ = request.environ
     length = environ.get("CONTENT_LENGTH") or ""
     if length.isdigit() and 0 < int(length) <= MAX_BODY_BYTES and is_json(environ.get("CONTENT_TYPE", "")):
         raw = environ["wsgi.input"].read(int(length))
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            data = None
-        if type(data) is dict and len(data) == 2 + ("debug" in data):
-            action, ply, debug = data.get("action"), data.get("expected_ply"), data.get("debug")
-            if (
-                type(action) is str
-                and 0 < len(action) <= MAX_ACTION
-                and type(ply) is int
-                and 0 <= ply <= MAX_INT
-                and (debug is None or type(debug) is str)
-            ):
-                return action, ply, debug
+        plain = plain_submission(raw)
+        if plain is not None:
+            return plain
         environ["wsgi.input"] = io.BytesIO(raw)  # the schema's parser reads the body again
     body = blp.ARGUMENTS_PARSER.parse(SUBMISSION, request, location="json")
     return body["action"], body["expected_ply"], body["debug"]

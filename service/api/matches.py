@@ -16,7 +16,7 @@ from typing import Any
 from flask import current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 
 import engine
 from ratings.sprt import Sprt, estimate, game_score
@@ -127,9 +127,8 @@ def create_matches(body: dict[str, Any], bot: int, opponents: list[int], gauntle
     return made
 
 
-def describe(session: Any, match: Match) -> dict[str, Any]:
-    tournament = session.get(Tournament, match.tournament_id)
-    assert tournament is not None
+def describe(session: Any, shown: Shown) -> dict[str, Any]:
+    match, tournament = shown
     names = dict(session.execute(select(Bot.id, Bot.name).where(Bot.id.in_([match.bot_a, match.bot_b]))).all())
     lower, upper = Sprt(match.elo0, match.elo1, match.alpha, match.beta, match.model).bounds  # type: ignore[arg-type]
     found = estimate(match.counts)
@@ -167,7 +166,8 @@ def describe(session: Any, match: Match) -> dict[str, Any]:
     }
 
 
-def detail(session: Any, match: Match) -> dict[str, Any]:
+def detail(session: Any, shown: Shown) -> dict[str, Any]:
+    match = shown[0]
     rows = session.execute(
         select(TournamentGame.round, Result.game_id, Result.bot_ids, Result.ranks)
         .join(TournamentGame, TournamentGame.id == Result.tournament_game_id)
@@ -184,15 +184,27 @@ def detail(session: Any, match: Match) -> dict[str, Any]:
         }
         for pair, game_id, bot_ids, ranks in rows
     ]
-    return {**describe(session, match), "results": results}
+    return {**describe(session, shown), "results": results}
 
 
-def found(session: Any, match_id: int) -> Match:
-    """The match, or a 404 that names the id."""
-    match: Match | None = session.get(Match, match_id) if 0 < match_id <= 2**31 - 1 else None
-    if match is None:
-        fail(404, f"no match {match_id}")
-    return match
+Shown = tuple[Match, Tournament]
+"""A match and its tournament, read in one statement (:func:`with_tournaments`)."""
+
+
+def with_tournaments(session: Any, statement: Select[Any]) -> list[Shown]:
+    """The matches ``statement`` selects, each with its tournament read in the same statement: on PostgreSQL each
+    statement sees the commits made before it, so a tournament read after its match could already be ended by the
+    verdict that the match, read just before, did not have yet (a done match still to ``continue``)."""
+    joined = statement.add_columns(Tournament).join(Tournament, Tournament.id == Match.tournament_id)
+    return [(match, tournament) for match, tournament in session.execute(joined).all()]
+
+
+def found(session: Any, match_id: int) -> Shown:
+    """The match with its tournament, or a 404 that names the id."""
+    if 0 < match_id <= 2**31 - 1:
+        for shown in with_tournaments(session, select(Match).where(Match.id == match_id)):
+            return shown
+    fail(404, f"no match {match_id}")
 
 
 @blp.route("/matches")
@@ -211,14 +223,14 @@ class Matches(MethodView):
         (elo0) is checked against the bounds from alpha and beta. Unrated."""
         session = db.session()
         (match,) = create_matches(body, body["bot_a"], [body["bot_b"]])
-        return detail(session, match)
+        return detail(session, found(session, match.id))
 
     @blp.response(200, MatchListSchema)
     def get(self) -> dict[str, Any]:
         """List the latest 50 matches, newest first"""
         session = db.session()
-        matches = session.scalars(select(Match).order_by(Match.id.desc()).limit(50))
-        return {"matches": [describe(session, match) for match in matches]}
+        matches = with_tournaments(session, select(Match).order_by(Match.id.desc()).limit(50))
+        return {"matches": [describe(session, shown) for shown in matches]}
 
 
 @blp.route("/matches/<int:match_id>")
@@ -249,10 +261,10 @@ class Gauntlets(MethodView):
 
 
 def gauntlet(session: Any, gauntlet_id: int) -> dict[str, Any]:
-    matches = list(session.scalars(select(Match).where(Match.gauntlet_id == gauntlet_id).order_by(Match.id)))
+    matches = with_tournaments(session, select(Match).where(Match.gauntlet_id == gauntlet_id).order_by(Match.id))
     if not matches:
         fail(404, f"no gauntlet {gauntlet_id}")
-    return {"id": gauntlet_id, "bot": matches[0].bot_a, "matches": [describe(session, m) for m in matches]}
+    return {"id": gauntlet_id, "bot": matches[0][0].bot_a, "matches": [describe(session, m) for m in matches]}
 
 
 @blp.route("/gauntlets/<int:gauntlet_id>")

@@ -9,8 +9,11 @@ else; each as the events API shows it (seq, ply, private, the event, its text in
 ``GET /api/v1/decisions/stream`` sends each decision the token must make (as ``GET /decisions`` lists them) once,
 when it comes. A stream wakes when its games move, as a long poll does (``runtime.wakeups``), and sends a comment
 every :data:`KEEPALIVE_SECONDS` while nothing happens; it closes after :data:`STREAM_SECONDS` (an ``EventSource``
-reconnects by itself). Both need a token: a stream holds one of the account's long-poll slots
-(``service/waiting.py``) for its whole life, a 429 when none is free. Served by gunicorn's gevent worker
+reconnects by itself). A stream with a token holds one of the account's long-poll slots (``service/waiting.py``)
+for its whole life, a 429 when none is free. The decisions stream needs a token; a game's may be opened without one
+(the game viewer's spectators): it then carries the public events only, exactly what ``GET .../events`` shows
+without a token, and holds a slot of its client address and one of the service's streams without a token instead
+(``waiting.anonymous_stream``), a 429 that says which cap when either is full. Served by gunicorn's gevent worker
 (``sorry-arena serve``), a stream waits on the event loop and holds no thread, nor a database connection while it
 waits.
 """
@@ -29,7 +32,7 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
 from runtime.wakeups import game_channel, player_channel
-from service import auth, db, gameplay, waiting
+from service import auth, db, gameplay, ratelimits, waiting
 from service.api.decisions import RECHECK_SECONDS, decision_of
 from service.api.games import UNAUTHORIZED, language
 from service.errors import ErrorSchema, fail
@@ -54,9 +57,12 @@ _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 class EventStreamQuerySchema(Schema):
     since = fields.Integer(
-        load_default=0,
-        validate=validate.Range(min=0, max=MAX_INT),
-        metadata={"description": "send the events after this seq (a Last-Event-ID header takes its place)"},
+        load_default=-1,
+        validate=validate.Range(min=-1, max=MAX_INT),
+        metadata={
+            "description": "send the events after this seq (a Last-Event-ID header takes its place); default -1: "
+            "every event, from the first (seq 0), as GET .../events"
+        },
     )
 
 
@@ -107,10 +113,15 @@ def streamed(events: Iterator[str], slot: ExitStack) -> Response:
     return response
 
 
-def hold_slot(player_id: int) -> ExitStack:
-    """One of the account's long-poll slots, taken now (a 429 when none is free), for the stream's life."""
+def hold_slot(player_id: int | None) -> ExitStack:
+    """One of the account's long-poll slots (``None``: a slot of the client address and one of the service's
+    streams without a token), taken now (a 429 when none is free), for the stream's life."""
+    seconds = STREAM_SECONDS + KEEPALIVE_SECONDS
     slot = ExitStack()
-    slot.enter_context(waiting.slot(player_id, STREAM_SECONDS + KEEPALIVE_SECONDS))
+    if player_id is None:
+        slot.enter_context(waiting.anonymous_stream(ratelimits.client_address(), seconds))
+    else:
+        slot.enter_context(waiting.slot(player_id, seconds))
     return slot
 
 
@@ -120,20 +131,22 @@ class GameEventStream(MethodView):
     @blp.doc(
         **stream_doc(
             "Server-Sent Events: each `event` (data: seq, ply, private, event, text; id: its seq) as your seat may "
-            "see it, then `end` (data: game_id, status) once the game is over or cancelled"
+            "see it (without a token: the public ones), then `end` (data: game_id, status) once the game is over or "
+            "cancelled"
         )
     )
-    @blp.alt_response(401, **UNAUTHORIZED)
+    @blp.alt_response(401, schema=ErrorSchema, description="an unknown token (none is needed)")
     @blp.alt_response(404, schema=ErrorSchema, description="no such game")
     @blp.alt_response(422, schema=ErrorSchema, description="a bad since or Last-Event-ID")
-    @blp.alt_response(429, **waiting.TOO_MANY_WAITING)
+    @blp.alt_response(429, **waiting.TOO_MANY_STREAMS)
     def get(self, query: dict[str, Any], game_id: int) -> Response:
         """A game's events as they come, as your seat may see them (spectators: public ones), as Server-Sent Events
 
         The same events and rules as GET /games/{id}/events; the stream ends once the game is over and every event
-        is sent. It holds one of your account's long-poll slots while it lasts (at most 5 minutes: an EventSource
-        reconnects, sending Last-Event-ID)."""
-        player_id = auth.required_player_id()
+        is sent. With a token it holds one of your account's long-poll slots while it lasts (at most 5 minutes: an
+        EventSource reconnects, sending Last-Event-ID); without one it carries the public events only and holds one
+        of your client address's slots for streams without a token (8 by default) and one of the service's."""
+        player_id = auth.optional_player_id()
         moves = gameplay.moves()
         _, seat, _ = moves.seat_in(game_id, player_id)
         moves.lane.release()

@@ -11,7 +11,6 @@ from flask import Flask
 
 from service.web import bot_page, match_page, play_page  # noqa: F401 (their routes join the blueprint)
 from service.web.errors import init_blueprint
-from service.web.pools import PoolCache
 from service.web.positions import Positions
 from service.web.views import blp
 
@@ -20,5 +19,4 @@ init_blueprint(blp)
 
 def init_app(app: Flask) -> None:
     app.extensions["web_positions"] = Positions()
-    app.extensions["web_pools"] = PoolCache()
     app.register_blueprint(blp)

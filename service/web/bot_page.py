@@ -38,7 +38,7 @@ def bot_page(bot_id: str) -> ResponseReturnValue:
     stats = bot_stats.bot_stats(session, bot)
     ratings = []
     for game, variant in stats.pools:
-        found = pools.pool_standings(session, game, variant)
+        found = pools.pool_standings(session, game, variant, bot.id)
         row = next((row for row in found.history.rows if row.player == bot.id), None)  # its latest rated version
         lines = [
             charts.Line(f"{bot.name} v{number}", line)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Select, and_, func, select
 from sqlalchemy.orm import Session
@@ -51,10 +50,10 @@ class BotStats:
     recent: list[RecentGame] = field(default_factory=list)
 
 
-def _moves_of(bot: Bot) -> Select[Any]:
-    """The ids of the bot's moves in finished games."""
+def _moves_of(bot: Bot) -> Select[int, int]:
+    """The ``(game_id, ply)`` of the bot's moves in finished games."""
     return (
-        select(ActionRecord.id)
+        select(ActionRecord.game_id, ActionRecord.ply)
         .join(Seat, and_(Seat.game_id == ActionRecord.game_id, Seat.seat == ActionRecord.seat))
         .join(Game, Game.id == ActionRecord.game_id)
         .where(Seat.player_id == bot.player_id, Game.status == "over")
@@ -65,7 +64,7 @@ def faults_by_kind(session: Session, bot: Bot) -> dict[str, int]:
     moves = _moves_of(bot).subquery()
     rows = session.execute(
         select(ActionRecord.fault, func.count())
-        .join(moves, moves.c.id == ActionRecord.id)
+        .join(moves, and_(moves.c.game_id == ActionRecord.game_id, moves.c.ply == ActionRecord.ply))
         .where(ActionRecord.fault.is_not(None), ActionRecord.fault != "forfeit")
         .group_by(ActionRecord.fault)
         .order_by(func.count().desc(), ActionRecord.fault)
@@ -78,7 +77,7 @@ def latency_percentiles(session: Session, bot: Bot) -> dict[int, float | None]:
     moves = _moves_of(bot).subquery()
     timed = (
         select(ActionRecord.latency_ms)
-        .join(moves, moves.c.id == ActionRecord.id)
+        .join(moves, and_(moves.c.game_id == ActionRecord.game_id, moves.c.ply == ActionRecord.ply))
         .where(ActionRecord.latency_ms.is_not(None), ActionRecord.fault.is_distinct_from("forfeit"))
     )
     count = session.scalar(select(func.count()).select_from(timed.subquery())) or 0
@@ -158,7 +157,7 @@ def bot_stats(session: Session, bot: Bot) -> BotStats:
 def pool_faults(session: Session, game: str, variant: str) -> dict[int, int]:
     """Faults per bot id over a pool's rated games (one grouped count)."""
     rows = session.execute(
-        select(Bot.id, func.count(ActionRecord.id))
+        select(Bot.id, func.count())
         .select_from(Result)
         .join(ActionRecord, ActionRecord.game_id == Result.game_id)
         .join(Seat, and_(Seat.game_id == ActionRecord.game_id, Seat.seat == ActionRecord.seat))
@@ -179,7 +178,7 @@ def tournament_faults(session: Session, tournament_id: int) -> dict[int, dict[st
     """Faults per bot id and kind over a tournament's finished games (those with a result: a running game's faults
     are its bots' owners' until it is over), in one grouped count; bots without faults are left out."""
     rows = session.execute(
-        select(Bot.id, ActionRecord.fault, func.count(ActionRecord.id))
+        select(Bot.id, ActionRecord.fault, func.count())
         .select_from(Result)
         .join(ActionRecord, ActionRecord.game_id == Result.game_id)
         .join(Seat, and_(Seat.game_id == ActionRecord.game_id, Seat.seat == ActionRecord.seat))

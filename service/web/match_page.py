@@ -11,6 +11,7 @@ from typing import Any
 from flask import render_template
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
+from sqlalchemy import select
 
 from service import db
 from service.api import matches
@@ -81,10 +82,12 @@ def llr_bar(llr: float, lower: float, upper: float) -> Markup:
 def match_page(match_id: str) -> ResponseReturnValue:
     number = whole(match_id, "match")
     session = db.session()
-    match = session.get(Match, number) if 0 < number <= MAX_ID else None
-    if match is None:
+    found = (
+        matches.with_tournaments(session, select(Match).where(Match.id == number)) if 0 < number <= MAX_ID else []
+    )
+    if not found:
         raise PageError(404, "error.no_match", id=number)
-    shown: dict[str, Any] = matches.detail(session, match)
+    shown: dict[str, Any] = matches.detail(session, found[0])
     bar = llr_bar(shown["llr"], shown["lower"], shown["upper"])
     verdict = text(f"match.verdict.{shown['verdict']}", lang(), a=shown["name_a"])
     live = shown["status"] in ("scheduled", "running")

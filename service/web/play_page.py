@@ -2,9 +2,11 @@
 
 ``/play`` makes an account (``POST /api/v1/players``, its token kept in the browser's ``localStorage``) or takes a
 token, lists the bots the person may seat (``GET /api/v1/challenges/opponents``) and starts a challenge
-(``POST /api/v1/challenges``); ``/play/<id>`` plays it: its script (``static/play.js``) asks for the person's
-legal actions in the page's language (``GET /api/v1/games/{id}/actions?wait=``), shows them as buttons and sends
-the one clicked (``POST .../actions``). The board or card table comes from ``/play/games/<id>/seat``, a fragment
+(``POST /api/v1/challenges``); ``/play/<id>`` plays it: its script (``static/play.js``) follows the game's event
+stream with the person's token (``GET /api/v1/games/{id}/events/stream``: the seat's events and the public ones;
+long polls of ``GET .../actions?wait=`` if the stream is refused), asks for the person's legal actions in the
+page's language on each event (``GET .../actions``), shows them as buttons and sends the one clicked
+(``POST .../actions``). The board or card table comes from ``/play/games/<id>/seat``, a fragment
 drawn by the viewer's own code (``board_svg``, ``card_table``, ``steps``) from the engine's view of the caller's
 seat, found by the token the script sends: the page never asks for, so never holds, another seat's view or hand.
 """

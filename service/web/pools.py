@@ -1,31 +1,33 @@
 """Rating pools (a game and a variant, as ``service.api.tournaments.variant_of`` names them) and their standings page
 data: the pool's fitted table as the workers stored it (``rating_pools``, the one ``GET /api/v1/standings`` gives),
-and the chart's lines, each bot's incremental Elo as the results came in (``ratings.history``), cached per app until
-a result is added.
+and the chart's lines, each bot version's incremental Elo as the results came in.
 
-The chart reads two columns of the pool's results (the bots and ranks of each game) in the order written, once per
-new result: at 100,000 games that is a few megabytes and well under a second; between new results it is one count.
-No fit runs here. The pool rates bot versions: the page shows each bot's latest rated version (its row and its
-line), a bot's page every version (``version_series``).
+Nothing here reads the pool's results or fits anything: the lines are the points the workers appended with each
+result (``rating_points``, ``tournament/poolstate.py``), at most 128 per line whatever the pool's size (the points
+of level ``ratings.history.line_level`` and above, one indexed range per level), from 1500 before the version's
+first game to its current rating (``rating_elo``). The pool rates bot versions: the page shows each bot's latest
+rated version (its row and its line, for the first ``charts.MAX_LINES`` rows), a bot's page every version of that
+bot (``version_series``).
 """
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from flask import current_app
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine import i18n
 from ratings import history as rating_history
 from ratings.pool import PoolRow, rows_of
 from service.versions import latest_versions, version_of
+from service.web.charts import MAX_LINES
 from service.web.messages import PAGES, text
-from store.models import BotVersion, RatingPool, Result, Tournament
+from store.models import RatingPool
+from store.models.tournaments import RatingElo, RatingPoint
 
 VARIANTS: dict[str, tuple[str, ...]] = {
     "board": ("standard", "team", "points", "standard-1972", "team-1972", "points-1972"),
@@ -56,51 +58,13 @@ class PoolStandings:
     versions: dict[int, int]
     """Each bot's latest rated version (the one its row and ``history.series`` line show)."""
     version_series: dict[tuple[int, int], list[tuple[int, float]]]
-    """Every bot version's line, by (bot id, version number); ``history.series`` holds the latest ones by bot."""
+    """Every version's line of the bot asked for (``pool_standings(bot_id=)``), by (bot id, version number)."""
 
 
-@dataclass
-class _Lines:
-    games: int
-    series: dict[tuple[int, int], list[tuple[int, float]]]
-    """By (bot id, version number)."""
-    first: datetime | None
-    last: datetime | None
-
-
-def _rated(game: str, variant: str) -> Any:
-    """The pool's results, as the workers' table counts them: rated, not of a cancelled tournament."""
-    return (
-        Result.game == game,
-        Result.variant == variant,
-        Result.rated.is_(True),
-        Result.tournament_id.in_(select(Tournament.id).where(Tournament.status != "cancelled")),
-    )
-
-
-def _lines(session: Session, game: str, variant: str) -> _Lines:
-    rows = session.execute(
-        select(Result.version_ids, Result.ranks, Result.finished_at)
-        .where(*_rated(game, variant))
-        .order_by(Result.id)
-    ).all()
-    series = rating_history.series([(list(versions), list(ranks)) for versions, ranks, _ in rows])
-    named = session.execute(
-        select(BotVersion.id, BotVersion.bot_id, BotVersion.number).where(BotVersion.id.in_(series))
-    ).all()
-    by_version = {(bot_id, number): series[version_id] for version_id, bot_id, number in named}
-    return _Lines(len(rows), by_version, rows[0][2] if rows else None, rows[-1][2] if rows else None)
-
-
-def stored_table(
-    session: Session, game: str, variant: str
-) -> tuple[list[PoolRow], dict[int, str], int, Any, dict[int, int]]:
+def _table_of(pool: RatingPool | None) -> tuple[list[PoolRow], dict[int, str], int, Any, dict[int, int]]:
     """(rows, names, games, updated_at, versions) of the pool's stored table, each bot's latest rated version (its
     number in ``versions``, by bot); a table stored before the pools were fitted (no interval) counts as none until
     the workers refit it."""
-    pool = session.scalars(
-        select(RatingPool).where(RatingPool.game == game, RatingPool.variant == variant)
-    ).first()
     latest = latest_versions(pool.table) if pool is not None else []
     rows = rows_of(latest) if pool is not None else None
     if pool is None or rows is None:
@@ -109,39 +73,58 @@ def stored_table(
     return rows, names, pool.games, pool.updated_at, {int(row["bot_id"]): version_of(row) for row in latest}
 
 
-class PoolCache:
-    """The chart's lines last computed per pool, with the (count, last id) of the results they count."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._entries: dict[tuple[str, str], tuple[tuple[int, int], _Lines]] = {}
-
-    def lines(self, session: Session, game: str, variant: str) -> _Lines:
-        count, last = session.execute(
-            select(func.count(Result.id), func.max(Result.id)).where(*_rated(game, variant))
-        ).one()
-        key, mark = (game, variant), (int(count or 0), int(last or 0))
-        with self._lock:
-            entry = self._entries.get(key)
-        if entry is not None and entry[0] == mark:
-            return entry[1]
-        lines = _lines(session, game, variant)
-        if lines.games == mark[0]:  # else a result came in between the two reads: do not keep it
-            with self._lock:
-                self._entries[key] = (mark, lines)
-        return lines
-
-    def get(self, session: Session, game: str, variant: str) -> PoolStandings:
-        rows, names, games, updated_at, versions = stored_table(session, game, variant)
-        lines = self.lines(session, game, variant)
-        latest = {bot: lines.series.get((bot, number), []) for bot, number in versions.items()}
-        history = rating_history.PoolHistory(games=lines.games, rows=rows, series=latest)
-        return PoolStandings(history, names, games, updated_at, lines.first, lines.last, versions, lines.series)
+def lines(session: Session, pool: RatingPool, version_ids: Collection[int]) -> dict[int, list[tuple[int, float]]]:
+    """The chart's line of each of these versions (by version id; none for a version without a result counted)."""
+    state = session.execute(
+        select(RatingElo.version_id, RatingElo.rating, RatingElo.games, RatingElo.first).where(
+            RatingElo.pool_id == pool.id, RatingElo.version_id.in_(version_ids)
+        )
+    ).all()
+    by_level: dict[int, list[int]] = {}
+    for row in state:
+        by_level.setdefault(rating_history.line_level(row.games), []).append(row.version_id)
+    points: dict[int, list[tuple[int, float]]] = {}
+    for level, versions in by_level.items():
+        for version_id, counted, rating in session.execute(
+            select(RatingPoint.version_id, RatingPoint.counted, RatingPoint.rating)
+            .where(
+                RatingPoint.pool_id == pool.id,
+                RatingPoint.version_id.in_(versions),
+                RatingPoint.level >= level,
+            )
+            .order_by(RatingPoint.version_id, RatingPoint.counted)
+        ):
+            points.setdefault(version_id, []).append((counted, rating))
+    return {
+        row.version_id: rating_history.line(row.first, points.get(row.version_id, []), row.rating, pool.counted)
+        for row in state
+    }
 
 
-def pool_standings(session: Session, game: str, variant: str) -> PoolStandings:
-    cache: PoolCache = current_app.extensions["web_pools"]
-    return cache.get(session, game, variant)
+def pool_standings(session: Session, game: str, variant: str, bot_id: int | None = None) -> PoolStandings:
+    """The page's data; with ``bot_id``, the lines of every version of that bot too (``version_series``)."""
+    pool = session.scalars(
+        select(RatingPool).where(RatingPool.game == game, RatingPool.variant == variant)
+    ).first()
+    rows, names, games, updated_at, versions = _table_of(pool)
+    if pool is None:
+        return PoolStandings(
+            rating_history.PoolHistory(0, rows), names, games, updated_at, None, None, versions, {}
+        )
+    ids = {
+        (int(row["bot_id"]), version_of(row)): int(row["version_id"]) for row in pool.table if "version_id" in row
+    }
+    shown = {
+        ids[(row.player, versions[row.player])]
+        for row in rows[:MAX_LINES]
+        if (row.player, versions[row.player]) in ids
+    }
+    asked = {key: version for key, version in ids.items() if key[0] == bot_id}
+    found = lines(session, pool, shown | set(asked.values()))
+    latest = {bot: found.get(ids.get((bot, number), 0), []) for bot, number in versions.items()}
+    history = rating_history.PoolHistory(games=pool.counted, rows=rows, series=latest)
+    series = {key: found[version] for key, version in asked.items() if version in found}
+    return PoolStandings(history, names, games, updated_at, pool.first_at, pool.last_at, versions, series)
 
 
 @dataclass

@@ -41,7 +41,7 @@ class Positions:
                 .order_by(ActionRecord.ply)
             )
             for seat, action in actions:
-                engine.apply(state, action, seat)
+                engine.apply(state, action, seat, events=False)
         with self._lock:
             self._states[game.id] = (ply, engine.copy(state))
             self._states.move_to_end(game.id)

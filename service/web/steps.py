@@ -1,16 +1,17 @@
-"""What the game viewer lists and shows per step, from the stored action and event logs.
+"""What the game viewer lists and shows per step, from the stored action log and the events derived from it.
 
 Step 0 is the opening (the deal, the first player); step ``n`` is the game after its ``n``-th action, whose events
-are stored with ``ply = n``. A live game shows only public events (``to_seat`` null), and describes each move by its
-public event, never by its action id (a secret tiebreaker choice is in the id). A finished game shows every event,
-each seat's private ones included; a public event that only repeats a private one without its detail (a draw's
-"1 card", the deal's "5 cards each", a tiebreaker's "choose the cards") is left out there. A move's fault detail
-and its bot's debug text are everyone's once the game is over, and while it runs those of the seats the viewer's
-token owns (``owned``: ``service/web/owner.py``).
+carry ``ply = n`` (``store/eventlog.py``). A live game shows only public events (``to_seat`` null), and describes
+each move by its public event, never by its action id (a secret tiebreaker choice is in the id). A finished game
+shows every event, each seat's private ones included; a public event that only repeats a private one without its
+detail (a draw's "1 card", the deal's "5 cards each", a tiebreaker's "choose the cards") is left out there. A move's
+fault detail and its bot's debug text are everyone's once the game is over, and while it runs those of the seats the
+viewer's token owns (``owned``: ``service/web/owner.py``).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
@@ -20,7 +21,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine import i18n
-from store.models import ActionRecord, EventRecord, Game
+from store import eventlog
+from store.eventlog import LoggedEvent
+from store.models import ActionRecord, Game
 
 MOVE_EVENTS = ("move", "action")
 """The event types that describe the action itself (board: ``move``; card game: ``action``)."""
@@ -50,16 +53,18 @@ class StepEvents:
     """Board pawns the step's move moved."""
 
 
-def _events(session: Session, game: Game, finished: bool, first: int, last: int) -> list[EventRecord]:
-    query = select(EventRecord).where(
-        EventRecord.game_id == game.id, EventRecord.ply >= first, EventRecord.ply <= last
-    )
-    if not finished:
-        query = query.where(EventRecord.to_seat.is_(None))
-    return list(session.scalars(query.order_by(EventRecord.seq)))
+def _ply(event: LoggedEvent) -> int:
+    return event.ply
 
 
-def shown(records: Iterable[EventRecord], finished: bool) -> list[dict[str, Any]]:
+def _events(session: Session, game: Game, finished: bool, first: int, last: int) -> list[LoggedEvent]:
+    """The events of steps ``first`` to ``last``, in order; the public ones only unless the game is finished."""
+    events = eventlog.events(session, game)  # in ply order: numbered as they happened
+    chosen = events[bisect_left(events, first, key=_ply) : bisect_right(events, last, key=_ply)]
+    return chosen if finished else [event for event in chosen if event.to_seat is None]
+
+
+def shown(records: Iterable[LoggedEvent], finished: bool) -> list[dict[str, Any]]:
     """The payloads a step shows, in order: a finished game drops the public twins of private events."""
     records = list(records)
     if not finished:
@@ -113,7 +118,7 @@ def steps(
     actions = session.execute(query.order_by(ActionRecord.ply)).all()
     if not actions:
         return []
-    by_ply: dict[int, list[EventRecord]] = defaultdict(list)
+    by_ply: dict[int, list[LoggedEvent]] = defaultdict(list)
     for record in _events(session, game, finished, after + 1, actions[-1][0] + 1):
         if record.payload.get("type") in MOVE_EVENTS:
             by_ply[record.ply].append(record)

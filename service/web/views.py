@@ -2,7 +2,8 @@
 
 Routes take their ids as strings and check them here, so that a bad id is this blueprint's 4xx page rather than
 the API's JSON 404. Three routes are fragments that the pages' scripts fetch: a tournament's live part (ETag: a
-304 while nothing changed), one step of a game, and a game's moves after a step (a live game's page appends them).
+304 while nothing changed), one step of a game, and a game's moves after a step (a live game's page appends them
+when its event stream, ``GET /api/v1/games/{id}/events/stream``, tells of a new move).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
+from sqlalchemy.orm import Session
 
 import engine
 from engine import i18n
@@ -41,6 +43,7 @@ from service.web import (
 )
 from service.web.errors import PageError, whole
 from service.web.messages import counted, text
+from store import eventlog
 from store.models import Game, Tournament
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/assets")
@@ -311,8 +314,19 @@ def game(game_id: str) -> ResponseReturnValue:
         stage=render_step(found, ply, labels, owned),
         tournament_id=listings.tournament_of_game(session, found.id),
         taken=len(listings.seat_names(session, [found.id])[found.id]),
+        since=last_event_drawn(session, found),
     )
     return owner.personal(make_response(page), found, owned)
+
+
+def last_event_drawn(session: Session, game: Game) -> int:
+    """The seq of the last public event of the steps a game's page draws (-1: none): its script's event stream
+    sends the events after it, those of the moves made since (a public seq: the page tells no more than the events
+    API tells a spectator)."""
+    drawn = [
+        event.seq for event in eventlog.events(session, game) if event.ply <= game.ply and event.to_seat is None
+    ]
+    return drawn[-1] if drawn else -1
 
 
 @blp.get("/games/<game_id>/at/<ply>")

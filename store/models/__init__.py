@@ -1,9 +1,9 @@
-"""The stored data, one module per subject: accounts (players, bots), games (games, seats, actions, events),
+"""The stored data, one module per subject: accounts (players, bots), games (games, seats, actions),
 tournaments (schedules, results, rating pools). Every table joins ``Base.metadata`` on import of this package."""
 
 from store.models.accounts import Bot, BotVersion, Player
 from store.models.base import Base, now
-from store.models.games import ActionRecord, EventRecord, Game, Seat
+from store.models.games import ActionRecord, Game, Seat
 from store.models.matches import Match
 from store.models.tournaments import RatingPool, Result, Tournament, TournamentGame, new_seed_salt
 
@@ -12,7 +12,6 @@ __all__ = [
     "Base",
     "Bot",
     "BotVersion",
-    "EventRecord",
     "Game",
     "Match",
     "Player",

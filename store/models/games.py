@@ -1,10 +1,10 @@
-"""Games: the game row (settings, seed, a snapshot of the state), its seats, the append-only action log and the
-event log.
+"""Games: the game row (settings, seed, a snapshot of the state), its seats and the append-only action log.
 
 A game is stored as its settings, seed and action log, plus a snapshot of the engine state (``state``) that makes
-loading fast; ``ply`` is the number of actions applied, and the unique ``(game_id, ply)`` of the action log is what
-makes exactly one of two concurrent submissions for a ply win. Every row of these tables is written by
-:mod:`store.gamelog`, the one writer of a game.
+loading fast; ``ply`` is the number of actions applied, and the action log's primary key ``(game_id, ply)`` is what
+makes exactly one of two concurrent submissions for a ply win. Its events are not stored: they are derived from
+the action log (:mod:`store.eventlog`). Every row of these tables is written by :mod:`store.gamelog`, the one
+writer of a game.
 """
 
 from __future__ import annotations
@@ -54,12 +54,13 @@ class Seat(Base):
 
 
 class ActionRecord(Base):
-    __tablename__ = "actions"
-    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+    """One action of a game, named by its game and the ply it answered (no other key: a surrogate id and its
+    index were a sixth of a move's bytes)."""
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
-    ply: Mapped[int] = mapped_column(Integer)
+    __tablename__ = "actions"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     """The ply this action answered (0 for the first action)."""
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[str] = mapped_column(String(200))
@@ -75,17 +76,3 @@ class ActionRecord(Base):
     """The bot's own debug text for this move (at most 1 KiB, control characters removed): its owner's while the
     game runs, everyone's once it is over."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
-
-
-class EventRecord(Base):
-    __tablename__ = "events"
-    __table_args__ = (UniqueConstraint("game_id", "seq"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
-    seq: Mapped[int] = mapped_column(Integer)
-    ply: Mapped[int] = mapped_column(Integer)
-    """The number of actions applied before this event (0: the opening)."""
-    to_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    """``None``: public; else the only seat that may see it."""
-    payload: Mapped[dict[str, Any]] = mapped_column(JSON)

@@ -16,8 +16,11 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
+    Index,
     Integer,
+    SmallInteger,
     String,
     UniqueConstraint,
     false,
@@ -128,8 +131,9 @@ class Result(Base):
 
 
 class RatingPool(Base):
-    """The fitted table of one game and variant over every rated result (``ratings.pool``); recomputed by the
-    workers as they write results, kept only if it covers more results than the stored."""
+    """One game and variant's rating pool: its fitted table over every rated result (``ratings.pool``), refit off
+    the game path and kept only if it covers more results than the stored; and the running state the game path
+    updates with each result (``counted``, the tallies, each version's incremental Elo and chart points)."""
 
     __tablename__ = "rating_pools"
     __table_args__ = (UniqueConstraint("game", "variant"),)
@@ -138,10 +142,69 @@ class RatingPool(Base):
     game: Mapped[str] = mapped_column(String(16))
     variant: Mapped[str] = mapped_column(String(32))
     through: Mapped[int] = mapped_column(Integer)
-    """The id of the last result counted."""
+    """The id of the last result the table counts."""
     games: Mapped[int] = mapped_column(Integer)
+    """The results the table counts."""
     cancelled: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """How many of the pool's tournaments were cancelled when it was computed: their results are left out, so a
     table read after a cancellation replaces one read before it although it counts fewer games."""
     table: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    counted: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Results the running state counts: the chart's x axis (a result's games-counted is this after it)."""
+    rebuild: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """The running state is to be recounted from the results (set by the migration that introduced it and by a
+    cancellation); the game path leaves it alone meanwhile."""
+    first_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When the first result counted was written."""
+    last_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When the latest result counted was written."""
+    fit_requested_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When a refit was last asked for (at most one per interval per pool)."""
+
+
+class RatingTally(Base):
+    """How many of a tournament's rated results had one configuration (the versions seated and their ranks): the
+    pool's fit reads these aggregated rows, not every result. Counted in the result's transaction."""
+
+    __tablename__ = "rating_tallies"
+    __table_args__ = (UniqueConstraint("tournament_id", "config"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    config: Mapped[str] = mapped_column(String(255))
+    """``version:rank`` of each seat, sorted, comma-separated (``ratings.tallies.config_key``)."""
+    count: Mapped[int] = mapped_column(Integer)
+
+
+class RatingElo(Base):
+    """A bot version's incremental Elo in a pool, updated with each of its results (the chart's latest point)."""
+
+    __tablename__ = "rating_elo"
+
+    pool_id: Mapped[int] = mapped_column(ForeignKey("rating_pools.id"), primary_key=True)
+    version_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    """The version's results counted."""
+    first: Mapped[int] = mapped_column(Integer)
+    """The pool's ``counted`` before its first result."""
+    last: Mapped[int] = mapped_column(Integer)
+    """The pool's ``counted`` after its latest result."""
+
+
+class RatingPoint(Base):
+    """A point of a version's chart line: its incremental Elo after its ``number``-th result, the pool's
+    ``counted``-th. ``level``: how many times 2 divides ``number``, so that a reader takes every ``2**level``-th point
+    of a line by an index range."""
+
+    __tablename__ = "rating_points"
+    __table_args__ = (Index("ix_rating_points_line", "pool_id", "version_id", "level"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pool_id: Mapped[int] = mapped_column(ForeignKey("rating_pools.id"))
+    version_id: Mapped[int] = mapped_column(Integer)
+    number: Mapped[int] = mapped_column(Integer)
+    counted: Mapped[int] = mapped_column(Integer)
+    rating: Mapped[float] = mapped_column(Float)
+    level: Mapped[int] = mapped_column(SmallInteger)

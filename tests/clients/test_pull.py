@@ -273,7 +273,8 @@ def test_network_errors_are_retried_after_growing_pauses(
     until(lambda: client.stats.retries >= 3, "three retries")
     stats = running.finish()
     assert stats.retries >= 3 and stats.moves == 0
-    lines = [r.getMessage() for r in caplog.records if r.name == "clients.pull"]
+    # this client's lines only (another test's client may still be logging from its thread)
+    lines = [r.getMessage() for r in caplog.records if r.name == "clients.pull" and url in r.getMessage()]
     assert lines[0].startswith(f"cannot reach the service at {url}: ConnectionRefusedError")
     assert lines[0].endswith("retrying in 0.05 s") and lines[1].endswith("retrying in 0.1 s")
     assert lines[2].endswith("retrying in 0.2 s")

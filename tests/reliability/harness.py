@@ -339,7 +339,7 @@ def check_game(session: Session, game_id: int, result: Result) -> None:
     rows = session.execute(
         select(ActionRecord.ply, ActionRecord.seat, ActionRecord.action, ActionRecord.fault)
         .where(ActionRecord.game_id == game_id)
-        .order_by(ActionRecord.ply, ActionRecord.id)
+        .order_by(ActionRecord.ply)
     ).all()
     plies = [row.ply for row in rows]
     assert plies == list(range(game.ply)), f"game {game_id}: plies are not 0..{game.ply - 1} once each"

@@ -7,19 +7,22 @@ them within milliseconds of each other); here each is played out step by step.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from flask import Flask
 from sqlalchemy import delete, event, insert, select, update
+from sqlalchemy.orm import Session
 
 from store.models import RatingPool, Result, Tournament
+from store.models.tournaments import RatingElo, RatingPoint, RatingTally
 from tests.apikit import new_player
 from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
 from tests.conftest import dispose
 from tests.reliability.servers import PrivatePostgres
-from tournament import standings
+from tournament import poolstate, standings
 
 
 @pytest.fixture
@@ -45,27 +48,48 @@ def result_rows(app: Flask) -> list[dict[str, Any]]:
         return [{column: getattr(result, column) for column in columns} for result in results]
 
 
+def write(session: Session, row: dict[str, Any]) -> None:
+    """Write a result and count it in its pool's state, uncommitted (as ``tournament.results.finish`` does)."""
+    session.execute(insert(Result).values(row))
+    poolstate.record(
+        session, row["tournament_id"], "card", "standard", row["version_ids"], row["ranks"], row["finished_at"]
+    )
+
+
 def test_the_pool_counts_a_result_committed_after_a_later_one(finished: tuple[Flask, int]) -> None:
     """Result ids are taken in one order and committed in another: the pool must not take "the same last id" for
-    "the same results"."""
+    "the same results". The second writer waits at the pool's lock (its count in the pool's state) until the first
+    commits, and each refit, whatever it reads, leaves the table of both results."""
     app, _ = finished
     sessions = app.extensions["db_sessions"]
     first, second = result_rows(app)
     with sessions() as session:
-        session.execute(delete(Result))
-        session.execute(delete(RatingPool))
+        for model in (Result, RatingTally, RatingPoint, RatingElo, RatingPool):
+            session.execute(delete(model))
         session.commit()
-    with sessions() as early, sessions() as late:
-        early.execute(insert(Result).values(first))  # takes the lower id, not committed yet
-        late.execute(insert(Result).values(second))
-        late.commit()
-        standings.refresh_pool(late, "card", "standard")  # sees the higher id only
+    failures: list[BaseException] = []
+
+    def late_writer() -> None:
+        try:
+            with sessions() as late:
+                write(late, second)  # takes the higher id, then waits for the pool's lock
+                late.commit()
+                standings.refresh_pool(late, "card", "standard")
+        except BaseException as error:  # reported below
+            failures.append(error)
+
+    with sessions() as early:
+        write(early, first)  # takes the lower id and the pool's lock, not committed yet
+        late = threading.Thread(target=late_writer)
+        late.start()
         early.commit()
-        standings.refresh_pool(early, "card", "standard")  # sees both: same last id, one more result
+        standings.refresh_pool(early, "card", "standard")
+        late.join(timeout=60)
+    assert not failures and not late.is_alive()
     with sessions() as session:
         pool = session.scalars(select(RatingPool)).one()
         assert (pool.through, pool.games, pool.table) == standings.pool_table(session, "card", "standard")
-        assert pool.games == 2
+        assert pool.games == 2 and pool.counted == 2
 
 
 def test_the_table_of_every_result_has_its_intervals_whoever_refits_it(finished: tuple[Flask, int]) -> None:

@@ -48,11 +48,9 @@ def running_game(app: Flask, players: list[int]) -> int:
             decision = engine.decision(state)
             assert decision is not None
             action = engine.fallback_action(state)
-            events = engine.apply(state, action, decision.seat)
-            made.append(gamelog.Move(ply, decision.seat, action, events, 12.5, fault, detail, debug))
-        stored = gamelog.position(session, game.id)
-        assert stored is not None
-        assert gamelog.save(session, gamelog.advance(game.id, made, state, stored.next_seq))
+            engine.apply(state, action, decision.seat)
+            made.append(gamelog.Move(ply, decision.seat, action, 12.5, fault, detail, debug))
+        assert gamelog.save(session, gamelog.advance(game.id, made, state))
         session.commit()
         return game.id
 

@@ -94,6 +94,18 @@ def download(client: FlaskClient, tournament_id: int) -> tuple[Any, list[dict[st
     return response, list(records.read_jsonl(text.splitlines()))
 
 
+def three_faults_in_a_row(record: dict[str, Any]) -> list[int]:
+    """The seats of a game record that had three faults in a row (which forfeit a seat), in seat order."""
+    in_a_row = [0] * len(record["seats"])
+    reached = set()
+    for action in record["actions"]:
+        seat, fault = action["seat"], action["fault"]
+        in_a_row[seat] = 0 if fault is None else in_a_row[seat] + (fault != "forfeit")
+        if in_a_row[seat] >= 3:
+            reached.add(seat)
+    return sorted(reached)
+
+
 def test_a_tournaments_finished_games_download_as_records_that_check(
     client: FlaskClient, played: dict[str, Any]
 ) -> None:
@@ -126,9 +138,14 @@ def test_a_tournaments_finished_games_download_as_records_that_check(
             if action["fault"] not in (None, "forfeit"):
                 faults[action["seat"]] += 1
         assert faults == result["faults"]
-        forfeits += bool(record["result"]["forfeited"])
+        assert record["result"]["forfeited"] == three_faults_in_a_row(record)
+        broken = [seat for seat, bot in enumerate(result["bot_ids"]) if played["bots"][bot] == "broken"]
+        assert all(a["fault"] in ("illegal", "forfeit") for a in record["actions"] if a["seat"] in broken)
+        forfeits += bool(broken and broken[0] in record["result"]["forfeited"])
         assert record["started_at"] <= record["finished_at"]
-    assert forfeits == 4  # every game of the broken bot
+    # The broken bot forfeits each game in which it is asked three times; about one game in 200 ends before that
+    # (its opponent lucky with the cards), so of its four games at least two forfeit in all but one run in millions.
+    assert forfeits >= 2
     assert any(sum(1 for a in record["actions"] if a["fault"] == "illegal") for record in lines)
 
 

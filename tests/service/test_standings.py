@@ -1,37 +1,43 @@
 """A rating pool's standings, ``GET /api/v1/standings`` and the page ``/standings/<game>/<variant>``, on SQLite and
 PostgreSQL: the same results written in any order give the same table (the pool is fitted at once, as a tournament
 is), every row has its 95% interval, ``wins`` counts games won (not opponents beaten) in the API and on the page
-alike, and the workers refit a large pool at most once per ``POOL_REFIT_SECONDS`` but always at a tournament's last
-result. The results are those of a real tournament of 3-seat card games, written again in shuffled orders.
+alike, and a large pool's refit is asked for at most once per ``POOL_REFIT_SECONDS`` but always at a tournament's
+last result. The results are those of a real tournament of 3-seat card games, written again in shuffled orders, each
+counted in its pool's state in its transaction as the workers do (``tournament/poolstate.py``).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import delete, insert, select, update
+from sqlalchemy.orm import Session
 
 from ratings.pool import PoolRow
 from store.models import RatingPool, Result
+from store.models.tournaments import RatingElo, RatingPoint, RatingTally
 from tests.apikit import API, new_player
 from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
 from tests.conftest import dispose
 from tests.service.web.webkit import elements, page
-from tournament import standings
+from tournament import poolfit, poolstate, standings
 
 NEVER = 1e9
-"""A refit interval no test run reaches: a large pool is then refit only when forced."""
+"""A refit interval no test run reaches: a large pool's refit is then asked for only at a tournament's last result
+(and at its first, never asked for before)."""
 
 
 @pytest.fixture
 def played(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Flask, dict[str, Any]]]:
     """An app on a fresh database and a rated tournament of 3-seat card games it played (12 games), its pool
-    refit as a large pool's would be: only at the first result and, forced, at the tournament's last."""
+    refit as a large pool's is, by a job off the game path: asked for at the first result and at the tournament's
+    last."""
     monkeypatch.setattr(standings, "SMALL_POOL", 0)
     monkeypatch.setattr(standings, "POOL_REFIT_SECONDS", NEVER)
     app = arena_app(database_url)
@@ -62,14 +68,22 @@ def rewrite(app: Flask, rows: list[dict[str, Any]]) -> None:
     """Write the results again in this order, the pool refit after each as the workers do."""
     sessions = app.extensions["db_sessions"]
     with sessions() as session:
-        session.execute(delete(Result))
-        session.execute(delete(RatingPool))
+        for model in (Result, RatingTally, RatingPoint, RatingElo, RatingPool):
+            session.execute(delete(model))
         session.commit()
     for row in rows:
         with sessions() as session:
-            session.execute(insert(Result).values(row))
-            session.commit()
-            standings.refresh_pool(session, "card", "standard", force=True)
+            write(session, row)
+            standings.refresh_pool(session, "card", "standard")
+
+
+def write(session: Session, row: dict[str, Any]) -> None:
+    """Write a result and count it in its pool's state, in one transaction (``tournament.results.finish``)."""
+    session.execute(insert(Result).values(row))
+    poolstate.record(
+        session, row["tournament_id"], "card", "standard", row["version_ids"], row["ranks"], row["finished_at"]
+    )
+    session.commit()
 
 
 def api_standings(client: FlaskClient) -> dict[str, Any]:
@@ -158,24 +172,56 @@ def test_every_row_has_its_interval_and_wins_are_games_won(played: tuple[Flask, 
     }
 
 
-def test_a_large_pool_is_refit_at_most_once_per_interval(
+class Queue:
+    """A queue that keeps what it is given."""
+
+    def __init__(self) -> None:
+        self.jobs: list[tuple[str, tuple[Any, ...]]] = []
+
+    def enqueue(self, dotted: str, *args: Any, job_id: str | None = None, at_front: bool = False) -> bool:
+        self.jobs.append((dotted, args))
+        return True
+
+
+def test_a_large_pool_is_refit_off_the_game_path_at_most_once_per_interval(
     played: tuple[Flask, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app, _ = played
     sessions = app.extensions["db_sessions"]
     rows = result_rows(app)
     rewrite(app, rows[:11])
+    queue = Queue()
     with sessions() as session:
-        session.execute(insert(Result).values(rows[11]))
-        session.commit()
-        assert standings.refresh_pool(session, "card", "standard", force=False) is False  # refit just now
-        assert session.scalar(select(RatingPool.games)) == 11
-        monkeypatch.setattr(standings, "POOL_REFIT_SECONDS", 0.0)
-        assert standings.refresh_pool(session, "card", "standard", force=False) is True
-        assert session.scalar(select(RatingPool.games)) == 12
+        write(session, rows[11])
+        assert session.scalar(select(RatingPool.games)) == 11 and session.scalar(select(RatingPool.counted)) == 12
+        assert standings.ask_refit(session, queue, "card", "standard", NEVER) is True  # never asked for yet
+        assert standings.ask_refit(session, queue, "card", "standard", NEVER) is False  # asked for just now
+        assert queue.jobs == [(standings.FIT_JOB, ("card", "standard"))]
+        assert standings.ask_refit(session, queue, "card", "standard", 0.0) is True  # a tournament's last result
+        assert len(queue.jobs) == 2
+        assert session.scalar(select(RatingPool.games)) == 11  # the game path did not refit
     with sessions() as session:
+        assert poolfit.refit(session, "card", "standard") == "refitted"  # the job
         pool = session.scalars(select(RatingPool)).one()
         assert (pool.through, pool.games, pool.table) == standings.pool_table(session, "card", "standard")
+        assert pool.games == 12
+
+
+def test_the_clock_asks_for_the_pools_behind_their_state(
+    played: tuple[Flask, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, _ = played
+    rows = result_rows(app)
+    rewrite(app, rows[:11])
+    sessions = app.extensions["db_sessions"]
+    queue = Queue()
+    clock = SimpleNamespace(sessions=sessions, queue=queue)
+    assert poolfit.ask_due(clock) == []  # type: ignore[arg-type]  # the table counts every result
+    with sessions() as session:
+        write(session, rows[11])
+    monkeypatch.setattr(standings, "POOL_REFIT_SECONDS", 0.0)
+    assert poolfit.ask_due(clock) == [("card", "standard")]  # type: ignore[arg-type]
+    assert queue.jobs == [(standings.FIT_JOB, ("card", "standard"))]
 
 
 def test_a_table_stored_before_the_pools_were_fitted_is_shown_as_none_then_refit(
@@ -194,7 +240,7 @@ def test_a_table_stored_before_the_pools_were_fitted_is_shown_as_none_then_refit
     assert api_standings(client)["standings"] == [] and api_standings(client)["games"] == 0
     assert page_rows(client) == []
     assert "card" in page(client, "/")
-    with sessions() as session:  # a large pool refit moments ago, but its table is of the old kind: refit now
-        assert standings.refresh_pool(session, "card", "standard", force=False) is True
+    with sessions() as session:  # its table is of the old kind: the next refit replaces it
+        assert standings.refresh_pool(session, "card", "standard") is True
     body = api_standings(client)
     assert body["games"] == 12 and [PoolRow.from_json(row).games for row in body["standings"]] == [12, 12, 12]

@@ -2,7 +2,7 @@
 moves made meanwhile, exactly as the events API shows them to the seat (a seat's stream never carries another
 seat's private event, so no other hand; a spectator's only public ones) and ends when the game ends; the decisions
 stream sends each decision once as it comes; a stream holds one of the account's long-poll slots; bad requests
-are refused with a reason."""
+are refused with a reason. Streams without a token: tests/service/test_streams_anonymous.py."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
+import engine
 from runtime.settings import Settings
 from service.app import create_app
-from store.models import EventRecord
+from store.models import ActionRecord, Game
 from tests.apikit import API, Player, get_actions, get_decisions, new_player, play_to_end, started_game, submit
 from tests.conftest import TEST_LIMITS, dispose
 from tests.liveserver import serving
@@ -34,6 +35,8 @@ class Stream:
     def __init__(self, response: http.client.HTTPResponse) -> None:
         self.response = response
         self.status = response.status
+        self.raw: list[str] = []
+        """Every line read, comments included."""
 
     def next(self) -> tuple[str, Any, str | None] | None:
         """The next event (type, data, id), ``None`` once the server closed the stream."""
@@ -43,6 +46,7 @@ class Stream:
             if not line:
                 return None
             text = line.decode().rstrip("\n")
+            self.raw.append(text)
             if text == "":
                 if data:
                     return event, json.loads("\n".join(data)), event_id
@@ -66,9 +70,15 @@ class Stream:
 
 
 @contextmanager
-def stream(base: str, path: str, player: Player | None, **headers: str) -> Iterator[Stream]:
+def stream(
+    base: str, path: str, player: Player | None, source: str | None = None, **headers: str
+) -> Iterator[Stream]:
+    """A stream of ``path`` asked with ``player``'s token (``None``: none), from the loopback address ``source``
+    (such as ``127.0.0.2``; default: the system's choice)."""
     address = urlsplit(base)
-    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=READ_TIMEOUT)
+    connection = http.client.HTTPConnection(
+        address.hostname or "", address.port, timeout=READ_TIMEOUT, source_address=(source, 0) if source else None
+    )
     if player is not None:
         headers["Authorization"] = f"Bearer {player.token}"
     connection.request("GET", path, headers=headers)
@@ -78,18 +88,28 @@ def stream(base: str, path: str, player: Player | None, **headers: str) -> Itera
         connection.close()
 
 
-def seen_by(app: Flask, game_id: int, seat: int | None) -> list[int]:
-    """The seqs of the events that ``seat`` may see (``None``: the public ones), from the database."""
+def logged_events(app: Flask, game_id: int) -> list[tuple[int | None, dict[str, Any]]]:
+    """Every event of the game so far, in order, as (the only seat that may see it or ``None``, the event): its
+    stored actions replayed by the engine from its settings and seed, whatever stores the events."""
     with app.extensions["db_sessions"]() as session:
-        rows = session.execute(
-            select(EventRecord.seq, EventRecord.to_seat)
-            .where(EventRecord.game_id == game_id)
-            .order_by(EventRecord.seq)
+        game = session.get(Game, game_id)
+        assert game is not None
+        actions = session.scalars(
+            select(ActionRecord.action).where(ActionRecord.game_id == game_id).order_by(ActionRecord.ply)
         ).all()
-    return [seq for seq, to in rows if to is None or to == seat]
+    state = engine.new_game(game.game, game.settings, game.seed)
+    events = list(engine.opening_events(state))
+    for action in actions:
+        events += engine.apply(state, action)
+    return [(event.get("to"), event) for event in events]
 
 
-def api_events(client: FlaskClient, game_id: int, player: Player | None, since: int = 0) -> list[dict[str, Any]]:
+def seen_by(app: Flask, game_id: int, seat: int | None) -> list[int]:
+    """The seqs of the events that ``seat`` may see (``None``: the public ones), numbered from 0 in order."""
+    return [seq for seq, (to, _) in enumerate(logged_events(app, game_id)) if to is None or to == seat]
+
+
+def api_events(client: FlaskClient, game_id: int, player: Player | None, since: int = -1) -> list[dict[str, Any]]:
     headers = player.headers if player else {}
     response = client.get(
         f"{API}/games/{game_id}/events", query_string={"since": since, "limit": 1000}, headers=headers
@@ -132,7 +152,7 @@ def test_a_seats_stream_never_carries_another_seats_hand_and_ends_with_the_game(
         stream(base, f"{API}/games/{game_id}/events/stream", spectator) as public_stream,
     ):
         first = seat_stream.next()
-        assert first is not None and first[1]["seq"] == 1  # streaming before any move
+        assert first is not None and first[1]["seq"] == seen_by(app, game_id, 1)[0]  # from its first event on
         play_to_end(client, game_id, players, random.Random(5))
         seat_events = [first, *seat_stream.until_end()]
         public_events = public_stream.until_end()
@@ -215,14 +235,14 @@ def test_a_stream_takes_one_of_the_accounts_long_poll_slots(database_url: str) -
         dispose(app)
 
 
-def test_streams_need_a_token_and_a_game(app: Flask, client: FlaskClient) -> None:
+def test_the_decisions_stream_needs_a_token_and_a_games_stream_a_game(app: Flask, client: FlaskClient) -> None:
     game_id, players = started_game(client, "card", {"pawns": 1}, 2, seed=2)
     with serving(app) as base:
         for path, player, code, words in [
-            (f"{API}/games/{game_id}/events/stream", None, 401, "token"),
             (f"{API}/decisions/stream", None, 401, "token"),
+            (f"{API}/games/999999/events/stream", None, 404, "no game 999999"),
             (f"{API}/games/999999/events/stream", players[0], 404, "no game 999999"),
-            (f"{API}/games/{game_id}/events/stream?since=-1", players[0], 422, "since"),
+            (f"{API}/games/{game_id}/events/stream?since=-2", players[0], 422, "since"),
             (f"{API}/decisions/stream?texts=maybe", players[0], 422, "texts"),
         ]:
             with stream(base, path, player) as refused:

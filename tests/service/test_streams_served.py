@@ -1,6 +1,6 @@
 """Streams through ``sorry-arena serve`` as it runs (gunicorn's gevent worker), on SQLite and PostgreSQL: 40 open
-streams of five accounts hold no thread, so health still answers at once; each account's ninth is a 429; a move
-reaches every stream of its game."""
+streams of five accounts and 8 without a token hold no thread, so health still answers at once; each account's
+ninth is a 429, and so is the address's ninth without a token; a move reaches every stream of its game."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.servers import tail
 from tests.service.test_waiting_attacks import HEALTH_S, Server, health_times, server
 
 SLOTS = 8
-"""The default cap of an account's long polls (and streams)."""
+"""The default cap of an account's long polls (and streams), and of an address's streams without a token."""
 
 
 def account(found: Server, name: str) -> str:
@@ -24,10 +24,10 @@ def account(found: Server, name: str) -> str:
 
 
 def open_stream(
-    found: Server, path: str, token: str
+    found: Server, path: str, token: str | None
 ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
     connection = http.client.HTTPConnection("127.0.0.1", found.port, timeout=60)
-    connection.request("GET", path, headers={"Authorization": f"Bearer {token}"})
+    connection.request("GET", path, headers={"Authorization": f"Bearer {token}"} if token else {})
     return connection, connection.getresponse()
 
 
@@ -73,11 +73,18 @@ def test_forty_streams_hold_no_thread_and_each_gets_its_games_moves(database_url
                 )
                 assert response.status == 200, tail(found.log)
                 opened.append((connection, response, number))
+        for _ in range(SLOTS):  # spectators without a token, all from this address
+            connection, response = open_stream(found, path, None)
+            assert response.status == 200, tail(found.log)
+            opened.append((connection, response, -1))
         try:
             times = health_times(found, probes=4)
             assert max(times) < HEALTH_S, (times, tail(found.log))
             extra, refused = open_stream(found, path, players[0])
             assert refused.status == 429 and refused.getheader("Retry-After") == "1"
+            extra.close()
+            extra, refused = open_stream(found, path, None)
+            assert refused.status == 429 and b"streams without a token" in refused.read()
             extra.close()
             offered = requests.get(
                 found.url(f"/api/v1/games/{game['id']}/actions"), headers=headers[0], timeout=30
@@ -95,7 +102,7 @@ def test_forty_streams_hold_no_thread_and_each_gets_its_games_moves(database_url
             )
             assert moved.status_code == 200, moved.text
             for _, response, number in opened:
-                if number < 2:  # the game's streams, of both seats
+                if number < 2:  # the game's streams, of both seats and without a token
                     assert next_event(response) == "event", tail(found.log)
         finally:
             for connection, _, _ in opened:

@@ -2,7 +2,8 @@
 with the group-commit writer (a pull bot's move through the API) and a session (a worker's batch of push moves).
 
 The two paths write the same rows: a game advanced partly through each is stored exactly as the engine replays it,
-with one event numbering, and the guard refuses a stale ply or a game that is not active on both.
+its events (derived from its actions: ``store/eventlog.py``) are the engine's, numbered once, and the guard refuses a
+stale ply or a game that is not active on both.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import engine
-from store import gamelog
+from store import eventlog, gamelog
 from store.database import make_engine, sessions
 from store.fastlane import Lane, Statements
-from store.models import ActionRecord, EventRecord, Game, Player, Seat
+from store.models import ActionRecord, Game, Player, Seat
 
 SEED = 11
 SETTINGS = {"players": 2}
@@ -40,24 +41,29 @@ def players(session: Session, count: int) -> list[int]:
     return [player.id for player in made]
 
 
-def play_moves(state: Any, first_ply: int, count: int) -> list[gamelog.Move]:
-    """``count`` moves of the seat asked at each step (its first legal action), applied to ``state``."""
+def play_moves(
+    state: Any, first_ply: int, count: int, events: list[tuple[int, engine.Event]] | None = None
+) -> list[gamelog.Move]:
+    """``count`` moves of the seat asked at each step (its first legal action), applied to ``state``; their events
+    appended to ``events`` (with the ply each carries) if given."""
     moves = []
     for ply in range(first_ply, first_ply + count):
         asked = engine.decision(state)
         assert asked is not None
         action = engine.legal_actions(state, asked.seat)[0].id
-        moves.append(gamelog.Move(ply, asked.seat, action, engine.apply(state, action, asked.seat)))
+        made = engine.apply(state, action, asked.seat)
+        if events is not None:
+            events += [(ply + 1, event) for event in made]
+        moves.append(gamelog.Move(ply, asked.seat, action))
     return moves
 
 
-def stored(session: Session, game_id: int) -> tuple[Game, list[ActionRecord], list[EventRecord]]:
+def stored(session: Session, game_id: int) -> tuple[Game, list[ActionRecord], list[eventlog.LoggedEvent]]:
     session.expire_all()
     game = session.get(Game, game_id)
     assert game is not None
     actions = list(session.scalars(select(ActionRecord).where(ActionRecord.game_id == game_id).order_by("ply")))
-    events = list(session.scalars(select(EventRecord).where(EventRecord.game_id == game_id).order_by("seq")))
-    return game, actions, events
+    return game, actions, eventlog.events(session, game)
 
 
 def test_a_game_written_by_both_paths_is_the_engines_game(database: Engine) -> None:
@@ -74,18 +80,17 @@ def test_a_game_written_by_both_paths_is_the_engines_game(database: Engine) -> N
     opening = engine.opening_events(state)
     expected_events = [(0, event) for event in opening]
     lane = Lane(Statements(database))
-    next_seq, ply = len(opening), 0
+    ply = 0
     for path in ("session", "lane", "session", "lane"):
-        moves = play_moves(state, ply, 3 if path == "session" else 1)
-        write = gamelog.advance(game_id, moves, state, next_seq)
+        moves = play_moves(state, ply, 3 if path == "session" else 1, expected_events)
+        write = gamelog.advance(game_id, moves, state)
         if path == "session":
             with sessions(database)() as session:
                 assert gamelog.save(session, write)
                 session.commit()
         else:
             assert lane.write(game_id, write.condition, *write.then)
-        expected_events += [(move.ply + 1, event) for move in moves for event in move.events]
-        next_seq, ply = write.next_seq, write.new_ply
+        ply = write.new_ply
     lane.release()
     with sessions(database)() as session:
         game, actions, events = stored(session, game_id)
@@ -99,7 +104,7 @@ def test_a_game_written_by_both_paths_is_the_engines_game(database: Engine) -> N
     assert [event.seq for event in events] == list(range(len(expected_events)))
     assert [(event.ply, event.payload) for event in events] == expected_events
     assert [event.to_seat for event in events] == [payload.get("to") for _, payload in expected_events]
-    assert position is not None and (position.ply, position.next_seq) == (8, len(expected_events))
+    assert position is not None and position.ply == 8
     assert position.saved_at == gamelog.as_utc(game.updated_at)
 
 
@@ -109,13 +114,12 @@ def test_the_guard_refuses_a_stale_ply_on_both_paths(database: Engine) -> None:
         game_id = gamelog.create(session, "card", SETTINGS, SEED, 2, seated[0], seated[1:]).id
         session.commit()
     state = engine.new_game("card", SETTINGS, SEED)
-    next_seq = len(engine.opening_events(state))
-    first = gamelog.advance(game_id, play_moves(state, 0, 1), state, next_seq)
+    first = gamelog.advance(game_id, play_moves(state, 0, 1), state)
     with sessions(database)() as session:
         assert gamelog.save(session, first)
         session.commit()
     late = engine.new_game("card", SETTINGS, SEED)  # another writer, still at ply 0
-    stale = gamelog.advance(game_id, play_moves(late, 0, 2), late, next_seq)
+    stale = gamelog.advance(game_id, play_moves(late, 0, 2), late)
     with sessions(database)() as session:
         assert not gamelog.save(session, stale)
         session.rollback()
@@ -124,7 +128,9 @@ def test_the_guard_refuses_a_stale_ply_on_both_paths(database: Engine) -> None:
     lane.release()
     with sessions(database)() as session:
         game, actions, events = stored(session, game_id)
-    assert game.ply == 1 and len(actions) == 1 and len(events) == first.next_seq
+    first_events: list[tuple[int, engine.Event]] = []
+    play_moves(engine.new_game("card", SETTINGS, SEED), 0, 1, first_events)
+    assert game.ply == 1 and len(actions) == 1 and [(e.ply, e.payload) for e in events if e.ply] == first_events
 
 
 def test_only_an_active_game_advances_and_a_finished_one_keeps_its_result(database: Engine) -> None:
@@ -134,7 +140,7 @@ def test_only_an_active_game_advances_and_a_finished_one_keeps_its_result(databa
         session.commit()
         assert open_game.status == "open"
     state = engine.new_game("board", SETTINGS, SEED)
-    write = gamelog.advance(open_game.id, play_moves(state, 0, 1), state, len(engine.opening_events(state)))
+    write = gamelog.advance(open_game.id, play_moves(state, 0, 1), state)
     with sessions(database)() as session:
         assert not gamelog.save(session, write), "an open game must not advance"
         session.rollback()
@@ -145,7 +151,7 @@ def test_only_an_active_game_advances_and_a_finished_one_keeps_its_result(databa
         assert gamelog.save(session, write), "the last seat started it"
         assert gamelog.finish(session, open_game.id, write.new_ply, {"ranks": [1, 2], "reason": "forfeit"})
         session.commit()
-    later = gamelog.advance(open_game.id, play_moves(state, 1, 1), state, write.next_seq)
+    later = gamelog.advance(open_game.id, play_moves(state, 1, 1), state)
     lane = Lane(Statements(database))
     assert not lane.write(open_game.id, later.condition, *later.then), "a game over does not advance"
     lane.release()
@@ -166,10 +172,10 @@ def test_a_move_that_ends_the_game_stores_the_engines_result(database: Engine) -
         game_id = gamelog.create(session, "card", SETTINGS, SEED, 2, seated[0], seated[1:]).id
         session.commit()
     state = engine.new_game("card", SETTINGS, SEED)
-    moves = []
+    moves: list[gamelog.Move] = []
     while not engine.is_over(state):
         moves += play_moves(state, len(moves), 1)
-    write = gamelog.advance(game_id, moves, state, len(engine.opening_events(state)), engine.result(state))
+    write = gamelog.advance(game_id, moves, state, engine.result(state))
     lane = Lane(Statements(database))
     assert lane.write(game_id, write.condition, *write.then)
     lane.release()
@@ -191,7 +197,7 @@ def test_latency_and_faults_are_stored_with_the_move(database: Engine) -> None:
     moves = play_moves(state, 0, 2)
     moves[0].latency_ms, moves[0].fault = 1000.0, "timeout"
     with sessions(database)() as session:
-        assert gamelog.save(session, gamelog.advance(game_id, moves, state, len(engine.opening_events(state))))
+        assert gamelog.save(session, gamelog.advance(game_id, moves, state))
         gamelog.record_latency(session, game_id, 1, 12.5)
         session.commit()
         _, actions, _ = stored(session, game_id)
@@ -207,7 +213,7 @@ def test_a_second_write_of_one_ply_is_refused_by_the_unique_key(database: Engine
         game_id = gamelog.create(session, "board", SETTINGS, SEED, 2, seated[0], seated[1:]).id
         session.commit()
     state = engine.new_game("board", SETTINGS, SEED)
-    write = gamelog.advance(game_id, play_moves(state, 0, 1), state, len(engine.opening_events(state)))
+    write = gamelog.advance(game_id, play_moves(state, 0, 1), state)
     with sessions(database)() as session:
         assert gamelog.save(session, write)
         session.commit()
@@ -220,9 +226,9 @@ def test_a_second_write_of_one_ply_is_refused_by_the_unique_key(database: Engine
 
 @pytest.mark.parametrize("plies", [[], [0, 2], [1, 0]], ids=["no moves", "a gap", "out of order"])
 def test_an_advance_needs_consecutive_moves(plies: list[int]) -> None:
-    moves = [gamelog.Move(ply, 0, "x", []) for ply in plies]
+    moves = [gamelog.Move(ply, 0, "x") for ply in plies]
     with pytest.raises(ValueError):
-        gamelog.advance(1, moves, engine.new_game("board", SETTINGS, SEED), 0)
+        gamelog.advance(1, moves, engine.new_game("board", SETTINGS, SEED))
 
 
 def test_settings_that_describe_no_game_are_refused_before_anything_is_written(database: Engine) -> None:
@@ -232,3 +238,82 @@ def test_settings_that_describe_no_game_are_refused_before_anything_is_written(d
             gamelog.create(session, "board", {"players": 9}, SEED, 9, seated[0])
         session.rollback()
         assert session.scalar(select(Game.id)) is None
+
+
+def one_move_lane(database: Engine) -> tuple[Lane, list[int]]:
+    """A fast lane, and the number of statements of each write it hands to its writer (in order)."""
+    statements = Statements(database)
+    steps: list[int] = []
+    save = statements.writer.save
+
+    def counting(write: Any) -> bool:
+        steps.append(len(write.steps))
+        return save(write)
+
+    statements.writer.save = counting  # type: ignore[method-assign]
+    return Lane(statements), steps
+
+
+def test_one_move_writes_through_the_fast_lane_play_a_game_to_its_end(database: Engine) -> None:
+    """A pull bot's writes, one move each, to the game's end: one statement each on PostgreSQL (the UPDATE and the
+    action row in one round trip), two on SQLite; the rows are the engine's either way."""
+    with sessions(database)() as session:
+        seated = players(session, 3)
+        game_id = gamelog.create(session, "card", SETTINGS, SEED, 2, seated[0], seated[1:]).id
+        session.commit()
+    state = engine.new_game("card", SETTINGS, SEED)
+    lane, steps = one_move_lane(database)
+    moves: list[gamelog.Move] = []
+    while not engine.is_over(state):
+        move = play_moves(state, len(moves), 1)[0]
+        move.debug = f"ply {move.ply}"
+        write = gamelog.advance(game_id, [move], state, engine.result(state))
+        assert lane.write(game_id, write.condition, *write.then)
+        moves.append(move)
+    lane.release()
+    assert steps == [1 if database.dialect.name == "postgresql" else 2] * len(moves)
+    result = engine.result(state)
+    assert result is not None
+    with sessions(database)() as session:
+        game, actions, _ = stored(session, game_id)
+    assert (game.status, game.ply, game.result) == ("over", len(moves), result.to_json())
+    assert game.state == gamelog.encode_state(engine.to_json(state))
+    assert [(a.ply, a.seat, a.action, a.debug, a.latency_ms, a.fault) for a in actions] == [
+        (move.ply, move.seat, move.action, f"ply {move.ply}", None, None) for move in moves
+    ]
+    assert gamelog.as_utc(actions[-1].created_at) == gamelog.as_utc(game.updated_at)
+
+
+def test_a_one_move_write_that_is_refused_writes_nothing(database: Engine) -> None:
+    """Through the fast lane, a one-move write at a stale ply, or into a game that is over, changes no row and
+    adds no action; one whose action row a unique key refuses fails whole (the game stays at its ply)."""
+    with sessions(database)() as session:
+        seated = players(session, 3)
+        game_id = gamelog.create(session, "board", SETTINGS, SEED, 2, seated[0], seated[1:]).id
+        session.commit()
+    state = engine.new_game("board", SETTINGS, SEED)
+    first = gamelog.advance(game_id, play_moves(state, 0, 1), state)
+    late = engine.new_game("board", SETTINGS, SEED)
+    stale = gamelog.advance(game_id, play_moves(late, 0, 1), late)
+    lane, steps = one_move_lane(database)
+    assert lane.write(game_id, first.condition, *first.then)
+    assert not lane.write(game_id, stale.condition, *stale.then), "ply 0 was answered"
+    clash = gamelog.advance(game_id, play_moves(state, 1, 1), state)
+    planted = {key: clash.then[0][1][0][key] for key in ("game_id", "ply", "seat", "action")}
+    with sessions(database)() as session:  # an action row for ply 1 that the game log did not write
+        session.add(ActionRecord(**planted, debug="planted"))
+        session.commit()
+    with pytest.raises(lane.integrity_error):
+        lane.write(game_id, clash.condition, *clash.then)
+    with sessions(database)() as session:
+        game, actions, _ = stored(session, game_id)
+        assert gamelog.finish(session, game_id, 1, {"ranks": [1, 2], "reason": "forfeit"})
+        session.commit()
+    assert game.ply == 1
+    assert [(a.ply, a.debug) for a in actions] == [(0, None), (1, "planted")]
+    assert not lane.write(game_id, clash.condition, *clash.then), "a game over does not advance (nor clash)"
+    lane.release()
+    assert len(steps) == 4
+    with sessions(database)() as session:
+        game, after, _ = stored(session, game_id)
+    assert (game.status, game.ply, len(after)) == ("over", 1, 2)

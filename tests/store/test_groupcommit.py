@@ -14,7 +14,7 @@ from sqlalchemy import insert, select, update
 from store.database import make_engine
 from store.fastlane import Statements, param
 from store.groupcommit import Write, Writer
-from store.models import ActionRecord, Game, Player
+from store.models import ActionRecord, Game, Player, now
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
@@ -101,6 +101,8 @@ def test_the_writer_runs_one_leader_at_a_time_and_hands_over():
 
     class Engine:  # what the writer asks of an engine
         class dialect:
+            name = "sqlite"
+
             class dbapi:
                 IntegrityError = RuntimeError
 
@@ -125,3 +127,34 @@ def test_the_writer_runs_one_leader_at_a_time_and_hands_over():
     assert results == [True] * 800
     assert sorted(connection.rows) == sorted((n, i) for n in range(16) for i in range(50))
     assert sum(connection.batches) == 800 and len(connection.batches) <= 800
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_statement_alone_in_its_batch_commits_by_itself_on_postgresql(database_url):
+    """A batch of one write of one statement runs in autocommit: it is saved (seen from another connection), a
+    unique key's refusal reaches its write, and the writer's connection is back in transactions afterwards."""
+    database = make_engine(database_url)
+    try:
+        with database.begin() as connection:
+            connection.execute(insert(Player).values(id=1, name="ada", token_hash="ada"))
+        statements = Statements(database)
+        add = statements.get(
+            insert(Player).values(id=param("id"), name=param("name"), token_hash=param("name"), created_at=now())
+        )
+
+        def write(player_id: int, name: str) -> Write:  # a player's name is its token hash here: unique
+            return Write(player_id, [(add.sql, [add.parameters({"id": player_id, "name": name})])])
+
+        assert statements.writer.save(write(2, "bo"))
+        with pytest.raises(statements.integrity_error):
+            statements.writer.save(write(3, "ada"))
+        assert statements.writer.save(write(4, "cy"))
+        assert statements.writer._connection.driver_connection.autocommit is False
+        with database.connect() as connection:
+            assert connection.execute(select(Player.id, Player.name).order_by(Player.id)).all() == [
+                (1, "ada"),
+                (2, "bo"),
+                (4, "cy"),
+            ]
+    finally:
+        database.dispose()

@@ -19,7 +19,7 @@ PACKAGES = (
     "cli",
     "benchmarks",
 )
-GAME_TABLES = {"Game", "Seat", "ActionRecord", "EventRecord"}
+GAME_TABLES = {"Game", "Seat", "ActionRecord"}
 WRITER = Path("store/gamelog.py")
 DEFINITIONS = Path("store/models/games.py")
 
@@ -58,7 +58,7 @@ def test_only_the_game_log_writes_games() -> None:
 
 def test_the_check_sees_each_kind_of_write() -> None:
     planted = (
-        "session.add(EventRecord(game_id=1, seq=0, ply=0, payload={}))\n"
+        "session.add(Seat(game_id=1, seat=0, player_id=1))\n"
         "session.execute(update(Game).where(Game.id == 1).values(status='over'))\n"
         "session.execute(insert(models.ActionRecord), rows)\n"
         "session.execute(delete(Seat))\n"

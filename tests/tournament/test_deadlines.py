@@ -254,6 +254,52 @@ def test_the_worker_never_times_a_pull_bot_out_before_the_deadline_it_shows(
             assert as_utc(created_at) >= decision.deadline
 
 
+def test_a_pull_bots_move_that_lands_as_its_wait_runs_out_stands_and_the_game_goes_on(
+    arena: Flask, client: FlaskClient, owner: Player
+) -> None:
+    """The worker's wait for the pull bot runs out just as the bot's move is saved: the fallback loses the race (its
+    save finds the ply taken), the bot's move stands without a fault, and the worker goes on from it, every later move
+    at the next ply."""
+    notifier = arena.extensions["notifier"]
+    waiting = notifier.wait
+    late: list[tuple[int, int]] = []
+    with push_bots(random_choice) as servers:
+        pusher = register(client, owner, "pusher", servers[0].url)
+        puller = register(client, owner, "puller", None)
+        headers = {"Authorization": f"Bearer {puller['token']}"}
+
+        def move_then_wait(game_id: int, ready: Any, timeout: float) -> bool:
+            """The pull bot: moves as soon as asked; the first time, the wait is told it ran out all the same."""
+            asked = client.get(f"{API}/games/{game_id}/actions", headers=headers).get_json()
+            moved = client.post(
+                f"{API}/games/{game_id}/actions",
+                json={"action": asked["actions"][0]["id"], "expected_ply": asked["ply"]},
+                headers=headers,
+            )
+            assert moved.status_code == 200, moved.get_data(as_text=True)
+            if not late:
+                late.append((game_id, asked["ply"]))
+                return False
+            return bool(waiting(game_id, ready, timeout))
+
+        notifier.wait = move_then_wait
+        created = create_tournament(client, owner, [pusher["id"], puller["id"]], move_timeout_ms=TIMEOUT_MS)
+        done = wait_done(client, created["id"], timeout=60)
+    assert done["progress"] == {"done": 2, "total": 2}
+    [(game_id, ply)] = late
+    with arena.extensions["db_sessions"]() as session:
+        game = session.get(Game, game_id)
+        assert game is not None and game.status == "over"
+        records = session.execute(
+            select(ActionRecord.ply, ActionRecord.seat, ActionRecord.fault)
+            .where(ActionRecord.game_id == game_id)
+            .order_by(ActionRecord.ply)
+        ).all()
+    assert [record.ply for record in records] == list(range(game.ply))
+    assert records[ply].fault is None
+    assert all(record.fault is None for record in records)
+
+
 # The reference client
 
 

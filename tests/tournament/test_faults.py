@@ -48,7 +48,7 @@ def bad_bot_url(kind: str, stack: ExitStack) -> str:
     if kind == "status":
         return stack.enter_context(push_bots(raising_choice))[0].url
     if kind == "timeout":
-        return stack.enter_context(bot_server(slow(5.0))).url()
+        return stack.enter_context(bot_server(slow(60.0))).url()  # stopped with the test, never answering in time
     if kind == "unparsable":
         return stack.enter_context(bot_server(garbage())).url()
     raise ValueError(kind)
@@ -58,8 +58,11 @@ def own_moves(moves: list[Played], seat: int) -> list[Played]:
     return [move for move in moves if move.seat == seat]
 
 
+# Deadlines that a loaded machine cannot make the good bot, or the bad bot's prompt answers, miss: a fault of the
+# wrong kind would fail the test. Only a timeout, and a refused connection (asked again until the deadline), wait
+# out their deadline: theirs are shorter, and the good bot has it too.
 @pytest.mark.parametrize(
-    ("kind", "timeout_ms"), [("status", 1000), ("timeout", 100), ("unparsable", 1000), ("connection", 1000)]
+    ("kind", "timeout_ms"), [("status", 20_000), ("timeout", 1500), ("unparsable", 20_000), ("connection", 1500)]
 )
 def test_a_bot_that_faults_on_every_move_forfeits_and_its_opponent_wins(
     arena: Flask, client: FlaskClient, owner: Player, kind: str, timeout_ms: int
@@ -87,8 +90,8 @@ def test_a_bot_that_faults_on_every_move_forfeits_and_its_opponent_wins(
         bad_moves = own_moves(moves, seat)
         assert [move.fault for move in bad_moves] == [kind] * 3
         assert all(move.latency_ms is not None for move in bad_moves)
-        if kind == "timeout":  # cut at the deadline (100 ms, late on a loaded machine), not at the bot's 5 s
-            assert all(90 <= move.latency_ms < 2500 for move in bad_moves if move.latency_ms is not None)
+        if kind == "timeout":  # cut at the deadline (1.5 s, late on a loaded machine), not at the bot's 60 s
+            assert all(1400 <= move.latency_ms < 20_000 for move in bad_moves if move.latency_ms is not None)
         good_moves = own_moves(moves, other)
         assert all(move.fault is None and move.latency_ms is not None for move in good_moves)
         assert client.get(f"{API}/games/{result['game_id']}").get_json()["status"] == "over"

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from flask.testing import FlaskClient
+from sqlalchemy import create_engine, event, text
 
 from ratings.sprt import Sprt
 from tests.apikit import API, Player
@@ -42,6 +43,7 @@ def test_a_stronger_bot_passes_and_the_match_stops_at_its_verdict(client: FlaskC
             elo1=150,
             model="logistic",
             max_games=400,
+            move_timeout_ms=20_000,  # no fault of a loaded machine's making weakens the stronger bot
         )
         assert created["verdict"] == "continue" and created["pairs"] == 0 and created["elo"] is None
         assert created["lower"] < 0 < created["upper"]
@@ -125,3 +127,48 @@ def test_a_gauntlet_plays_one_match_per_opponent(client: FlaskClient, owner: Pla
     found = client.get(f"{API}/gauntlets/{created['id']}").get_json()
     assert [m["status"] for m in found["matches"]] == ["done", "done"]
     assert all(m["games"] == 4 for m in found["matches"])
+
+
+def test_a_match_and_its_tournament_are_read_as_of_one_moment(client: FlaskClient, owner: Player) -> None:
+    """A verdict committed while a match is read (between the match's row and its tournament's, were they read
+    apart) never shows a done match still to ``continue``: the match, the list and the gauntlet read each match with
+    its tournament in one statement (on PostgreSQL each statement of a read sees the commits made before it)."""
+    with push_bots(random_choice, random_choice) as servers:
+        a, b = (register(client, owner, name, s.url) for name, s in zip("AB", servers, strict=True))
+        created = create(
+            client, owner, "gauntlets", bot=a["id"], opponents=[b["id"]], elo0=-5, elo1=5, max_games=2
+        )
+        match_id = created["matches"][0]["id"]
+        wait_decided(client, match_id)
+    app_engine = client.application.extensions["db_engine"]
+    other = create_engine(app_engine.url)
+    ids = {"match": match_id, "tournament": created["matches"][0]["tournament_id"]}
+    undecided = "UPDATE matches SET verdict = 'continue' WHERE id = :match"
+    decided = "UPDATE matches SET verdict = 'H1' WHERE id = :match"
+
+    def commit(*statements: str) -> None:
+        with other.begin() as connection:
+            for statement in statements:
+                connection.execute(text(statement), ids)
+
+    verdict_meanwhile: list[str] = []
+
+    def after_match_read(connection: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if "FROM matches" in statement and not verdict_meanwhile:
+            verdict_meanwhile.append(statement)
+            commit(decided, "UPDATE tournaments SET status = 'done' WHERE id = :tournament")
+
+    try:
+        for path in (f"matches/{match_id}", "matches", f"gauntlets/{created['id']}"):
+            commit(undecided, "UPDATE tournaments SET status = 'running' WHERE id = :tournament")
+            verdict_meanwhile.clear()
+            event.listen(app_engine, "after_cursor_execute", after_match_read)
+            try:
+                body = client.get(f"{API}/{path}").get_json()
+            finally:
+                event.remove(app_engine, "after_cursor_execute", after_match_read)
+            assert verdict_meanwhile, path  # the verdict came while the request read
+            (shown,) = [m for m in body.get("matches", [body]) if m["id"] == match_id]
+            assert (shown["status"], shown["verdict"]) == ("running", "continue"), path
+    finally:
+        other.dispose()

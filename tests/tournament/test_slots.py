@@ -64,3 +64,18 @@ def test_a_failing_game_frees_its_slot() -> None:
 def test_a_worker_needs_a_slot() -> None:
     with pytest.raises(ValueError, match="at least one"):
         Slots(0)
+
+
+def test_then_runs_once_the_games_slot_is_free() -> None:
+    slots = Slots(1)
+    seen: list[object] = []
+    done = threading.Event()
+
+    def then() -> None:
+        seen.append(slots.reserve(timeout=0))  # the game's slot is free already
+        seen.append(slots.playing())
+        done.set()
+
+    assert slots.play(1, lambda: seen.append("played"), then=then)
+    assert done.wait(10)
+    assert seen == ["played", True, []]

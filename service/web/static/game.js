@@ -1,5 +1,6 @@
 // The game viewer: steps through a game by fetching one step's fragment at a time (/games/<id>/at/<ply>), and
-// for a game still in play appends the new moves as they come (/games/<id>/steps?after=<ply>).
+// for a game still in play appends the new moves as they come (/games/<id>/steps?after=<ply>), told of each by
+// the game's event stream (stream.js).
 //
 // A bot's owner may sign in with the account's token while the game runs: the token is kept in this tab's
 // sessionStorage and sent as "Authorization: Bearer" with every fragment the viewer fetches, and the server then
@@ -150,18 +151,37 @@
 
   mark(current);
 
-  // A game in play: poll for new moves; follow them when the last step is shown; reload once it is over (the
-  // finished game shows everything, hands included).
-  function poll() {
+  // A game in play follows its event stream (stream.js): without a token a spectator's (the public events), signed
+  // in the owner's (headers() sends the token). An event of a move not shown yet fetches the move rows after the
+  // last one shown (/steps?after=), and follows them when the last step is shown; the game's end reloads the page
+  // (a finished game shows everything, hands included). The stream sends the events after the last one of the moves
+  // drawn (data-since; then after the last one received), so the moves made since the page was drawn come with
+  // them. Should it fail (a 429: too many streams; an old browser),
+  // the rows are polled every POLL_MS instead, and the stream tried again after RETRY_STREAM_MS.
+  var POLL_MS = 5000;
+  var RETRY_STREAM_MS = 30000;
+  var live = viewer.dataset.status === "open" || viewer.dataset.status === "active";
+  var stream = null;
+  var since = Number(viewer.dataset.since);
+  var asking = null;
+  var askAgain = false;
+
+  function update() {
+    if (asking) {
+      askAgain = true;
+      return asking;
+    }
     var after = plies;
     var url = viewer.dataset.rowsUrl + "?after=" + after + "&lang=" + encodeURIComponent(lang);
-    fetch(url, { headers: headers(), cache: "no-store" })
+    asking = fetch(url, { headers: headers(), cache: "no-store" })
       .then(function (response) {
         if (!response.ok) return;
         var status = response.headers.get("X-Game-Status");
         var ply = Number(response.headers.get("X-Game-Ply"));
         return response.text().then(function (html) {
-          if (status === "over") {
+          if (status === "over" || status === "cancelled") {
+            live = false;
+            if (stream) stream.close();
             var reload = new URL(window.location.href);
             reload.searchParams.set("step", String(current === plies ? ply : current));
             window.location.replace(reload);
@@ -179,10 +199,55 @@
       })
       .catch(function () {})
       .finally(function () {
-        if (!finished) window.setTimeout(poll, 2000);
+        asking = null;
+        if (askAgain) {
+          askAgain = false;
+          update();
+        }
       });
+    return asking;
   }
-  if (!finished) window.setTimeout(poll, 2000);
+
+  function follow() {
+    if (!viewer.dataset.live) viewer.dataset.live = "connecting"; // else "poll" or "stream" stays until it answers
+    stream = window.SorryArenaStream.follow(viewer.dataset.streamUrl, {
+      since: since,
+      headers: function () {
+        var token = ownerToken();
+        return token ? { Authorization: "Bearer " + token } : {};
+      },
+      onOpen: function () {
+        viewer.dataset.live = "stream";
+      },
+      onEvent: function (type, data) {
+        if (type === "event") since = Math.max(since, data.seq); // a stream opened again goes on from there
+        if (type === "end" || (type === "event" && data.ply > plies)) update();
+      },
+      onFail: function () {
+        stream = null;
+        if (live) poll(Date.now() + RETRY_STREAM_MS);
+      },
+    });
+  }
+
+  function poll(retryAt) {
+    viewer.dataset.live = "poll";
+    window.setTimeout(function () {
+      if (!live) return;
+      if (Date.now() >= retryAt) return follow();
+      update().finally(function () {
+        poll(retryAt);
+      });
+    }, POLL_MS);
+  }
+
+  function followAgain() {
+    if (!stream) return; // polling: the stream is tried again, with the token, soon
+    stream.close();
+    follow();
+  }
+
+  if (live) follow();
 
   // The owner's sign-in: fetch every move row again with the token (the page itself came without it), then the
   // step shown.
@@ -224,6 +289,7 @@
           range.max = String(ply);
         }
         cache.clear();
+        followAgain(); // with the token now
         signedIn(true);
         status(
           seats.length

@@ -1,7 +1,8 @@
 // The play page: an account (its token kept in localStorage), a challenge against bots (POST /api/v1/challenges),
-// then the game: the seat's board or table (the /play/games/<id>/seat fragment, drawn from the engine's view of
-// the token's own seat), the legal actions as buttons (GET /api/v1/games/<id>/actions?wait=, in the page's
-// language) and the one clicked sent (POST /api/v1/games/<id>/actions). Nothing here asks for another seat.
+// then the game, followed through its event stream with the token (stream.js): the seat's board or table (the
+// /play/games/<id>/seat fragment, drawn from the engine's view of the token's own seat), the legal actions as
+// buttons (GET /api/v1/games/<id>/actions, in the page's language) and the one clicked sent
+// (POST /api/v1/games/<id>/actions). Nothing here asks for another seat.
 (function () {
   "use strict";
   var root = document.getElementById("play");
@@ -205,7 +206,14 @@
   }
 
   // --- the game: the seat's view, the actions as buttons ----------------------------------------------------
+  // The page follows the game's event stream with the person's token (stream.js), so it carries the seat's own
+  // events and the public ones, never another seat's. Each event (a bot's move, the person's own, the fallback
+  // move of a passed deadline) asks for the seat's actions (GET .../actions, answered at once) and, when the game
+  // moved, draws the seat and its buttons again; the "end" event ends the page's game. Should the stream fail (a
+  // 429: the account's slots all taken; an old browser), the page long-polls its actions instead
+  // (GET .../actions?wait=), and tries the stream again after RETRY_STREAM_MS.
   function game() {
+    var RETRY_STREAM_MS = 30000;
     var challengeId = root.dataset.challenge;
     var status = document.getElementById("status");
     var seatView = document.getElementById("seat-view");
@@ -215,6 +223,11 @@
     var finished = document.getElementById("finished");
     var gameId = null;
     var stopped = false;
+    var drawn = null; // the status and ply ("active 12") whose seat and buttons are on the page
+    var stream = null;
+    var asking = null;
+    var askAgain = false;
+    var whenSent = null; // the long polls' loop waits for the person's click here
 
     if (!token()) {
       document.getElementById("no-token").hidden = false;
@@ -248,6 +261,18 @@
       );
     }
 
+    // The person's click went (ok) or did not: then the buttons are drawn again.
+    function sent(ok) {
+      if (!ok) drawn = null;
+      if (whenSent) {
+        var done = whenSent;
+        whenSent = null;
+        done();
+      } else if (!ok) {
+        refresh();
+      }
+    }
+
     function showActions(offered) {
       actions.innerHTML = "";
       yourTurn.hidden = !offered.your_decision;
@@ -255,31 +280,44 @@
       yourTurn.querySelector(".deadline").textContent = offered.deadline
         ? root.dataset.deadline.replace("TIME", new Date(offered.deadline).toLocaleTimeString(lang))
         : "";
-      if (!offered.your_decision) return Promise.resolve();
-      return new Promise(function (resolve) {
-        offered.actions.forEach(function (action) {
-          var button = document.createElement("button");
-          button.type = "button";
-          button.className = "action";
-          button.dataset.action = action.id;
-          button.textContent = action.text;
-          button.addEventListener("click", function () {
-            actions.querySelectorAll("button").forEach(function (other) {
-              other.disabled = true;
-            });
-            api("POST", "/api/v1/games/" + gameId + "/actions", { action: action.id, expected_ply: offered.ply })
-              .catch(function (error) {
-                if (error.status !== 409) say(error.message); // 409: the game moved on (a deadline passed)
-              })
-              .then(resolve);
+      if (!offered.your_decision) return;
+      offered.actions.forEach(function (action) {
+        var button = document.createElement("button");
+        button.type = "button";
+        button.className = "action";
+        button.dataset.action = action.id;
+        button.textContent = action.text;
+        button.addEventListener("click", function () {
+          actions.querySelectorAll("button").forEach(function (other) {
+            other.disabled = true;
           });
-          actions.appendChild(button);
+          api("POST", "/api/v1/games/" + gameId + "/actions", { action: action.id, expected_ply: offered.ply })
+            .then(function () {
+              sent(true);
+            })
+            .catch(function (error) {
+              if (error.status !== 409) say(error.message); // 409: the game moved on (a deadline passed)
+              sent(false);
+            });
         });
+        actions.appendChild(button);
+      });
+    }
+
+    // Draw what the seat is offered (the seat again only when the game moved, started or ended).
+    function draw(offered) {
+      var shown = offered.status + " " + offered.ply;
+      if (shown === drawn) return Promise.resolve();
+      return showSeat().then(function () {
+        if (offered.status === "over" || offered.status === "cancelled") return end(offered.status);
+        drawn = shown;
+        showActions(offered);
       });
     }
 
     function end(state) {
       stopped = true;
+      if (stream) stream.close();
       actions.innerHTML = "";
       yourTurn.hidden = true;
       waiting.hidden = true;
@@ -291,22 +329,69 @@
       root.dataset.over = state;
     }
 
-    function turn() {
-      if (stopped) return Promise.resolve();
-      return api("GET", "/api/v1/games/" + gameId + "/actions?wait=25").then(function (offered) {
-        return showSeat().then(function () {
-          if (offered.status !== "active") return end(offered.status);
-          return showActions(offered).then(turn);
+    // On each event of the stream: the seat's actions now (one request at a time; events meanwhile ask again).
+    function refresh() {
+      if (stopped) return;
+      if (asking) {
+        askAgain = true;
+        return;
+      }
+      asking = api("GET", "/api/v1/games/" + gameId + "/actions")
+        .then(draw)
+        .catch(function (error) {
+          say(error.message);
+        })
+        .finally(function () {
+          asking = null;
+          if (askAgain) {
+            askAgain = false;
+            refresh();
+          }
         });
+    }
+
+    function follow() {
+      if (!root.dataset.live) root.dataset.live = "connecting"; // else "poll" or "stream" stays until it answers
+      stream = window.SorryArenaStream.follow("/api/v1/games/" + gameId + "/events/stream", {
+        headers: function () {
+          return { Authorization: "Bearer " + token(), "Accept-Language": lang };
+        },
+        onOpen: function () {
+          root.dataset.live = "stream";
+        },
+        onEvent: refresh,
+        onFail: function () {
+          stream = null;
+          if (!stopped) poll(Date.now() + RETRY_STREAM_MS);
+        },
       });
     }
 
-    function run() {
-      turn().catch(function (error) {
-        if (error.status === 429) return pause(1000).then(run);
-        say(error.message);
-        return pause(2000).then(run);
-      });
+    // Without the stream: long polls of the seat's actions, a click awaited at each decision.
+    function poll(retryAt) {
+      root.dataset.live = "poll";
+      if (stopped) return;
+      if (Date.now() >= retryAt) return follow();
+      api("GET", "/api/v1/games/" + gameId + "/actions?wait=25")
+        .then(function (offered) {
+          return draw(offered).then(function () {
+            if (stopped || !offered.your_decision) return;
+            return new Promise(function (resolve) {
+              whenSent = resolve;
+            });
+          });
+        })
+        .then(
+          function () {
+            poll(retryAt);
+          },
+          function (error) {
+            if (error.status !== 429) say(error.message);
+            return pause(error.status === 429 ? 1000 : 2000).then(function () {
+              poll(retryAt);
+            });
+          }
+        );
     }
 
     document.getElementById("leave").addEventListener("click", function () {
@@ -320,7 +405,7 @@
         gameId = found.game_id;
         root.dataset.game = String(gameId);
         status.hidden = true;
-        run();
+        follow();
       })
       .catch(function (error) {
         status.hidden = true;

@@ -1,8 +1,8 @@
 """The owner's sign-in of the game viewer in headless Chromium: a game in play shows no fault detail or debug text
 until its bot's owner signs in with the account's token; then the moves list and the step shown carry those of the
-owner's seats (and not the other owner's), the page says which seats, a reload keeps the sign-in (the tab's
-sessionStorage), signing out forgets it, and a wrong token is refused with the server's message. A screenshot goes
-to test-output/screenshots/."""
+owner's seats (and not the other owner's), the page says which seats and follows the game's event stream with the
+token from then on, a reload keeps the sign-in (the tab's sessionStorage), signing out forgets it, and a wrong token
+is refused with the server's message. A screenshot goes to test-output/screenshots/."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ from tests.service.web.test_owner_view import game_with_bots
 pytestmark = SQLITE_ONLY
 
 TIMEOUT_MS = 10_000
+
+
+def owners_stream(request: Any, token: str) -> bool:
+    return "/events/stream" in request.url and request.all_headers().get("authorization") == f"Bearer {token}"
 
 
 def moves_text(page: Any) -> str:
@@ -38,8 +42,10 @@ def test_the_owner_signs_in_and_sees_its_seats_details(app: Flask, client: Flask
         assert "The token was refused" in page.inner_text("#owner-sign-in .owner-status")
         assert "searched 812" not in moves_text(page)
 
+        page.wait_for_selector('#viewer[data-live="stream"]', timeout=TIMEOUT_MS)
         page.fill("#owner-token", mine.token)
-        page.click("#owner-sign-in button.sign-in")
+        with page.expect_request(lambda request: owners_stream(request, mine.token), timeout=TIMEOUT_MS):
+            page.click("#owner-sign-in button.sign-in")  # the stream is opened again, with the owner's token
         page.wait_for_selector("#steps pre.debug", timeout=TIMEOUT_MS)
         text = moves_text(page)
         assert "searched 812 nodes" in text and "status 500: Traceback" in text

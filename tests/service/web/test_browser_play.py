@@ -1,9 +1,11 @@
 """The play page in headless Chromium: a person makes an account on /play, challenges a push bot and a pull bot (a
 thread answering through the API), and plays a whole card game (English) and a board game in the points variant
-(French) by clicking the buttons of their legal actions until the game is over. At every decision the page shows
+(French) by clicking the buttons of their legal actions until the game is over, each turn told by the game's event
+stream that the page follows with the person's token (no long poll). At every decision the page shows
 the seat's own hand as the engine holds it, the legal actions' texts in the page's language, and nothing of the
 other seats' hands (their cards as the page would draw them, checked against the engine's state) nor of their
-private events; the page asks for no other seat's view. Screenshots in test-output/screenshots/."""
+private events; the page asks for no other seat's view, and its stream is its seat's. With its stream refused, the
+page plays on through long polls of its actions. Screenshots in test-output/screenshots/."""
 
 from __future__ import annotations
 
@@ -13,14 +15,14 @@ from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import select
 
 import engine
 from engine import i18n
 from service.web.card_table import cards_html
-from store.models import EventRecord, Game
+from store.models import Game
 from tests.apikit import API, new_player
 from tests.service.challengekit import opponents
+from tests.service.test_streams import logged_events
 from tests.service.web.browser import screenshot, served
 
 TIMEOUT_MS = 30_000
@@ -35,13 +37,11 @@ def stored(app: Flask, game_id: int) -> Game:
 
 
 def other_private_texts(app: Flask, game_id: int, game: str, seat: int, language: str) -> set[str]:
-    with app.extensions["db_sessions"]() as session:
-        payloads = session.scalars(
-            select(EventRecord.payload).where(
-                EventRecord.game_id == game_id, EventRecord.to_seat.is_not(None), EventRecord.to_seat != seat
-            )
-        ).all()
-    return {i18n.describe_event(game, payload, language) for payload in payloads}
+    return {
+        i18n.describe_event(game, event, language)
+        for to, event in logged_events(app, game_id)
+        if to is not None and to != seat
+    }
 
 
 def check_decision(page: Any, app: Flask, game_id: int, seat: int, language: str) -> str:
@@ -72,13 +72,23 @@ def check_decision(page: Any, app: Flask, game_id: int, seat: int, language: str
 
 
 def play_in_browser(
-    app: Flask, client: FlaskClient, browser: Any, game: str, settings: dict[str, Any], language: str, name: str
+    app: Flask,
+    client: FlaskClient,
+    browser: Any,
+    game: str,
+    settings: dict[str, Any],
+    language: str,
+    name: str,
+    live: str = "stream",
 ) -> None:
+    """Play a whole game on the page; ``live="poll"``: with its event stream refused (a 429), so that it long-polls."""
     owner = new_player(client, "owner")
     with served(app) as base, opponents(client, owner, base) as (push, pull):
         page = browser.new_page(viewport={"width": 1300, "height": 1000})
-        asked: list[str] = []
-        page.on("request", lambda request: asked.append(request.url))
+        if live == "poll":
+            page.route("**/events/stream*", lambda route: route.fulfill(status=429, json={"message": "too many"}))
+        requests: list[Any] = []
+        page.on("request", lambda request: requests.append(request))
         page.goto(f"{base}/play?lang={language}")
         page.fill("#account-name", "Ada")
         page.click("#new-account button[type=submit]")
@@ -113,6 +123,7 @@ def play_in_browser(
             if page.get_attribute("#play", "data-over") is not None:
                 break
             pages.append(check_decision(page, app, game_id, 1, language))
+            assert page.get_attribute("#play", "data-live") == live  # its turn came through the stream (or a poll)
             if clicks == 3:
                 screenshot(page, f"play-{name}")
             ply = int(page.get_attribute("#seat-view .seat-view", "data-ply"))
@@ -131,14 +142,23 @@ def play_in_browser(
         screenshot(page, f"play-{name}-over")
         pages.append(page.content())
         done = client.get(f"{API}/challenges/{challenge_id}").get_json()
+        token = page.evaluate("window.localStorage.getItem('sorry-arena-token')")
     assert clicks > 0 and done["game_status"] == "over"
     assert page.get_attribute("#seat-view .finished", "data-rank") == str(stored(app, game_id).result["ranks"][1])
     shown = "\n".join(pages)
     secrets = other_private_texts(app, game_id, game, 1, language)
     assert secrets and not any(text in shown for text in secrets)  # no other seat's private event
+    asked = [request.url for request in requests]
     seat_urls = [url for url in asked if "/seat" in url or "/games/" in url]
     assert seat_urls and all(f"/games/{game_id}/" in url for url in seat_urls)
-    assert not any("/hands/" in url or "/events" in url for url in asked)  # the page asks for its own seat only
+    stream = f"{base}{API}/games/{game_id}/events/stream"
+    assert not any("/hands/" in url or ("/events" in url and url != stream) for url in asked)  # its own seat only
+    streams = [request for request in requests if request.url == stream]
+    assert streams and all(request.all_headers()["authorization"] == f"Bearer {token}" for request in streams)
+    if live == "stream":
+        assert len(streams) == 1 and not any("wait=" in url for url in asked)  # each turn came through the stream
+    else:
+        assert any("wait=" in url for url in asked)
 
 
 def test_a_person_plays_a_card_game_in_english(app: Flask, client: FlaskClient, browser: Any) -> None:
@@ -147,3 +167,7 @@ def test_a_person_plays_a_card_game_in_english(app: Flask, client: FlaskClient, 
 
 def test_a_person_plays_a_board_game_in_french(app: Flask, client: FlaskClient, browser: Any) -> None:
     play_in_browser(app, client, browser, "board", {"variant": "points", "turn_cap": 45}, "fr", "board-fr")
+
+
+def test_a_person_plays_on_when_the_stream_is_refused(app: Flask, client: FlaskClient, browser: Any) -> None:
+    play_in_browser(app, client, browser, "card", {"pawns": 1, "turn_cap": 2000}, "en", "card-polled", live="poll")

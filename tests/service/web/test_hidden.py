@@ -8,10 +8,10 @@ import re
 from flask import Flask
 from flask.testing import FlaskClient
 from markupsafe import escape
-from sqlalchemy import select
 
 from engine import i18n
-from store.models import EventRecord
+from store import eventlog
+from store.models import Game
 from tests.apikit import create_game, new_player
 from tests.service.web.webkit import SEED, elements, finished_game, live_game, page
 
@@ -22,9 +22,9 @@ POINTS = {"players": 3, "variant": "points"}
 def private_texts(app: Flask, game_id: int, game: str) -> set[str]:
     """The sentences of every event only one seat may see, in English and French."""
     with app.extensions["db_sessions"]() as session:
-        payloads = session.scalars(
-            select(EventRecord.payload).where(EventRecord.game_id == game_id, EventRecord.to_seat.is_not(None))
-        ).all()
+        found = session.get(Game, game_id)
+        assert found is not None
+        payloads = [event.payload for event in eventlog.events(session, found) if event.to_seat is not None]
     assert payloads
     return {i18n.describe_event(game, payload, language) for payload in payloads for language in ("en", "fr")}
 

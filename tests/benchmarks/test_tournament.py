@@ -1,0 +1,102 @@
+"""``benchmarks/tournament.py``, small, on SQLite and PostgreSQL: ``rows`` gives one row per round with every figure,
+its ratios taken within the round and the load average (and, with another checkout to compare, its worker's
+figure); a PostgreSQL run creates a database of its own and drops it; the command's usage errors. Speed is
+measured, never asserted.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from benchmarks import tournament as bench
+from tests.databases import ADMIN_URL, postgres_database
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def bench_databases() -> set[str]:
+    engine = create_engine(ADMIN_URL)
+    try:
+        with engine.connect() as connection:
+            names = connection.execute(
+                text("SELECT datname FROM pg_database WHERE datname LIKE 'sorry_arena_bench_%'")
+            )
+            return {name for (name,) in names}
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_rows_measure_each_round_with_its_ratios_and_load(database: str, redis_url: str) -> None:
+    server = None
+    if database == "postgresql":
+        for _ in postgres_database():  # the server answers (else: skipped, or failed in CI), nothing more
+            server = ADMIN_URL
+        before = bench_databases()
+    compare_root = ROOT if database == "sqlite" else None  # an A/B against a checkout: here, this one
+    found = bench.rows(
+        database_url=server,
+        redis_url=redis_url,
+        bots=2,
+        rounds=1,
+        repeat=2,
+        seconds=0.3,
+        slots=2,
+        compare_root=compare_root,
+    )
+    assert [row["round"] for row in found] == [1, 2]
+    for row in found:
+        assert (
+            row["bare_calls_per_s"] > 0
+            and row["one_worker_moves_per_s"] > 0
+            and row["two_workers_moves_per_s"] > 0
+        )
+        assert row["one_worker_vs_bare"] == round(row["one_worker_moves_per_s"] / row["bare_calls_per_s"], 3)
+        assert row["two_workers_vs_one"] == round(
+            row["two_workers_moves_per_s"] / row["one_worker_moves_per_s"], 3
+        )
+        assert row["load_before"] >= 0 and row["load_after"] >= 0
+        for key in ("bare_client", "bare_bots", "one_worker", "one_worker_bots"):
+            assert row[f"{key}_cpu_us_per_{'move' if key.startswith('one') else 'call'}"] > 0
+        if compare_root is None:
+            assert "one_worker_compare_moves_per_s" not in row
+        else:
+            compared = row["one_worker_moves_per_s"] / row["one_worker_compare_moves_per_s"]
+            assert row["one_worker_vs_compare"] == round(compared, 3)
+    medians = bench.summary(found)
+    assert medians["one_worker_vs_bare"] == round(
+        (found[0]["one_worker_vs_bare"] + found[1]["one_worker_vs_bare"]) / 2, 3
+    )
+    if database == "postgresql":
+        assert bench_databases() <= before  # its own database is gone
+
+
+def test_bare_rate_counts_the_calls_of_every_thread() -> None:
+    with bench.bot_processes(1) as urls:
+        rate = bench.bare_rate(urls, bench.move_payload("card"), threads=3, seconds=0.3)
+    assert rate > 0
+
+
+def test_usage_errors() -> None:
+    script = ROOT / "benchmarks" / "tournament.py"
+    ran = subprocess.run(
+        [sys.executable, str(script), "--database-url", "sqlite:///x.db"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 2 and "--database-url names a PostgreSQL server" in ran.stderr
+    ran = subprocess.run(
+        [sys.executable, str(script), "--compare-root", str(ROOT / "docs")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 2 and "is no checkout of this project" in ran.stderr

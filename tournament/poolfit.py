@@ -1,0 +1,62 @@
+"""A large rating pool's refit, off the game path, and the recount of a pool's running state.
+
+:func:`fit_pool` is the job that refits a pool (``standings.refresh_pool``, from its tallies, warm-started from the
+stored ratings), recounting its running state first when it is flagged for a rebuild (``poolstate.rebuild``: after
+migration 0008 and after a cancellation). The worker that writes a result asks for it (``standings.ask_refit``: at
+most once per ``standings.POOL_REFIT_SECONDS`` per pool, at once at a tournament's last result), and so does every
+worker's clock (:func:`ask_due`, each second) for each pool whose table counts fewer results than its state or that
+awaits a rebuild: a result that came in after the last refit is in the table within about that interval. The
+embedded queue runs it on its threads like any job (its maintenance calls :func:`ask_due`).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from store.models import RatingPool, now
+from tournament import context, standings
+
+PASSES = 5
+"""The most refits one job makes: it refits again while asked for meanwhile (a queue may refuse a job id that runs)."""
+
+
+def fit_pool(game: str, variant: str) -> str:
+    """The job: refit the pool's table; again if a refit was asked for while it ran and the table is still behind.
+    What it did."""
+    with context.get().sessions() as session:
+        for _ in range(PASSES):
+            started = now()
+            done = refit(session, game, variant)
+            again = session.execute(
+                select(RatingPool.id).where(
+                    RatingPool.game == game,
+                    RatingPool.variant == variant,
+                    RatingPool.fit_requested_at > started,
+                    or_(RatingPool.rebuild.is_(True), RatingPool.games != RatingPool.counted),
+                )
+            ).first()
+            session.commit()
+            if again is None:
+                break
+    return done
+
+
+def refit(session: Session, game: str, variant: str) -> str:
+    standings.refresh_pool(session, game, variant)
+    return "refitted"
+
+
+def ask_due(ctx: context.Context) -> list[tuple[str, str]]:
+    """Ask for the refit of every pool behind its state or awaiting a rebuild (at most once per interval each)."""
+    asked = []
+    with ctx.sessions() as session:
+        due = session.execute(
+            select(RatingPool.game, RatingPool.variant).where(
+                or_(RatingPool.rebuild.is_(True), RatingPool.games != RatingPool.counted)
+            )
+        ).all()
+        for game, variant in due:
+            if standings.ask_refit(session, ctx.queue, game, variant, standings.POOL_REFIT_SECONDS):
+                asked.append((game, variant))
+    return asked
