@@ -25,8 +25,8 @@ Transport: urllib3 directly, one pool of one kept-alive connection per :class:`B
 ``requests.Session``, which costs the caller ~1.5x the CPU per round trip (benchmarks/botcall.py), and
 a worker's moves/s are bound by that. No redirects, no decompression, no proxies or settings from the environment;
 https trusts the system's certificate authorities unless given a ``ca_bundle``. One retry rule: a refused connection,
-or one reset or closed before any byte of the reply (a bot that restarts, or was killed mid-call), is tried again,
-after 50 ms doubling to 250 ms, until the call's deadline; only then is it a ``connection`` fault.
+or one reset or closed before the whole reply came (a bot that restarts, or was killed mid-call or mid-answer), is
+tried again, after 50 ms doubling to 250 ms, until the call's deadline; only then is it a ``connection`` fault.
 
 Deadlines: urllib3's timeouts bound each socket operation, not a whole reply, so one daemon thread (the
 :class:`_Watchdog`) shuts down the socket of any call still running at its deadline, which wakes the blocked read.
@@ -105,13 +105,15 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return chain
 
 
+_DROPPED = (ConnectionRefusedError, ConnectionResetError, BrokenPipeError, http.client.IncompleteRead)
+"""What a bot that restarts looks like: the connection refused (nothing was sent), reset, or closed before the
+whole reply came (the process died mid-call, or between its reply's headers and its body)."""
+
+
 def _restarting(exc: BaseException) -> bool:
-    """Whether the bot looks like it restarts: the connection was refused (nothing was sent), or reset or closed
-    before any byte of a reply came (the process died mid-call). Trying again is safe: the service, not the bot,
+    """Whether the bot looks like it restarts (:data:`_DROPPED`). Trying again is safe: the service, not the bot,
     applies the move, so a request asked twice changes nothing."""
-    return not isinstance(exc, _Fault) and any(
-        isinstance(item, ConnectionRefusedError | ConnectionResetError | BrokenPipeError) for item in _chain(exc)
-    )
+    return not isinstance(exc, _Fault) and any(isinstance(item, _DROPPED) for item in _chain(exc))
 
 
 class _Call:
@@ -448,6 +450,8 @@ class BotConnection:
             return _Fault("connection", "connection refused (tried again until the deadline)")
         if any(isinstance(item, ConnectionResetError | BrokenPipeError) for item in chain):
             return _Fault("connection", "the connection was reset before a reply (tried again until the deadline)")
+        if any(isinstance(item, http.client.IncompleteRead) for item in chain):
+            return _Fault("connection", "the reply was cut short (tried again until the deadline)")
         if any(isinstance(item, http.client.HTTPException | ProtocolError) for item in chain):
             return _Fault("connection", "the connection failed or the reply is not valid HTTP")
         if isinstance(exc, HTTPError | OSError):

@@ -47,6 +47,7 @@ DEBUG_CHARS = 1024
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the service reuses one connection for a whole game
     disable_nagle_algorithm = True  # without it every reply waits ~40 ms for a delayed ACK
+    wbufsize = 1 << 16  # a reply's headers and body leave in one write (flushed by _answer)
     timeout = 120  # drop a keep-alive connection idle this long (seconds)
     server: PushServer
     _received = 0.0
@@ -123,6 +124,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             self.end_headers()
             self.wfile.write(body)
+            self.wfile.flush()
         except ConnectionError:  # the service hung up (a deadline passed): nobody is left to answer
             self.close_connection = True
 

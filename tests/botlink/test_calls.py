@@ -491,6 +491,63 @@ def test_a_bot_killed_mid_call_and_back_before_the_deadline_answers_the_same_cal
     assert (reply.fault, reply.body) == (None, {"action": "1:start:red"})
 
 
+def test_a_bot_killed_between_its_replys_headers_and_body_is_asked_again() -> None:
+    """A bot process killed mid-answer (its headers sent, the connection closed before the body): the reply is cut
+    short, and the call is asked again as for a refused connection, so a bot back before the deadline costs no
+    fault."""
+    port = botservers.closed_port()
+    listener = socket.create_server(("127.0.0.1", port))
+
+    def die_mid_answer_then_come_back() -> None:
+        connection, _ = listener.accept()
+        connection.recv(65536)
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 25\r\n\r\n")
+        connection.shutdown(socket.SHUT_WR)  # a clean close, as the kernel does for a killed process
+        connection.close()
+        listener.close()
+        listen_later(port, 0.2, b'{"action": "1:start:red"}').join(20)
+
+    bot = threading.Thread(target=die_mid_answer_then_come_back, daemon=True)
+    bot.start()
+    with BotConnection(f"http://127.0.0.1:{port}/bot", SECRET, LOOPBACK, timeout=10) as connection:
+        reply = connection.move(MOVE)
+    bot.join(20)
+    assert (reply.fault, reply.body) == (None, {"action": "1:start:red"})
+
+
+def test_a_bot_that_cuts_every_reply_short_is_a_connection_fault_at_the_deadline() -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+    calls: list[int] = []
+
+    def cut_all() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            calls.append(1)
+            connection.recv(65536)
+            connection.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 25\r\n\r\n{"act')
+            connection.shutdown(socket.SHUT_WR)
+            connection.close()
+
+    cutter = threading.Thread(target=cut_all, daemon=True)
+    cutter.start()
+    port = listener.getsockname()[1]
+    with BotConnection(f"http://127.0.0.1:{port}/bot", SECRET, LOOPBACK, timeout=0.6) as connection:
+        reply = connection.move(MOVE)
+    stop.set()
+    cutter.join(10)
+    listener.close()
+    assert (reply.fault, reply.detail) == (
+        "connection",
+        "the reply was cut short (tried again until the deadline)",
+    )
+    assert len(calls) >= 2
+
+
 def test_a_bot_that_resets_every_call_is_a_connection_fault_at_the_deadline() -> None:
     listener = socket.create_server(("127.0.0.1", 0))
     stop = threading.Event()
