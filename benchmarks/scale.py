@@ -80,21 +80,8 @@ def pool_tournaments(
                 app = create_app(Settings(database_url=url, redis_url=redis_url, bot_allow="loopback"))
                 stack.callback(app.extensions["db_engine"].dispose)
                 client = app.test_client()
-                owner = client.post("/api/v1/players", json={"name": "bench"}).get_json()
-                bot_ids = [
-                    client.post(
-                        "/api/v1/bots",
-                        json={
-                            "name": f"random{n}",
-                            "url": bot_url,
-                            "games": ["board"],
-                            "secret": tournament.SECRET,
-                        },
-                        headers={"Authorization": f"Bearer {owner['token']}"},
-                    ).get_json()["id"]
-                    for n, (bot_url, _) in enumerate(running)
-                ]
-                arenas.append((size, url, app, owner["token"], bot_ids))
+                token, bot_ids = tournament.register(client, [bot_url for bot_url, _ in running], "board")
+                arenas.append((size, url, app, token, bot_ids))
                 print(f"pool of {size} results seeded", file=sys.stderr)
             for number in range(rounds):
                 for size, url, app, token, bot_ids in arenas if number % 2 == 0 else reversed(arenas):

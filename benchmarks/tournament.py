@@ -277,6 +277,21 @@ def workers(
             time.sleep(0.05)
 
 
+def register(client: Any, urls: list[str], game: str) -> tuple[str, list[int]]:
+    """An account and its bots at ``urls``, registered through the API: its token and the bots' ids."""
+    owner = client.post("/api/v1/players", json={"name": "bench"}).get_json()
+    bot_ids = []
+    for number, bot_url in enumerate(urls):
+        bot = client.post(
+            "/api/v1/bots",
+            json={"name": f"random{number}", "url": bot_url, "games": [game], "secret": SECRET},
+            headers={"Authorization": f"Bearer {owner['token']}"},
+        )
+        assert bot.status_code == 201, bot.get_data(as_text=True)
+        bot_ids.append(bot.get_json()["id"])
+    return str(owner["token"]), bot_ids
+
+
 def tournament_rate(client: Any, token: str, bot_ids: list[int], game: str, rounds: int, sessions: Any) -> float:
     """Moves/s of one round robin played to its end: moves saved over creation to last result, as stored."""
     moves, elapsed = tournament_moves(client, token, bot_ids, game, rounds, sessions)
@@ -295,9 +310,9 @@ def tournament_moves(
     while tournament["status"] != "done":
         time.sleep(0.25)  # rarely: this process's polling would take CPU from the workers and bots
         tournament = client.get(f"/api/v1/tournaments/{tournament['id']}").get_json()
-    game_ids = [result["game_id"] for result in tournament["results"]]
-    with sessions() as session:  # the clock, from the database: creation to the last game's result
-        moves = session.scalar(select(func.count()).where(ActionRecord.game_id.in_(game_ids)))
+    with sessions() as session:  # the moves and the clock, from the database: creation to the last game's result
+        games = select(Result.game_id).where(Result.tournament_id == tournament["id"])  # every game, however many
+        moves = session.scalar(select(func.count()).where(ActionRecord.game_id.in_(games)))
         created_at = session.get(Tournament, tournament["id"]).created_at
         last = session.scalar(select(func.max(Result.finished_at)).where(Result.tournament_id == tournament["id"]))
     return int(moves or 0), float((last - created_at).total_seconds())
@@ -353,16 +368,7 @@ def rows(
             bot_pids = [pid for _, pid in running]
             app = create_app(Settings(database_url=url, redis_url=redis_url, bot_allow="loopback"))
             client = app.test_client()
-            owner = client.post("/api/v1/players", json={"name": "bench"}).get_json()
-            bot_ids = []
-            for number, bot_url in enumerate(urls):
-                bot = client.post(
-                    "/api/v1/bots",
-                    json={"name": f"random{number}", "url": bot_url, "games": [game], "secret": SECRET},
-                    headers={"Authorization": f"Bearer {owner['token']}"},
-                )
-                assert bot.status_code == 201, bot.get_data(as_text=True)
-                bot_ids.append(bot.get_json()["id"])
+            token, bot_ids = register(client, urls, game)
             payload = move_payload(game)
             sessions = app.extensions["db_sessions"]
 
@@ -380,7 +386,7 @@ def rows(
                 def measure() -> dict[str, float]:
                     with workers(count, url, redis_url, connection, slots, root) as pids:
                         worker_cpu, bots_cpu = cpu_seconds(pids), cpu_seconds(bot_pids)
-                        moves, elapsed = tournament_moves(client, owner["token"], bot_ids, game, rounds, sessions)
+                        moves, elapsed = tournament_moves(client, token, bot_ids, game, rounds, sessions)
                         worker_cpu, bots_cpu = cpu_seconds(pids) - worker_cpu, cpu_seconds(bot_pids) - bots_cpu
                     figures = {f"{key}_moves_per_s": moves / elapsed}
                     if key == "one_worker":

@@ -11,9 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
+import redis
+from sqlalchemy import create_engine, select, text
 
 from benchmarks import tournament as bench
+from runtime.settings import Settings
+from service.api import tournaments as tournaments_api
+from service.app import create_app
+from store.models import Game, Result
 from tests.databases import ADMIN_URL, postgres_database
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,6 +79,27 @@ def test_rows_measure_each_round_with_its_ratios_and_load(database: str, redis_u
     )
     if database == "postgresql":
         assert bench_databases() <= before  # its own database is gone
+
+
+def test_a_tournament_counts_every_games_moves_beyond_the_results_its_detail_holds(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The moves counted are those of every game of the tournament, read from the database, not those of the
+    results its API detail lists (the first ``DETAIL_RESULTS``: here one, of two games)."""
+    monkeypatch.setattr(tournaments_api, "DETAIL_RESULTS", 1)
+    connection = redis.Redis.from_url(redis_url)
+    with bench.own_database(None) as url, bench.push_bots(2) as running:
+        app = create_app(Settings(database_url=url, redis_url=redis_url, bot_allow="loopback"))
+        client = app.test_client()
+        token, bot_ids = bench.register(client, [bot_url for bot_url, _ in running], "card")
+        sessions = app.extensions["db_sessions"]
+        with bench.workers(1, url, redis_url, connection, slots=2):
+            moves, seconds = bench.tournament_moves(client, token, bot_ids, "card", 1, sessions)
+        with sessions() as session:
+            plies = session.scalars(select(Game.ply).join(Result, Result.game_id == Game.id)).all()
+        app.extensions["db_engine"].dispose()
+    assert len(plies) == 2 and min(plies) > 0
+    assert moves == sum(plies) and seconds > 0
 
 
 def test_bare_rate_counts_the_calls_of_every_thread() -> None:
