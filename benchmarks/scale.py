@@ -45,7 +45,7 @@ POOL_BOTS = 20
 
 
 def median(rows: list[dict[str, Any]], key: str) -> float:
-    return statistics.median(row[key] for row in rows)
+    return float(statistics.median(row[key] for row in rows))
 
 
 def pool_tournaments(
