@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/tournament.py [--bots 4] [--game board] [--rounds 6] [--repeat 3] [--slots 8]
         [--seconds 3] [--redis-url redis://127.0.0.1:6379/13] [--database-url postgresql+psycopg://HOST:PORT]
-        [--compare-root OTHER_CHECKOUT] [--json]
+        [--compare-root OTHER_CHECKOUT] [--idle-cores] [--json]
 
 It starts ``--bots`` example bots (``python -m clients --bot random --push``, one process each, on loopback) and a
 database of its own: a SQLite file in a temporary directory, or, with ``--database-url`` naming a PostgreSQL
@@ -26,6 +26,13 @@ of the project (another version of the worker, e.g. ``git archive <commit> | tar
 this checkout's database schema), and prints this worker's moves/s over that one's, measured in the same round: an
 A/B of two versions of the worker.
 
+The cores are kept awake throughout (:func:`awake_cores`: one spinning process per core at Linux's lowest
+priority, ``SCHED_IDLE``, which runs only when nothing else wants the core), unless ``--idle-cores``. A core left
+to sleep between a call and its answer wakes slowly (on this virtual machine, a halted vCPU), and that cost falls on
+the bare client, whose threads mostly wait, far more than on a worker, which keeps its cores busy: with sleeping
+cores the bare rate drops by a third to a half in some rounds and not in others, and the ratio flatters the worker.
+The 1-minute load average printed counts the spinners (one per core).
+
 Each measurement also reads the CPU time used meanwhile (Linux's /proc): by the bare client's threads and by the
 bots, per call; by the worker (from the tournament's creation to its end) and by the bots, per move.
 Every round is printed with the 1-minute load average before and after it, then the medians over the rounds of
@@ -39,6 +46,7 @@ share its cores): compare the ratios, not figures across runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import socket
@@ -80,6 +88,27 @@ GOAL_VS_BARE = 0.7
 GOAL_TWO_VS_ONE = 1.6
 WARM_UP_CALLS = 10
 """Calls each bare thread makes before the clock starts: its connection open, every code path warm."""
+
+
+SPIN = "import os\nos.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\nwhile True:\n    pass\n"
+"""A process that spins at the lowest priority Linux has: it takes a core only when nothing else wants it."""
+
+
+@contextmanager
+def awake_cores(count: int | None = None) -> Iterator[list[int]]:
+    """``count`` (default: one per core) :data:`SPIN` processes for the time of the block: their ids. No core sleeps
+    meanwhile, so a call's answer never waits for a core to wake; the spinners yield at once to any other work."""
+    processes = [
+        subprocess.Popen([sys.executable, "-c", SPIN], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(count or os.cpu_count() or 1)
+    ]
+    try:
+        yield [process.pid for process in processes]
+    finally:
+        for process in processes:
+            process.kill()
+        for process in processes:
+            process.wait(10)
 
 
 def free_port() -> int:
@@ -355,15 +384,21 @@ def rows(
     seconds: float = 3.0,
     slots: int = DEFAULT_SLOTS,
     compare_root: Path | None = None,
+    awake: bool = True,
 ) -> list[dict[str, Any]]:
     """Run the benchmark (the module's docstring): one dict per round, with its figures, its ratios and the
     1-minute load average before and after it. ``database_url``: a PostgreSQL server to create a database on, or
-    ``None`` for SQLite; ``compare_root``: another checkout whose worker plays the 1-worker tournament too."""
+    ``None`` for SQLite; ``compare_root``: another checkout whose worker plays the 1-worker tournament too;
+    ``awake``: the cores kept awake (:func:`awake_cores`)."""
     connection = redis.Redis.from_url(redis_url)
     connection.flushdb()  # the benchmark's own Redis database, and no other
     found: list[dict[str, Any]] = []
     try:
-        with own_database(database_url) as url, push_bots(bots) as running:
+        with (
+            own_database(database_url) as url,
+            push_bots(bots) as running,
+            awake_cores() if awake else contextlib.nullcontext(),
+        ):
             urls = [bot_url for bot_url, _ in running]
             bot_pids = [pid for _, pid in running]
             app = create_app(Settings(database_url=url, redis_url=redis_url, bot_allow="loopback"))
@@ -450,6 +485,11 @@ def main() -> int:
         default=None,
         help="another checkout whose worker plays the 1-worker tournament too",
     )
+    parser.add_argument(
+        "--idle-cores",
+        action="store_true",
+        help="let the cores sleep between calls (no SCHED_IDLE spinners): the bare rate then varies between rounds",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.compare_root is not None and not (args.compare_root / "cli" / "main.py").is_file():
@@ -468,6 +508,7 @@ def main() -> int:
         seconds=args.seconds,
         slots=args.slots,
         compare_root=args.compare_root,
+        awake=not args.idle_cores,
     )
     medians = summary(found)
     database = "sqlite" if args.database_url is None else "postgresql"
@@ -481,6 +522,7 @@ def main() -> int:
                     "games": games,
                     "slots": args.slots,
                     "database": database,
+                    "cores": "idle" if args.idle_cores else "awake",
                     "median": medians,
                     "rounds": found,
                 },
@@ -490,7 +532,8 @@ def main() -> int:
         return 0
     print(
         f"{args.game} on {database}, {args.bots} random push bots, {games} games per tournament, "
-        f"{args.slots} slots per worker and bare threads"
+        f"{args.slots} slots per worker and bare threads, "
+        + ("cores left to sleep" if args.idle_cores else "cores kept awake (the load counts one spinner per core)")
     )
     print("round  load before/after  bare calls/s  1 worker moves/s  2 workers moves/s  1 worker/bare  2/1")
     for row in found:

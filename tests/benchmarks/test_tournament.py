@@ -6,8 +6,10 @@ measured, never asserted.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -100,6 +102,16 @@ def test_a_tournament_counts_every_games_moves_beyond_the_results_its_detail_hol
         app.extensions["db_engine"].dispose()
     assert len(plies) == 2 and min(plies) > 0
     assert moves == sum(plies) and seconds > 0
+
+
+def test_awake_cores_spin_at_the_lowest_priority_and_stop_with_the_block() -> None:
+    with bench.awake_cores(2) as pids:
+        assert len(pids) == 2
+        deadline = time.monotonic() + 30
+        while not all(os.sched_getscheduler(pid) == os.SCHED_IDLE for pid in pids):  # each sets its own policy
+            assert time.monotonic() < deadline, "the spinners never took SCHED_IDLE"
+            time.sleep(0.05)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in pids)  # killed and reaped
 
 
 def test_bare_rate_counts_the_calls_of_every_thread() -> None:
