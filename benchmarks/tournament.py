@@ -105,10 +105,18 @@ def awake_cores(count: int | None = None) -> Iterator[list[int]]:
     try:
         yield [process.pid for process in processes]
     finally:
-        for process in processes:
+        end_all(processes, kill=True)
+
+
+def end_all(processes: list[subprocess.Popen[bytes]], *, kill: bool = False, timeout: float = 10) -> None:
+    """Stop the processes (SIGTERM, or SIGKILL with ``kill``), all at once, and wait for each."""
+    for process in processes:
+        if kill:
             process.kill()
-        for process in processes:
-            process.wait(10)
+        else:
+            process.terminate()
+    for process in processes:
+        process.wait(timeout)
 
 
 def free_port() -> int:
@@ -160,9 +168,7 @@ def push_bots(count: int) -> Iterator[list[tuple[str, int]]]:
             wait_for(url)
         yield [(url, process.pid) for url, process in zip(urls, processes, strict=True)]
     finally:
-        for process in processes:
-            process.terminate()
-            process.wait(10)
+        end_all(processes)
 
 
 def wait_for(url: str) -> None:
@@ -297,10 +303,7 @@ def workers(
             time.sleep(0.05)
         yield [process.pid for process in processes]
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.wait(20)
+        end_all(processes, timeout=20)
         deadline = time.monotonic() + 20
         while len(Worker.all(connection=connection)) > before and time.monotonic() < deadline:
             time.sleep(0.05)
