@@ -10,10 +10,15 @@ connection has nothing to read, so a socket with something to read, or with its 
 (a restart, an administrator's ``pg_terminate_backend``); then the pool replaces it and every connection pooled
 before it, as SQLAlchemy's ``pool_pre_ping`` would, which costs a ``SELECT 1`` round trip per checkout (a request's
 database work is two or three round trips).
+
+A connection the pool could not reset as it came back (its rollback failed because the database went away: a
+restart, a stop) is logged by SQLAlchemy with a traceback; :class:`QuietOutage` makes that one line, as every other
+report of an outage is, for the pool of every engine made here.
 """
 
 from __future__ import annotations
 
+import logging
 import select
 from typing import Any
 
@@ -31,8 +36,35 @@ def normalize_database_url(url: str) -> str:
     return url
 
 
+class QuietOutage(logging.Filter):
+    """A pool's log record of a connection it could not reset because the database went away (the DB-API's
+    ``OperationalError`` or ``InterfaceError``, by PEP 249's names) becomes a one-line warning that names the error,
+    without its traceback; any other record passes as it is."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None and any(
+            kind.__name__ in ("OperationalError", "InterfaceError") for kind in type(error).__mro__
+        ):
+            first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            record.msg, record.args = f"{record.getMessage()}: {first_line} (the database went away)", ()
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+QUIET_OUTAGE = QuietOutage()
+
+
 def make_engine(url: str) -> Engine:
-    url = normalize_database_url(url)
+    engine = _engine(normalize_database_url(url))
+    pool_log = logging.getLogger(f"{type(engine.pool).__module__}.{type(engine.pool).__name__}")
+    if QUIET_OUTAGE not in pool_log.filters:
+        pool_log.addFilter(QUIET_OUTAGE)
+    return engine
+
+
+def _engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
 

@@ -1,10 +1,15 @@
-"""The database engine (``store/database.py``) on PostgreSQL: a pooled connection that the server cut is found at
-checkout without a round trip, and replaced with every connection pooled before it; a request never gets it."""
+"""The database engine (``store/database.py``): on PostgreSQL, a pooled connection that the server cut is found at
+checkout without a round trip, and replaced with every connection pooled before it; a request never gets it. On
+both, the pool's report of a reset that failed because the database went away is one line, without a traceback."""
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import time
+from pathlib import Path
 
+import psycopg
 import pytest
 from sqlalchemy import create_engine, text
 
@@ -45,3 +50,49 @@ def test_connections_the_server_cut_are_replaced_at_checkout(database_url):
     finally:
         admin.dispose()
         database.dispose()
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        sqlite3.OperationalError("disk I/O error"),
+        psycopg.OperationalError(
+            "sending query failed: cannot exit pipeline mode while busy\nPQsendQuery not allowed"
+        ),
+        psycopg.InterfaceError("the connection is closed"),
+    ],
+)
+def test_a_reset_failed_because_the_database_went_away_is_one_line(
+    error: Exception, caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    """The pool's report of a connection it could not roll back as it came back (the database restarted meanwhile)
+    is a one-line warning naming the error, not an error with a traceback (an operator reads it as a bug)."""
+    database = make_engine(f"sqlite:///{tmp_path / 'quiet.db'}")
+    try:
+        with caplog.at_level(logging.WARNING, logger=database.pool.logger.name):
+            try:
+                raise error
+            except Exception:
+                database.pool.logger.error("Exception during reset or similar", exc_info=True)
+    finally:
+        database.dispose()
+    (record,) = [record for record in caplog.records if record.name == database.pool.logger.name]
+    assert record.levelname == "WARNING" and record.exc_info is None
+    first_line = str(error).splitlines()[0]
+    assert record.getMessage() == f"Exception during reset or similar: {first_line} (the database went away)"
+    assert "Traceback" not in caplog.text
+
+
+def test_any_other_error_of_the_pool_keeps_its_traceback(caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    database = make_engine(f"sqlite:///{tmp_path / 'loud.db'}")
+    try:
+        with caplog.at_level(logging.WARNING, logger=database.pool.logger.name):
+            try:
+                raise ValueError("a bug")
+            except ValueError:
+                database.pool.logger.error("Exception during reset or similar", exc_info=True)
+    finally:
+        database.dispose()
+    (record,) = [record for record in caplog.records if record.name == database.pool.logger.name]
+    assert record.levelname == "ERROR" and record.exc_info is not None
+    assert "Traceback" in caplog.text and "ValueError: a bug" in caplog.text
