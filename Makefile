@@ -18,7 +18,7 @@ test: venv browser
 	$(BIN)/pytest
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy engine store botlink ratings runtime cli service tournament clients
+	$(BIN)/mypy engine store botlink ratings runtime cli service tournament clients benchmarks
 	$(BIN)/lint-imports
 
 # Debian's chromium for the page tests (tests/service/web/browser.py: Playwright drives it, downloads no browser).

@@ -156,7 +156,7 @@ def healthy_games_rate(
         created_at = session.get(Tournament, tournament_id).created_at
         assert session.scalar(select(func.count(Result.id)).where(Result.tournament_id == tournament_id))
     healthy = [finished for bots, finished in results if hung_id not in bots]
-    return len(healthy) / (max(healthy) - created_at).total_seconds()
+    return float(len(healthy) / (max(healthy) - created_at).total_seconds())
 
 
 def main() -> int:

@@ -316,7 +316,8 @@ def check_database(database_url: str, accepted: list[tuple[int, int, int, str]])
                 problems.append(
                     f"{where}: status {game['status']!r} but the replay is {'over' if over else 'not over'}"
                 )
-            if over and json.loads(json.dumps(engine.result(state).to_json())) != game["result"]:
+            result = engine.result(state) if over else None
+            if result is not None and json.loads(json.dumps(result.to_json())) != game["result"]:
                 problems.append(f"{where}: the stored result differs from the replay's")
         mine = seen.pop(game_id, [])
         answered = Counter(ply for ply, _, _ in mine)
@@ -373,7 +374,7 @@ def play_and_check(args: argparse.Namespace, database_url: str) -> dict[str, Any
     for report in reports:
         counts.update(report["counts"])
     accepted = [tuple(move) for report in reports for move in report["accepted"]]
-    checked = check_database(database_url, accepted)  # type: ignore[arg-type]
+    checked = check_database(database_url, accepted)
     failures = list(checked["problems"])
     if counts["5xx"]:
         failures.append(f"{counts['5xx']} server errors (5xx)")

@@ -42,10 +42,15 @@ def positions(game: str, count: int, seed: int) -> list[Any]:
         while not engine.is_over(state) and len(kept) < count:
             if rng.random() < 0.1:
                 kept.append(engine.copy(state))
-            engine.apply(
-                state, rng.choice(engine.legal_actions(state, engine.decision(state).seat)).id, events=False
-            )
+            engine.apply(state, rng.choice(engine.legal_actions(state, seat_of(state))).id, events=False)
     return kept
+
+
+def seat_of(state: Any) -> int:
+    """The seat whose decision it is (the positions kept are games in play, never over)."""
+    decision = engine.decision(state)
+    assert decision is not None
+    return decision.seat
 
 
 def per_call(function: Callable[[Any], object], items: list[Any]) -> float:
@@ -57,13 +62,13 @@ def per_call(function: Callable[[Any], object], items: list[Any]) -> float:
 
 
 def decide(bot: Any, state: Any) -> str:
-    seat = engine.decision(state).seat
+    seat = seat_of(state)
     return str(bot(engine.view(state, seat), engine.legal_actions(state, seat), random.Random(7)))
 
 
 def measure(game: str, count: int, rounds: int, seed: int) -> dict[str, float]:
     states = positions(game, count, seed)
-    views = [engine.view(state, engine.decision(state).seat) for state in states]
+    views = [engine.view(state, seat_of(state)) for state in states]
     timings: dict[str, list[float]] = {}
     contenders: dict[str, tuple[Callable[[Any], object], list[Any]]] = {
         "engine.copy": (engine.copy, states),

@@ -221,5 +221,8 @@ def rebuild(session: Session, game: str, variant: str) -> int:
 
 
 def _insert_all(session: Session, model: Any, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` into ``model``'s table, ``BATCH`` at a time, as plain executemany statements (the ORM's bulk
+    path costs about as much again per row, for nothing a rebuild needs)."""
+    connection = session.connection()
     for start in range(0, len(rows), BATCH):
-        session.execute(insert(model), rows[start : start + BATCH])
+        connection.execute(insert(model.__table__), rows[start : start + BATCH])
