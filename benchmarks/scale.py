@@ -14,7 +14,8 @@ Rows (each the goal beside it):
   that pool played by one ``sorry-arena worker``, in moves/s as ``benchmarks/tournament.py`` counts them (moves
   saved over creation to last result, from the database; goal: at every size at least 90% of the empty pool's
   rate). Then ``benchmarks/standings.py``'s rows on the same sizes: a result's added cost on the game path, the
-  standings page and ``GET /api/v1/standings`` (goal < 50 ms), the pool's full refit end to end (goal < 2 s).
+  standings page and ``GET /api/v1/standings`` (goal < 50 ms), the pool's full refit end to end (goal < 2 s), the
+  state's recount after the pool's newest tournament is cancelled.
 - ``waiting``: ``benchmarks/waiting.py`` with 50 and 500 clients long-polling one ``sorry-arena serve`` (gevent):
   health p50/p99 (goal < 100 ms), wake-up p50/p99 after the move (goal < 10 ms), the server's memory.
 - ``storage``: ``benchmarks/storage.py``: bytes per move on PostgreSQL (``--database-url``) and SQLite, as
@@ -112,7 +113,7 @@ def pool_row(sizes: list[int], database_url: str | None, redis_url: str, rounds:
     print(f"\npool ({'PostgreSQL' if database_url else 'SQLite'}), medians of {rounds} interleaved rounds")
     print(
         f"{'results':>8} {'moves/s':>8} {'vs ' + str(sizes[0]):>8} {'+ms/result':>10} {'page ms':>8} "
-        f"{'API ms':>7} {'refit s':>8} {'load':>5}"
+        f"{'API ms':>7} {'refit s':>8} {'cancel ms':>10} {'load':>5}"
     )
     for size in sizes:
         mine = [row for row in played if row["size"] == size]
@@ -121,7 +122,7 @@ def pool_row(sizes: list[int], database_url: str | None, redis_url: str, rounds:
         print(
             f"{size:>8} {rate:>8.0f} {rate / empty:>8.2f} {median(page, 'result_state_ms'):>10.2f} "
             f"{median(page, 'page_ms'):>8.1f} {median(page, 'api_ms'):>7.1f} "
-            f"{median(page, 'refit_ms') / 1000:>8.2f} {median(mine, 'load'):>5.1f}"
+            f"{median(page, 'refit_ms') / 1000:>8.2f} {median(page, 'cancel_ms'):>10.1f} {median(mine, 'load'):>5.1f}"
         )
 
 

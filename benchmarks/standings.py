@@ -8,8 +8,9 @@ Each size gets a database of its own (a SQLite file in a temporary directory, or
 PostgreSQL server, a uniquely named database it creates there and drops at the end), migrated to the head, then
 seeded fast (:func:`seed_pool`: bulk inserts of synthetic rated results of 4-seat card games between ``--bots`` bot
 versions, with their games and scheduled games) and counted once by ``tournament.poolstate.rebuild`` (its time is
-printed: the one-time recount of migration 0008 and of a cancellation) and fitted. Then ``--rounds`` rounds, the
-sizes in turn (in reverse order in the odd rounds, so a drift of the machine's load falls on all alike), each:
+printed: the one-time recount after migrations 0008 and 0011, and what a cancellation cost before (d)) and
+fitted. Then ``--rounds`` rounds, the sizes in turn (in reverse order in the odd rounds, so a drift of the machine's
+load falls on all alike), each:
 
 - (a) game path: ``--results`` results written as ``tournament.results.finish`` writes them (insert, count in the
   pool's state, commit), against the same inserts and commits without the count: the ms per result of each and
@@ -17,7 +18,10 @@ sizes in turn (in reverse order in the odd rounds, so a drift of the machine's l
 - (b) the standings page ``/standings/card/standard`` and ``GET /api/v1/standings`` through the Flask app (its test
   client, no HTTP): the median ms of 5 requests each;
 - (c) the full refit end to end, ``tournament.standings.refresh_pool``: its tallies read, the fit, the table stored
-  (the stored table's count is set back first, so that it is stored every time).
+  (the stored table's count is set back first, so that it is stored every time);
+- (d) a cancellation: a new tournament of ``--results`` results between the pool's versions, counted last, is
+  cancelled, and ``tournament.poolstate.recount`` takes its results out of the state (against the one-time recount
+  of everything printed at the seeding, what a cancellation cost before).
 
 Every row carries the 1-minute load average when it was measured; the medians over the rounds are printed per
 size. The machine is shared: compare sizes within a run, not figures across runs. :func:`rows` runs it and returns
@@ -228,10 +232,12 @@ def write_results(session: Session, tournament_id: int, scheduled: list[int], co
     started = time.perf_counter()
     for scheduled_id, game_id, bot_ids in games:
         ranks = rng.sample(range(SEATS), SEATS)
+        faults = [rng.choice((0, 0, 0, 1, 2)) for _ in range(SEATS)]
         versions = [version[bot] for bot in bot_ids]
         moment = now()
-        session.execute(
-            insert(Result).values(
+        result_id = session.execute(
+            insert(Result)
+            .values(
                 tournament_game_id=scheduled_id,
                 tournament_id=tournament_id,
                 game_id=game_id,
@@ -243,13 +249,16 @@ def write_results(session: Session, tournament_id: int, scheduled: list[int], co
                 ranks=ranks,
                 reason="finished",
                 forfeited=[],
-                faults=[0] * SEATS,
+                faults=faults,
                 moves=100,
                 finished_at=moment,
             )
-        )
+            .returning(Result.id)
+        ).scalar_one()
         if counted:
-            poolstate.record(session, tournament_id, "card", "standard", versions, ranks, moment)
+            poolstate.record(
+                session, result_id, tournament_id, "card", "standard", versions, ranks, faults, moment
+            )
         session.commit()
     return (time.perf_counter() - started) * 1000.0 / max(1, len(games))
 
@@ -271,6 +280,7 @@ class Pool:
         self.engine = make_engine(url)
         self.sessions = sessions(self.engine)
         self.size = size
+        self.cancelled = 0
         with self.sessions() as session:
             self.tournament_id, self.spare = seed_pool(session, size, bots, spare=spare)
             started = time.perf_counter()
@@ -306,8 +316,33 @@ class Pool:
             standings.refresh_pool(session, "card", "standard")
             row["refit_ms"] = (time.perf_counter() - started) * 1000.0
             row["games_fitted"] = session.scalar(select(RatingPool.games))
+        row["cancel_ms"] = self.cancel_newest(results)
         row["load_after"] = load()
         return row
+
+    def cancel_newest(self, results: int) -> float:
+        """(d) ms of the recount after the pool's newest tournament is cancelled: ``results`` results between the
+        pool's own versions, counted last, then taken out of the state (``poolstate.recount``, committed)."""
+        with self.sessions() as session:
+            tournament = session.get(Tournament, self.tournament_id)
+            assert tournament is not None
+            bots, rng = list(tournament.bot_ids), random.Random(results)
+            self.cancelled += 1
+            newest, scheduled = seed_pool(session, 0, SEATS, spare=results, seed=1_000_000 + self.cancelled)
+            for scheduled_id in scheduled:  # played by the pool's own bots, as a new tournament of theirs would be
+                session.execute(
+                    update(TournamentGame)
+                    .where(TournamentGame.id == scheduled_id)
+                    .values(bot_ids=rng.sample(bots, SEATS))
+                )
+            session.commit()
+            write_results(session, newest, scheduled, counted=True)
+            session.execute(update(Tournament).where(Tournament.id == newest).values(status="cancelled"))
+            session.commit()
+            started = time.perf_counter()
+            poolstate.recount(session, "card", "standard")
+            session.commit()
+            return (time.perf_counter() - started) * 1000.0
 
     def close(self) -> None:
         queue = self.app.extensions.get("queue")
@@ -359,7 +394,10 @@ def main() -> None:
         return
     database_name = "PostgreSQL" if options.database_url else "SQLite"
     print(f"{database_name}, {options.bots} bot versions, 4-seat games, medians of {options.rounds} rounds")
-    print(f"{'results':>8} {'result ms':>10} {'+state ms':>10} {'page ms':>8} {'api ms':>7} {'refit ms':>9} load")
+    print(
+        f"{'results':>8} {'result ms':>10} {'+state ms':>10} {'page ms':>8} {'api ms':>7} {'refit ms':>9} "
+        f"{'cancel ms':>10} load"
+    )
     for size in sizes:
         mine = [row for row in found if row["size"] == size]
 
@@ -369,6 +407,7 @@ def main() -> None:
         print(
             f"{size:>8} {middle('result_counted_ms'):>10.2f} {middle('result_state_ms'):>10.2f} "
             f"{middle('page_ms'):>8.1f} {middle('api_ms'):>7.1f} {middle('refit_ms'):>9.0f} "
+            f"{middle('cancel_ms'):>10.1f} "
             f"{middle('load_before'):.2f}-{middle('load_after'):.2f}"
         )
 

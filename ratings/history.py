@@ -15,7 +15,7 @@ divides it), and a line of ``games`` points is drawn from those of level :func:`
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -65,10 +65,16 @@ def line(first: int, points: Sequence[tuple[int, float]], rating: float, counted
     return drawn
 
 
-def replay(games: Sequence[tuple[Sequence[P], Sequence[int]]]) -> Iterator[list[tuple[P, int, float]]]:
+def replay(
+    games: Sequence[tuple[Sequence[P], Sequence[int]]], start: Mapping[P, tuple[float, int]] | None = None
+) -> Iterator[list[tuple[P, int, float]]]:
     """For each game of ``games`` (``(players, ranks)``, in the order played): each of its players, how many games
-    it has played with this one, and its incremental Elo after it."""
+    it has played with this one, and its incremental Elo after it. ``start``: each player's rating and games before
+    the first of ``games`` (none: every player starts at 1500 with none)."""
     table: EloTable[P] = EloTable()
+    played = {player: count for player, (_, count) in (start or {}).items()}
+    for player, (rating, _) in (start or {}).items():
+        table.set_rating(player, rating)
     for players, ranks in games:
         table.record(players, ranks)
-        yield [(player, table.games(player), table.rating(player)) for player in players]
+        yield [(player, played.get(player, 0) + table.games(player), table.rating(player)) for player in players]

@@ -1,10 +1,10 @@
 """A large rating pool's refit, off the game path, and the recount of a pool's running state.
 
 :func:`fit_pool` is the job that refits a pool (``standings.refresh_pool``, from its tallies, warm-started from the
-stored ratings), recounting its running state first when it is flagged for a rebuild (``poolstate.rebuild``: after
-migration 0008 and after a cancellation). The worker that writes a result asks for it (``standings.ask_refit``: at
-most once per ``standings.POOL_REFIT_SECONDS`` per pool, at once at a tournament's last result), and so does every
-worker's clock (:func:`ask_due`, each second) for each pool whose table counts fewer results than its state or that
+stored ratings), recounting its running state first after a cancellation (``poolstate.recount``) or when it is
+flagged for a rebuild (``poolstate.rebuild``, after migrations 0008 and 0011). The worker that writes a result asks
+for it (``standings.ask_refit``: at most once per ``standings.POOL_REFIT_SECONDS`` per pool, at once at a
+tournament's last result), and so does every worker's clock (:func:`ask_due`, each second) for each pool whose table counts fewer results than its state or that
 awaits a rebuild: a result that came in after the last refit is in the table within about that interval. The
 embedded queue runs it on its threads like any job (its maintenance calls :func:`ask_due`).
 """

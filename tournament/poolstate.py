@@ -5,16 +5,20 @@ incremental Elo (``rating_elo``); and the chart's points (``rating_points``, one
 level that lets a page take about a hundred per line, ``ratings.history``).
 
 :func:`record` runs in the result's own transaction, after its row is written: a constant amount of work for a
-result (five statements or so: the pool's count, the tally, its versions' ratings read and written, their points),
-whatever the pool's size. Every writer of a pool's state first takes the lock of the pool's row (an ``UPDATE`` of
-it: a row lock on PostgreSQL, the database's write lock on SQLite), so two workers writing results of one pool at
-once apply them one after the other, each counted once.
+result (six statements or so: the pool's count, the tally, its versions' ratings read and written, their points,
+the result's place in the state, ``results.counted``), whatever the pool's size. Every writer of a pool's state
+first takes the lock of the pool's row (an ``UPDATE`` of it: a row lock on PostgreSQL, the database's write lock on
+SQLite), so two workers writing results of one pool at once apply them one after the other, each counted once.
 
-:func:`rebuild` recounts the state from the stored results, off the game path: once for the results stored before
-it existed (migration 0008 sets ``rating_pools.rebuild``) and after a cancellation, whose results leave the chart as
-they leave the table (``tournament/poolfit.py`` runs it). While ``rebuild`` is set, :func:`record` only takes the
-lock and leaves the state to the rebuild, which reads every result committed by then; a result committed after it
-waited for the lock and finds the rebuilt state.
+:func:`recount` takes the results of a cancelled tournament out of the state, off the game path (they leave the
+chart as they leave the table; ``tournament/standings.py`` runs it before the refit that finds the cancellation): as
+every counted result has its place, the state as of the last result before the cancelled tournament's first stands
+and only the results counted after that one are counted again, so cancelling a pool's newest tournament costs about
+its own results, not the pool's history. :func:`rebuild` recounts the state from every stored result, for a pool
+flagged for it: once for the results counted before the state existed (migration 0008) or before their places were
+noted (migration 0011). While ``rebuild`` is set, :func:`record` only takes the lock and leaves the state to the
+rebuild, which reads every result committed by then; a result committed after it waited for the lock and finds the
+rebuilt state.
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import case, delete, func, insert, select, update
+from sqlalchemy import Table, bindparam, case, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -36,6 +40,8 @@ from store.models.tournaments import RatingElo, RatingPoint, RatingTally
 
 BATCH = 5_000
 """Rows inserted per statement by a rebuild."""
+PLAYED = (Result.id, Result.tournament_id, Result.version_ids, Result.ranks, Result.faults, Result.finished_at)
+"""What a recount reads of a result."""
 
 
 def _insert(session: Session, table: Any) -> Any:
@@ -70,15 +76,17 @@ def lock(session: Session, pool: int) -> tuple[bool, int]:
 
 def record(
     session: Session,
+    result_id: int,
     tournament_id: int,
     game: str,
     variant: str,
     version_ids: Sequence[int],
     ranks: Sequence[int],
+    faults: Sequence[int],
     moment: datetime,
 ) -> None:
-    """Count one rated result in its pool's state (in the caller's transaction, which commits it): five statements
-    or so, whatever the pool's size."""
+    """Count the rated result ``result_id`` (its seats' versions, ranks and faults) in its pool's state, and note its
+    place there (in the caller's transaction, which commits it): six statements or so, whatever the pool's size."""
     count = (
         update(RatingPool)
         .where(RatingPool.game == game, RatingPool.variant == variant)
@@ -114,7 +122,7 @@ def record(
     known = {
         row.version_id: row
         for row in session.execute(
-            select(RatingElo.version_id, RatingElo.rating, RatingElo.games).where(
+            select(RatingElo.version_id, RatingElo.rating, RatingElo.games, RatingElo.faults).where(
                 RatingElo.pool_id == pool, RatingElo.version_id.in_(version_ids)
             )
         )
@@ -123,8 +131,15 @@ def record(
     after = [rating + delta for rating, delta in zip(before, game_deltas(before, ranks), strict=True)]
     numbers = [known[version].games + 1 if version in known else 1 for version in version_ids]
     changed = [
-        {"pool_id": pool, "version_id": version, "rating": rating, "games": number, "last": counted}
-        for version, rating, number in zip(version_ids, after, numbers, strict=True)
+        {
+            "pool_id": pool,
+            "version_id": version,
+            "rating": rating,
+            "games": number,
+            "last": counted,
+            "faults": known[version].faults + fault,
+        }
+        for version, rating, number, fault in zip(version_ids, after, numbers, faults, strict=True)
         if version in known
     ]
     if changed:  # by primary key
@@ -137,8 +152,9 @@ def record(
             "games": 1,
             "first": counted - 1,
             "last": counted,
+            "faults": fault,
         }
-        for version, rating in zip(version_ids, after, strict=True)
+        for version, rating, fault in zip(version_ids, after, faults, strict=True)
         if version not in known
     ]
     if new:
@@ -150,6 +166,7 @@ def record(
             for version, number, rating in zip(version_ids, numbers, after, strict=True)
         ],
     )
+    session.execute(update(Result).where(Result.id == result_id).values(counted=counted))
 
 
 def point(pool: int, version: int, number: int, counted: int, rating: float) -> dict[str, Any]:
@@ -165,11 +182,12 @@ def point(pool: int, version: int, number: int, counted: int, rating: float) -> 
 
 def rebuild(session: Session, game: str, variant: str) -> int:
     """Recount the pool's state from its stored rated results, those of cancelled tournaments left out, in the
-    order they were written (in the caller's transaction); the results counted. O(results): off the game path."""
+    order they were written, and place each (in the caller's transaction); the results counted. O(results): off
+    the game path, for a pool flagged for it (migrations 0008 and 0011)."""
     pool = pool_id(session, game, variant)
     lock(session, pool)
     results = session.execute(
-        select(Result.tournament_id, Result.version_ids, Result.ranks, Result.finished_at)
+        select(*PLAYED)
         .join(Tournament, Tournament.id == Result.tournament_id)
         .where(
             Result.game == game,
@@ -185,7 +203,13 @@ def rebuild(session: Session, game: str, variant: str) -> int:
     session.execute(delete(RatingTally).where(RatingTally.tournament_id.in_(pool_tournaments)))
     session.execute(delete(RatingPoint).where(RatingPoint.pool_id == pool))
     session.execute(delete(RatingElo).where(RatingElo.pool_id == pool))
-    tallies = Counter((tournament, config_key(versions, ranks)) for tournament, versions, ranks, _ in results)
+    session.execute(
+        update(Result)
+        .where(Result.game == game, Result.variant == variant, Result.counted.is_not(None))
+        .values(counted=None)
+        .execution_options(synchronize_session=False)
+    )
+    tallies = Counter((row.tournament_id, config_key(row.version_ids, row.ranks)) for row in results)
     _insert_all(
         session,
         RatingTally,
@@ -194,19 +218,7 @@ def rebuild(session: Session, game: str, variant: str) -> int:
             for (tournament, key), count in tallies.items()
         ],
     )
-    state: dict[int, dict[str, Any]] = {}
-    points: list[dict[str, Any]] = []
-    games = [(list(versions), list(ranks)) for _, versions, ranks, _ in results]
-    for counted, seats in enumerate(history.replay(games), start=1):
-        for version, number, rating in seats:
-            row = state.setdefault(version, {"pool_id": pool, "version_id": version, "first": counted - 1})
-            row.update(rating=rating, games=number, last=counted)
-            points.append(point(pool, version, number, counted, rating))
-        if len(points) >= BATCH:
-            _insert_all(session, RatingPoint, points)
-            points = []
-    _insert_all(session, RatingPoint, points)
-    _insert_all(session, RatingElo, list(state.values()))
+    _count(session, pool, results, 0, {})
     session.execute(
         update(RatingPool)
         .where(RatingPool.id == pool)
@@ -218,6 +230,141 @@ def rebuild(session: Session, game: str, variant: str) -> int:
         )
     )
     return len(results)
+
+
+def recount(session: Session, game: str, variant: str) -> int:
+    """Take the results of the tournaments cancelled since they were counted out of the pool's state (in the
+    caller's transaction): the state as of the last result counted before the first of theirs stands, and the
+    results counted after it are counted again in the order they were, from there. A pool flagged for a rebuild is
+    rebuilt (:func:`rebuild`). The results counted. The cost follows the results counted since the first cancelled
+    one (cancelling a pool's newest tournament costs about its own results), not the pool's size."""
+    pool = pool_id(session, game, variant)
+    flagged, counted = lock(session, pool)
+    if flagged:
+        return rebuild(session, game, variant)
+    gone = list(
+        session.scalars(
+            select(RatingTally.tournament_id)
+            .join(Tournament, Tournament.id == RatingTally.tournament_id)
+            .where(
+                Tournament.game == game,
+                Tournament.variant == variant,
+                Tournament.rated.is_(True),
+                Tournament.status == "cancelled",
+            )
+            .distinct()
+        )
+    )
+    if not gone:
+        return counted
+    first = session.scalar(select(func.min(Result.counted)).where(Result.tournament_id.in_(gone)))
+    session.execute(delete(RatingTally).where(RatingTally.tournament_id.in_(gone)))
+    if first is None:  # tallied but placed nowhere: only a rebuild can say what the state holds
+        return rebuild(session, game, variant)
+    keep = int(first) - 1
+    gone_at = set(gone)
+    tail = session.execute(
+        select(*PLAYED)
+        .where(Result.game == game, Result.variant == variant, Result.counted > keep)
+        .order_by(Result.counted)
+    ).all()
+    later = [row for row in tail if row.tournament_id not in gone_at]
+    session.execute(
+        update(Result)
+        .where(Result.tournament_id.in_(gone))
+        .values(counted=None)
+        .execution_options(synchronize_session=False)
+    )
+    since: Counter[int] = Counter()  # each version's faults after ``keep``
+    for row in tail:
+        for version, fault in zip(row.version_ids, row.faults, strict=True):
+            since[version] += fault
+    # the versions whose last point is later than ``keep`` (every version of a later result is one), as of ``keep``:
+    # each one's last point up to it (none: it had not played yet), and its first and faults from its row (its
+    # faults less those of the results after ``keep``)
+    moved = list(
+        session.scalars(select(RatingElo.version_id).where(RatingElo.pool_id == pool, RatingElo.last > keep))
+    )
+    before: dict[int, dict[str, Any]] = {}
+    if moved:
+        rows = {
+            row.version_id: row
+            for row in session.execute(
+                select(RatingElo.version_id, RatingElo.first, RatingElo.faults).where(
+                    RatingElo.pool_id == pool, RatingElo.version_id.in_(moved)
+                )
+            )
+        }
+        for version in moved:  # a seek in ix_rating_points_place each
+            found = session.execute(
+                select(RatingPoint.rating, RatingPoint.number, RatingPoint.counted)
+                .where(RatingPoint.pool_id == pool, RatingPoint.version_id == version, RatingPoint.counted <= keep)
+                .order_by(RatingPoint.counted.desc())
+                .limit(1)
+            ).first()
+            if found is not None:
+                before[version] = {
+                    "pool_id": pool,
+                    "version_id": version,
+                    "first": rows[version].first,
+                    "rating": found.rating,
+                    "games": found.number,
+                    "last": found.counted,
+                    "faults": rows[version].faults - since[version],
+                }
+        session.execute(delete(RatingElo).where(RatingElo.pool_id == pool, RatingElo.version_id.in_(moved)))
+        session.execute(  # every later point is of a moved version
+            delete(RatingPoint).where(
+                RatingPoint.pool_id == pool, RatingPoint.version_id.in_(moved), RatingPoint.counted > keep
+            )
+        )
+    _count(session, pool, later, keep, before)
+    values: dict[str, Any] = {"counted": keep + len(later)}
+    if later:
+        values["last_at"] = later[-1].finished_at
+    else:
+        values["last_at"] = session.scalar(
+            select(Result.finished_at).where(
+                Result.game == game, Result.variant == variant, Result.counted == keep
+            )
+        )
+    if keep == 0:
+        values["first_at"] = later[0].finished_at if later else None
+    session.execute(update(RatingPool).where(RatingPool.id == pool).values(**values))
+    return keep + len(later)
+
+
+def _count(
+    session: Session, pool: int, results: Sequence[Any], keep: int, before: dict[int, dict[str, Any]]
+) -> None:
+    """Count ``results`` (rows of :data:`PLAYED`), in order, after the pool's first ``keep``: place each, write their
+    points and the rows of their versions' Elo and faults, from ``before`` (the rows, as of ``keep``, of the versions
+    that had played by then and whose rows were taken out)."""
+    state = {version: dict(row) for version, row in before.items()}
+    start = {version: (row["rating"], row["games"]) for version, row in before.items()}
+    points: list[dict[str, Any]] = []
+    places: list[dict[str, Any]] = []
+    games = [(list(row.version_ids), list(row.ranks)) for row in results]
+    for counted, (row, seats) in enumerate(
+        zip(results, history.replay(games, start), strict=True), start=keep + 1
+    ):
+        places.append({"result": row.id, "place": counted})
+        for (version, number, rating), fault in zip(seats, row.faults, strict=True):
+            entry = state.setdefault(
+                version, {"pool_id": pool, "version_id": version, "first": counted - 1, "faults": 0}
+            )
+            entry.update(rating=rating, games=number, last=counted, faults=entry["faults"] + fault)
+            points.append(point(pool, version, number, counted, rating))
+        if len(points) >= BATCH:
+            _insert_all(session, RatingPoint, points)
+            points = []
+    _insert_all(session, RatingPoint, points)
+    _insert_all(session, RatingElo, list(state.values()))
+    table = cast(Table, Result.__table__)
+    placing = update(table).where(table.c.id == bindparam("result")).values(counted=bindparam("place"))
+    connection = session.connection()
+    for start_at in range(0, len(places), BATCH):
+        connection.execute(placing, places[start_at : start_at + BATCH])
 
 
 def _insert_all(session: Session, model: Any, rows: list[dict[str, Any]]) -> None:

@@ -51,8 +51,9 @@ def finish(
         raise Cancelled(f"scheduled game {scheduled.id}: its tournament was cancelled before its result")
     version_ids, finished_at = versions_playing(session, scheduled.bot_ids, game_id), now()
     try:
-        session.execute(
-            insert(Result).values(
+        result_id = session.execute(
+            insert(Result)
+            .values(
                 tournament_game_id=scheduled.id,
                 tournament_id=tournament.id,
                 game_id=game_id,
@@ -64,15 +65,18 @@ def finish(
                 finished_at=finished_at,
                 **outcome,
             )
-        )
+            .returning(Result.id)
+        ).scalar_one()
         if tournament.rated:  # its pool's running state counts it in the same transaction
             poolstate.record(
                 session,
+                result_id,
                 tournament.id,
                 tournament.game,
                 tournament.variant,
                 version_ids,
                 outcome["ranks"],
+                outcome["faults"],
                 finished_at,
             )
         session.commit()

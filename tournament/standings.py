@@ -114,7 +114,7 @@ def version_row(fitted: dict[str, Any], version_id: int, bot_id: int, number: in
 def refresh_pool(session: Session, game: str, variant: str) -> bool:
     """Refit the pool's table from its tallies and store it if it is later than the stored one, first recounting
     the pool's running state if it awaits a rebuild or a tournament was cancelled since the stored table (its
-    results leave the chart too: ``poolstate.rebuild``). ``True``."""
+    results leave the chart too: ``poolstate.recount``). ``True``."""
     # The cancelled tournaments are counted first, then the tallies read: a cancellation committed in between
     # leaves its results out of this read while counting it not, so this table cannot pass for a later one.
     cancelled = cancelled_in_pool(session, game, variant)
@@ -124,7 +124,7 @@ def refresh_pool(session: Session, game: str, variant: str) -> bool:
         )
     ).first()
     if current is not None and (current.rebuild or current.cancelled < cancelled):
-        poolstate.rebuild(session, game, variant)
+        poolstate.recount(session, game, variant)
         session.commit()
     earlier = pool.rows_of(current.table) if current is not None else None
     start = (  # by bot version, the key of the fit (a table stored before versions has none: a cold start)

@@ -11,7 +11,8 @@ from datetime import datetime
 from sqlalchemy import Select, and_, func, select
 from sqlalchemy.orm import Session
 
-from store.models import ActionRecord, Bot, Game, Player, Result, Seat
+from store.models import ActionRecord, Bot, BotVersion, Game, Player, RatingPool, Result, Seat
+from store.models.tournaments import RatingElo
 
 RECENT_GAMES = 10
 PERCENTILES = (50, 95, 99)
@@ -155,23 +156,17 @@ def bot_stats(session: Session, bot: Bot) -> BotStats:
 
 
 def pool_faults(session: Session, game: str, variant: str) -> dict[int, int]:
-    """Faults per bot id over a pool's rated games (one grouped count)."""
+    """Faults per bot id over the results its pool counts, from the pool's running state (``rating_elo.faults``,
+    kept with each result by ``tournament/poolstate.py``): a row per bot version, whatever the pool's history."""
     rows = session.execute(
-        select(Bot.id, func.count())
-        .select_from(Result)
-        .join(ActionRecord, ActionRecord.game_id == Result.game_id)
-        .join(Seat, and_(Seat.game_id == ActionRecord.game_id, Seat.seat == ActionRecord.seat))
-        .join(Bot, Bot.player_id == Seat.player_id)
-        .where(
-            Result.game == game,
-            Result.variant == variant,
-            Result.rated.is_(True),
-            ActionRecord.fault.is_not(None),
-            ActionRecord.fault != "forfeit",
-        )
-        .group_by(Bot.id)
+        select(BotVersion.bot_id, func.sum(RatingElo.faults))
+        .select_from(RatingElo)
+        .join(RatingPool, RatingPool.id == RatingElo.pool_id)
+        .join(BotVersion, BotVersion.id == RatingElo.version_id)
+        .where(RatingPool.game == game, RatingPool.variant == variant)
+        .group_by(BotVersion.bot_id)
     ).all()
-    return {bot_id: count for bot_id, count in rows}
+    return {bot_id: int(count) for bot_id, count in rows if count}
 
 
 def tournament_faults(session: Session, tournament_id: int) -> dict[int, dict[str, int]]:

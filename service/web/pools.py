@@ -85,16 +85,18 @@ def lines(session: Session, pool: RatingPool, version_ids: Collection[int]) -> d
         by_level.setdefault(rating_history.line_level(row.games), []).append(row.version_id)
     points: dict[int, list[tuple[int, float]]] = {}
     for level, versions in by_level.items():
+        # sorted here, not by the query: an ORDER BY would lead SQLite to ix_rating_points_place, which gives that
+        # order but reads every point of the line, where ix_rating_points_line reads only the points drawn
         for version_id, counted, rating in session.execute(
-            select(RatingPoint.version_id, RatingPoint.counted, RatingPoint.rating)
-            .where(
+            select(RatingPoint.version_id, RatingPoint.counted, RatingPoint.rating).where(
                 RatingPoint.pool_id == pool.id,
                 RatingPoint.version_id.in_(versions),
                 RatingPoint.level >= level,
             )
-            .order_by(RatingPoint.version_id, RatingPoint.counted)
         ):
             points.setdefault(version_id, []).append((counted, rating))
+    for drawn in points.values():
+        drawn.sort()
     return {
         row.version_id: rating_history.line(row.first, points.get(row.version_id, []), row.rating, pool.counted)
         for row in state

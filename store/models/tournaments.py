@@ -106,6 +106,7 @@ class TournamentGame(Base):
 
 class Result(Base):
     __tablename__ = "results"
+    __table_args__ = (Index("ix_results_place", "game", "variant", "counted"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     """Increasing in the order results were written: the order of rated games for Elo."""
@@ -128,6 +129,9 @@ class Result(Base):
     """Faults per seat."""
     moves: Mapped[int] = mapped_column(Integer)
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    counted: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Its place in its pool's running state (the pool's ``counted``-th result: its chart points carry the same
+    number), written with the state (``tournament/poolstate.py``); none if the state does not count it."""
 
 
 class RatingPool(Base):
@@ -191,6 +195,8 @@ class RatingElo(Base):
     """The pool's ``counted`` before its first result."""
     last: Mapped[int] = mapped_column(Integer)
     """The pool's ``counted`` after its latest result."""
+    faults: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Its faults in the results counted (``results.faults``, forfeited turns not counted): the standings' column."""
 
 
 class RatingPoint(Base):
@@ -199,7 +205,10 @@ class RatingPoint(Base):
     of a line by an index range."""
 
     __tablename__ = "rating_points"
-    __table_args__ = (Index("ix_rating_points_line", "pool_id", "version_id", "level"),)
+    __table_args__ = (
+        Index("ix_rating_points_line", "pool_id", "version_id", "level"),
+        Index("ix_rating_points_place", "pool_id", "version_id", "counted"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     pool_id: Mapped[int] = mapped_column(ForeignKey("rating_pools.id"))

@@ -50,9 +50,17 @@ def result_rows(app: Flask) -> list[dict[str, Any]]:
 
 def write(session: Session, row: dict[str, Any]) -> None:
     """Write a result and count it in its pool's state, uncommitted (as ``tournament.results.finish`` does)."""
-    session.execute(insert(Result).values(row))
+    result_id = session.execute(insert(Result).values(row).returning(Result.id)).scalar_one()
     poolstate.record(
-        session, row["tournament_id"], "card", "standard", row["version_ids"], row["ranks"], row["finished_at"]
+        session,
+        result_id,
+        row["tournament_id"],
+        "card",
+        "standard",
+        row["version_ids"],
+        row["ranks"],
+        row["faults"],
+        row["finished_at"],
     )
 
 

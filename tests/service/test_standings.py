@@ -79,9 +79,17 @@ def rewrite(app: Flask, rows: list[dict[str, Any]]) -> None:
 
 def write(session: Session, row: dict[str, Any]) -> None:
     """Write a result and count it in its pool's state, in one transaction (``tournament.results.finish``)."""
-    session.execute(insert(Result).values(row))
+    result_id = session.execute(insert(Result).values(row).returning(Result.id)).scalar_one()
     poolstate.record(
-        session, row["tournament_id"], "card", "standard", row["version_ids"], row["ranks"], row["finished_at"]
+        session,
+        result_id,
+        row["tournament_id"],
+        "card",
+        "standard",
+        row["version_ids"],
+        row["ranks"],
+        row["faults"],
+        row["finished_at"],
     )
     session.commit()
 
