@@ -49,7 +49,7 @@ def add_parser(commands: Any) -> None:
         type=bounded_int(1, 3600, "seconds"),
         default=5,
         help="seconds between maintenance runs, which re-enqueue (first in the queue) games whose worker died or "
-        "whose job was lost (default 5)",
+        "whose job was lost, and fold finished games into their bots' tallies (default 5)",
     )
     parser.add_argument(
         "--name", default=None, help="the worker's name, in RQ and on the games it leases (default: host:pid)"

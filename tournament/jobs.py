@@ -14,7 +14,8 @@
   (their lease ran out) or stopped (it gave the lease back), and the pending ones whose job Redis lost (it
   restarted empty); starts the runs due that have not started; and completes the tournaments whose last game's
   worker failed before it refreshed the standings. Run by the workers' maintenance: the database, not Redis, is the
-  record of what is left to play (a game not fed yet is no lost job: it waits for its turn).
+  record of what is left to play (a game not fed yet is no lost job: it waits for its turn). It also folds the
+  finished games into their bots' tallies (``store.bottallies``), which the bot pages read.
 - ``maintain_embedded``: the same for the embedded queue (no Redis), on a thread of the service.
 - ``cancelled``: after a tournament was cancelled (``service/cancellation.py``), refits its rating pool without it
   and feeds the other accounts' games into the room it left.
@@ -36,6 +37,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlchemyError
 
 from runtime.jobqueue import GAME_JOB
+from store import bottallies
 from store.models import Tournament, TournamentGame, now
 from tournament import context, feed, leases, poolfit, results, runner, runs, standings
 from tournament.writes import writing
@@ -263,7 +265,14 @@ def recover_locked(ctx: context.Context, connection: Any) -> list[int]:
     enqueued = recover_games(ctx, connection)  # at the front of the queue, before the games fed below
     start_overdue(ctx)
     feed_games(ctx)
+    fold_tallies(ctx)
     return enqueued
+
+
+def fold_tallies(ctx: context.Context) -> int:
+    """Fold the finished games into their bots' tallies (``store.bottallies``), for a second at most."""
+    with ctx.sessions() as session, writing(session):
+        return bottallies.fold_all(session, seconds=1.0)
 
 
 def start_overdue(ctx: context.Context, moment: datetime | None = None) -> list[int]:
@@ -287,7 +296,7 @@ def maintain_embedded() -> list[int]:
     """The embedded queue's maintenance (no Redis, no worker): start the runs due, ask for the refits of the rating
     pools behind (``poolfit.ask_due``), enqueue (at the front) every game fed that needs a job and is not already
     this process's (a game left by a killed process once its lease ran out; every pending game fed at start-up),
-    then feed the queue. Returns the games enqueued again."""
+    feed the queue, then fold the finished games into their bots' tallies. Returns the games enqueued again."""
     ctx = context.get()
     start_overdue(ctx)
     poolfit.ask_due(ctx)
@@ -303,6 +312,7 @@ def maintain_embedded() -> list[int]:
         if ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=game_job_id(scheduled_id, attempts), at_front=True):
             enqueued.append(scheduled_id)
     feed_games(ctx)
+    fold_tallies(ctx)
     return enqueued
 
 

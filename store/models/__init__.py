@@ -1,16 +1,19 @@
 """The stored data, one module per subject: accounts (players, bots), games (games, seats, actions),
-tournaments (schedules, results, rating pools). Every table joins ``Base.metadata`` on import of this package."""
+tournaments (schedules, results, rating pools), tallies (running counts of finished games). Every table joins
+``Base.metadata`` on import of this package."""
 
 from store.models.accounts import Bot, BotVersion, Player
 from store.models.base import Base, now
 from store.models.games import ActionRecord, Game, Seat
 from store.models.matches import Match
+from store.models.tallies import BotTally, TournamentFaultTally
 from store.models.tournaments import RatingPool, Result, Tournament, TournamentGame, new_seed_salt
 
 __all__ = [
     "ActionRecord",
     "Base",
     "Bot",
+    "BotTally",
     "BotVersion",
     "Game",
     "Match",
@@ -19,6 +22,7 @@ __all__ = [
     "Result",
     "Seat",
     "Tournament",
+    "TournamentFaultTally",
     "TournamentGame",
     "new_seed_salt",
     "now",

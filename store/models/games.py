@@ -12,7 +12,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.models.base import Base, now
@@ -23,8 +37,13 @@ DEBUG_BYTES = 1024
 """The UTF-8 bytes of a move's debug text kept."""
 
 
+UNTALLIED = text("status = 'over' AND NOT tallied")
+"""The finished games not yet folded into their players' tallies (``store/bottallies.py``)."""
+
+
 class Game(Base):
     __tablename__ = "games"
+    __table_args__ = (Index("ix_games_untallied", "id", sqlite_where=UNTALLIED, postgresql_where=UNTALLIED),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     game: Mapped[str] = mapped_column(String(16), index=True)
@@ -40,6 +59,9 @@ class Game(Base):
     created_by: Mapped[int] = mapped_column(ForeignKey("players.id"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    tallied: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Whether the game, over, is counted in its players' tallies (:class:`BotTally`); only the tallies' fold sets
+    it (``store/bottallies.py``)."""
 
 
 class Seat(Base):

@@ -1,0 +1,179 @@
+"""A bot's page and a tournament's at scale: read from the running tallies against counted from every move, over
+pools of 0, 10,000 and 100,000 finished games.
+
+    .venv/bin/python benchmarks/bot_page.py [--sizes 0,10000,100000] [--bots 20] [--moves 20] [--rounds 3]
+        [--database-url postgresql+psycopg://HOST:PORT]
+
+Each size gets a database of its own (``benchmarks/standings.py``'s: a SQLite file, or a PostgreSQL database created
+and dropped), seeded with a rated tournament of that many finished 4-seat games between ``--bots`` bots (its
+results, the pool's state), each game with its seats and ``--moves`` moves (1% faults, every answer timed). Then
+``--rounds`` rounds, the sizes in turn (in reverse order in the odd rounds), each measuring the page ``/bots/{id}``
+of the first bot and the tournament's page ``/tournaments/{id}`` (its faults by bot and kind) through the Flask app
+(test client, no HTTP; median ms of 5 requests each):
+
+- from moves: no game folded (the tallies emptied, every game marked untallied), so the pages count the finished
+  games from their moves, as they did before the tallies;
+- tallied: after every game was folded again (``store.bottallies.fold_all``, its µs per game printed: the upkeep's
+  cost, off the game path).
+
+The two kinds alternate within a round; each row carries the load average. Compare sizes within a run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.standings import database, load, median_ms, seed_pool  # noqa: E402
+from runtime.settings import Settings  # noqa: E402
+from service.app import create_app  # noqa: E402
+from store import bottallies, migrate  # noqa: E402
+from store.database import make_engine, sessions  # noqa: E402
+from store.models import ActionRecord, Bot, BotTally, Game, Seat, TournamentFaultTally, TournamentGame, now  # noqa: E402
+from tournament import poolstate, standings  # noqa: E402
+
+BATCH = 20_000
+
+
+class Arena:
+    """One size's database, seeded, with the app that serves its pages."""
+
+    def __init__(self, url: str, size: int, bots: int, moves: int) -> None:
+        migrate.upgrade(url)
+        self.engine = make_engine(url)
+        self.sessions = sessions(self.engine)
+        self.size = size
+        rng = random.Random(size)
+        with self.sessions() as session:
+            self.tournament_id, _ = seed_pool(session, size, bots)
+            players = {bot.id: bot.player_id for bot in session.scalars(select(Bot))}
+            self.bot_id = min(players)
+            moment = now()
+            seats: list[dict[str, Any]] = []
+            actions: list[dict[str, Any]] = []
+            for game_id, bot_ids in session.execute(select(TournamentGame.game_id, TournamentGame.bot_ids)):
+                seats += [
+                    {"game_id": game_id, "seat": seat, "player_id": players[bot], "taken_at": moment}
+                    for seat, bot in enumerate(bot_ids)
+                ]
+                actions += [
+                    {
+                        "game_id": game_id,
+                        "ply": ply,
+                        "seat": ply % len(bot_ids),
+                        "action": "x",
+                        "latency_ms": round(rng.lognormvariate(1.5, 0.8), 3),
+                        "fault": "timeout" if rng.random() < 0.01 else None,
+                        "created_at": moment,
+                    }
+                    for ply in range(moves)
+                ]
+                if len(actions) >= BATCH:
+                    session.execute(insert(ActionRecord), actions)
+                    session.execute(insert(Seat), seats)
+                    seats, actions = [], []
+            if actions:
+                session.execute(insert(ActionRecord), actions)
+            if seats:
+                session.execute(insert(Seat), seats)
+            session.commit()
+            poolstate.rebuild(session, "card", "standard")
+            session.commit()
+            standings.refresh_pool(session, "card", "standard")
+        self.app = create_app(Settings(database_url=url, maintenance_seconds=None))
+        self.client = self.app.test_client()
+
+    def page_ms(self, path: str) -> float:
+        def page() -> None:
+            answer = self.client.get(path)
+            assert answer.status_code == 200, answer.status_code
+
+        return median_ms(page)
+
+    def pages_ms(self, kind: str) -> dict[str, float]:
+        return {
+            f"bot_{kind}_ms": self.page_ms(f"/bots/{self.bot_id}"),
+            f"tournament_{kind}_ms": self.page_ms(f"/tournaments/{self.tournament_id}"),
+        }
+
+    def measure(self) -> dict[str, Any]:
+        row: dict[str, Any] = {"size": self.size, "load_before": load()}
+        with self.sessions() as session:
+            session.execute(delete(BotTally))
+            session.execute(delete(TournamentFaultTally))
+            session.execute(update(Game).values(tallied=False))
+            session.commit()
+        row.update(self.pages_ms("moves"))
+        with self.sessions() as session:
+            started = time.perf_counter()
+            folded = bottallies.fold_all(session, seconds=3600)
+            row["fold_us"] = (time.perf_counter() - started) * 1e6 / folded if folded else float("nan")
+        row.update(self.pages_ms("tallied"))
+        row["load_after"] = load()
+        return row
+
+    def close(self) -> None:
+        self.app.extensions["db_engine"].dispose()
+        self.engine.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="0,10000,100000")
+    parser.add_argument("--bots", type=int, default=20)
+    parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--database-url", default=None)
+    options = parser.parse_args()
+    sizes = [int(size) for size in options.sizes.split(",")]
+    found: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as directory:
+        contexts = [database(options.database_url, directory) for _ in sizes]
+        arenas: list[Arena] = []
+        try:
+            for size, context in zip(sizes, contexts, strict=True):
+                arenas.append(Arena(context.__enter__(), size, options.bots, options.moves))
+                print(f"size {size}: seeded", file=sys.stderr)
+            for round_number in range(options.rounds):
+                for arena in arenas if round_number % 2 == 0 else list(reversed(arenas)):
+                    row = arena.measure()
+                    print(row, file=sys.stderr)
+                    found.append(row)
+        finally:
+            for arena in arenas:
+                arena.close()
+            for context in contexts[: len(arenas) or len(contexts)]:
+                context.__exit__(None, None, None)
+    name = "PostgreSQL" if options.database_url else "SQLite"
+    print(
+        f"{name}, {options.bots} bots, 4-seat games of {options.moves} moves: the first bot's page and the "
+        f"tournament's (all the games), ms from moves / tallied, medians of {options.rounds} rounds"
+    )
+    print(f"{'games':>8} {'its games':>9} {'bot page ms':>16} {'tournament ms':>16} {'fold us/game':>13} load")
+    for size in sizes:
+        mine = [row for row in found if row["size"] == size]
+
+        def middle(key: str, rows: list[dict[str, Any]] = mine) -> float:
+            return float(statistics.median(row[key] for row in rows))
+
+        print(
+            f"{size:>8} {round(size * 4 / options.bots):>9} "
+            f"{middle('bot_moves_ms'):>8.1f} /{middle('bot_tallied_ms'):>6.1f} "
+            f"{middle('tournament_moves_ms'):>8.1f} /{middle('tournament_tallied_ms'):>6.1f} "
+            f"{'-' if size == 0 else format(middle('fold_us'), '.0f'):>13} {middle('load_before'):.2f}-{middle('load_after'):.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

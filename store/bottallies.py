@@ -1,0 +1,298 @@
+"""Running tallies of finished games, so that a bot's page and a tournament's read a few rows instead of every move:
+a bot's faults by kind, answer times by bucket, games, and tournament games and wins by seat; a tournament's faults
+by bot and kind.
+
+A finished game (``over``; a cancelled one never counts) is folded into the tallies once: :func:`fold` takes a batch
+of the games not yet ``tallied`` (a partial index holds only those), marks them and adds what they hold, in one
+transaction. The workers' upkeep and the embedded service's maintenance call it. :func:`read` gives a player's
+tallies as of now, :func:`read_tournament` a tournament's faults: the stored counts plus those of the finished
+games still waiting for the fold, counted from their moves (so the figures never lag).
+
+What is counted, the rules of the page it serves (``service/web/bot_stats.py``):
+
+- a fault: a move of the player's seat that the fallback played (``actions.fault``), a ``forfeit`` (a turn played
+  for a seat that had already forfeited) excepted;
+- an answer time: a move's ``latency_ms``, forfeited turns excepted, in a bucket named by its upper bound in
+  microseconds, the time rounded up to three significant digits (so a percentile read from the buckets is at most
+  1% above the exact one);
+- games: the finished games the player sat in; by seat, its tournament games (those with a result) and its wins
+  there (alone at the best rank, the ranks with forfeits applied);
+- a tournament's faults: those of its games with a result (a game over while its tournament was cancelled, before
+  its result, counts for its bots only).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Select, String, and_, cast, func, literal, select, text, update
+from sqlalchemy.dialects import sqlite
+from sqlalchemy.orm import Session
+
+from store.models import ActionRecord, BotTally, Game, Result, Seat, TournamentFaultTally, TournamentGame
+
+FAULT = "fault"
+LATENCY = "latency"
+GAMES = "games"
+SEAT_GAMES = "seat_games"
+SEAT_WINS = "seat_wins"
+WAITING = "waiting"
+"""Not a measure: :func:`read`'s mark of a finished game the fold has not reached."""
+
+FOLD_BATCH = 500
+"""Games folded per transaction (their moves read first: SQLite's write lock is held only to mark and add)."""
+IDS_PER_QUERY = 5_000
+"""Game ids per ``IN`` list of :func:`tally` (SQLite takes up to 32,766 parameters a statement)."""
+FOLD_LOCK = 0x5A11A7
+"""The PostgreSQL advisory lock one fold holds at a time (on SQLite the database's write lock does it)."""
+
+Key = tuple[int, str, str]
+"""(player id, measure, key) of a player's tally."""
+TournamentKey = tuple[int, int, str]
+"""(tournament id, player id, kind) of a tournament's count of faults."""
+
+
+def bucket(latency_ms: float) -> int:
+    """The bucket of an answer time: its upper bound in microseconds, the time rounded up to three significant
+    digits (``12.345`` ms: ``12400``)."""
+    micros = max(1, math.ceil(round(latency_ms * 1000, 6)))  # 0.1 ms: 100 µs, not 101
+    scale = 10 ** max(0, len(str(micros)) - 3)
+    return int(-(-micros // scale) * scale)
+
+
+def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
+    for start in range(0, len(ids), IDS_PER_QUERY):
+        yield ids[start : start + IDS_PER_QUERY]
+
+
+@dataclass
+class Counted:
+    """What some finished games add: to their players' tallies (``bots``) and to their tournaments' faults by bot
+    and kind (``tournaments``, the games with a result only)."""
+
+    bots: Counter[Key] = field(default_factory=Counter)
+    tournaments: Counter[TournamentKey] = field(default_factory=Counter)
+
+
+def tally(session: Session, game_ids: Sequence[int], player_id: int | None = None) -> Counted:
+    """What the finished games ``game_ids`` add to the tallies (of ``player_id``'s seats only, if given)."""
+    found = Counted()
+    for ids in _chunks(game_ids):
+        results = {
+            game_id: (tournament_id, ranks)
+            for game_id, tournament_id, ranks in session.execute(
+                select(TournamentGame.game_id, Result.tournament_id, Result.ranks)
+                .join(Result, Result.tournament_game_id == TournamentGame.id)
+                .where(TournamentGame.game_id.in_(ids))
+            )
+        }
+        seats = select(Seat.game_id, Seat.seat, Seat.player_id).where(Seat.game_id.in_(ids))
+        if player_id is not None:
+            seats = seats.where(Seat.player_id == player_id)
+        seated = seats.subquery()
+        moves = and_(seated.c.game_id == ActionRecord.game_id, seated.c.seat == ActionRecord.seat)
+        for player, game_id, fault, count in session.execute(
+            select(seated.c.player_id, seated.c.game_id, ActionRecord.fault, func.count())
+            .join(ActionRecord, moves)
+            .where(ActionRecord.fault.is_not(None), ActionRecord.fault != "forfeit")
+            .group_by(seated.c.player_id, seated.c.game_id, ActionRecord.fault)
+        ):
+            found.bots[(player, FAULT, str(fault))] += count
+            if game_id in results:
+                found.tournaments[(results[game_id][0], player, str(fault))] += count
+        for player, latency in session.execute(
+            select(seated.c.player_id, ActionRecord.latency_ms)
+            .join(ActionRecord, moves)
+            .where(ActionRecord.latency_ms.is_not(None), ActionRecord.fault.is_distinct_from("forfeit"))
+        ):
+            found.bots[(player, LATENCY, str(bucket(latency)))] += 1
+        for player, game_id, seat in session.execute(select(seated.c.player_id, seated.c.game_id, seated.c.seat)):
+            found.bots[(player, GAMES, "")] += 1
+            if game_id not in results:
+                continue
+            ranks = results[game_id][1]
+            found.bots[(player, SEAT_GAMES, str(seat))] += 1
+            best = min(ranks)
+            if ranks[seat] == best and ranks.count(best) == 1:
+                found.bots[(player, SEAT_WINS, str(seat))] += 1
+    return found
+
+
+def _waiting() -> Select[int]:
+    """The finished games not tallied yet whose result, if they are a tournament's, is written (a tournament game
+    is over a moment before its result: it waits for it, unless its tournament was cancelled meanwhile)."""
+    pending = select(TournamentGame.id).where(
+        TournamentGame.game_id == Game.id, TournamentGame.status.not_in(("done", "cancelled"))
+    )
+    return select(Game.id).where(Game.status == "over", Game.tallied.is_(False), ~pending.exists())
+
+
+def _locked(session: Session) -> bool:
+    """Take the fold's lock for the transaction (PostgreSQL); ``False`` if another fold holds it."""
+    if session.get_bind().dialect.name != "postgresql":
+        return True
+    return bool(session.scalar(text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": FOLD_LOCK}))
+
+
+def _add(session: Session, model: Any, columns: list[str], counts: Counter[Any]) -> None:
+    """Add ``counts`` (by the key ``columns``) to the table's rows, in the keys' order (two writers never take each
+    other's rows in opposite orders): on PostgreSQL one statement whose rows are ``unnest``-ed from an array per
+    column, on SQLite an ``executemany`` (each a few microseconds a row)."""
+    if not counts:
+        return
+    table = model.__table__
+    keys = sorted(counts)
+    if session.get_bind().dialect.name == "postgresql":
+        arrays = {column: [key[index] for key in keys] for index, column in enumerate(columns)}
+        arrays["count"] = [counts[key] for key in keys]
+        types = {
+            column: table.c[column].type.compile(session.get_bind().dialect) for column in [*columns, "count"]
+        }
+        listed = ", ".join(f"CAST(:{column} AS {types[column]}[])" for column in arrays)
+        names = ", ".join(arrays)
+        session.execute(
+            text(
+                f"INSERT INTO {table.name} ({names}) SELECT * FROM unnest({listed}) "
+                f"ON CONFLICT ({', '.join(columns)}) DO UPDATE SET count = {table.name}.count + excluded.count"
+            ),
+            arrays,
+        )
+        return
+    insert = sqlite.insert(table)
+    session.execute(
+        insert.on_conflict_do_update(
+            index_elements=columns, set_={"count": table.c.count + insert.excluded.count}
+        ),
+        [{**dict(zip(columns, key, strict=True)), "count": counts[key]} for key in keys],
+    )
+
+
+def fold(session: Session, limit: int = FOLD_BATCH) -> int:
+    """Fold up to ``limit`` finished games not yet tallied into their players' tallies and commit; how many were
+    folded (0: none waits, or another fold runs now). Each game is marked ``tallied`` by the same transaction that
+    adds it, so none is counted twice or lost, whoever folds."""
+    if not _locked(session):
+        session.rollback()
+        return 0
+    waiting = list(session.scalars(_waiting().order_by(Game.id).limit(limit)))
+    if not waiting:
+        session.rollback()
+        return 0
+    # read before the first write: SQLite's write lock is held only to mark and add
+    found = tally(session, waiting)
+    marked = list(
+        session.scalars(
+            update(Game)
+            .where(Game.id.in_(waiting), Game.tallied.is_(False))
+            .values(tallied=True)
+            .returning(Game.id)
+        )
+    )
+    if len(marked) < len(waiting):  # another process's fold took some meanwhile (SQLite): count only this one's
+        found = tally(session, marked)
+    _add(session, BotTally, ["player_id", "measure", "key"], found.bots)
+    _add(session, TournamentFaultTally, ["tournament_id", "player_id", "fault"], found.tournaments)
+    session.commit()
+    return len(marked)
+
+
+def fold_all(session: Session, seconds: float = 1.0) -> int:
+    """Fold batches until none waits or ``seconds`` are spent; how many games were folded."""
+    folded, started = 0, time.monotonic()
+    while time.monotonic() - started < seconds:
+        done = fold(session)
+        folded += done
+        if done == 0:
+            break
+    return folded
+
+
+@dataclass
+class Tallies:
+    """A player's tallies (:func:`read`)."""
+
+    games: int = 0
+    faults: dict[str, int] = field(default_factory=dict)
+    """By kind, the most frequent first."""
+    latency: dict[int, int] = field(default_factory=dict)
+    """Answers by bucket (upper bound in microseconds), in ascending order."""
+    seat_games: dict[int, int] = field(default_factory=dict)
+    seat_wins: dict[int, int] = field(default_factory=dict)
+
+    def percentile(self, percentile: float) -> float | None:
+        """The nearest-rank ``percentile`` of the answer times, in ms, to three significant digits rounded up
+        (``None`` without any)."""
+        total = sum(self.latency.values())
+        if total == 0:
+            return None
+        rank, seen = max(1, math.ceil(percentile / 100 * total)), 0
+        for upper, count in self.latency.items():
+            seen += count
+            if seen >= rank:
+                return upper / 1000
+        raise AssertionError("the ranks add up to the total")
+
+
+def read(session: Session, player_id: int) -> Tallies:
+    """The player's tallies as of now: stored, plus its finished games the fold has not reached yet."""
+    stored = select(BotTally.measure, BotTally.key, BotTally.count).where(BotTally.player_id == player_id)
+    waiting = select(literal(WAITING), cast(Game.id, String), literal(0)).where(
+        Game.status == "over", Game.tallied.is_(False)
+    )
+    found: Counter[Key] = Counter()
+    ids = []
+    for measure, key, count in session.execute(stored.union_all(waiting)):  # one statement: one moment
+        if measure == WAITING:
+            ids.append(int(key))
+        else:
+            found[(player_id, measure, key)] += count
+    found.update(tally(session, ids, player_id).bots)
+    tallies = Tallies()
+    for (_, measure, key), count in found.items():
+        if measure == GAMES:
+            tallies.games += count
+        elif measure == FAULT:
+            tallies.faults[key] = count
+        elif measure == LATENCY:
+            tallies.latency[int(key)] = count
+        elif measure == SEAT_GAMES:
+            tallies.seat_games[int(key)] = count
+        elif measure == SEAT_WINS:
+            tallies.seat_wins[int(key)] = count
+    tallies.faults = dict(sorted(tallies.faults.items(), key=lambda item: (-item[1], item[0])))
+    tallies.latency = dict(sorted(tallies.latency.items()))
+    return tallies
+
+
+def read_tournament(session: Session, tournament_id: int) -> dict[int, dict[str, int]]:
+    """The faults of the tournament's finished games (those with a result) by player and kind, as of now: stored,
+    plus those of its games the fold has not reached yet, counted from their moves in the same statement."""
+    stored = select(TournamentFaultTally.player_id, TournamentFaultTally.fault, TournamentFaultTally.count).where(
+        TournamentFaultTally.tournament_id == tournament_id
+    )
+    waiting = (
+        select(Seat.player_id, ActionRecord.fault, func.count())
+        .select_from(TournamentGame)
+        .join(Game, and_(Game.id == TournamentGame.game_id, Game.status == "over", Game.tallied.is_(False)))
+        .join(Result, Result.tournament_game_id == TournamentGame.id)
+        .join(Seat, Seat.game_id == Game.id)
+        .join(ActionRecord, and_(ActionRecord.game_id == Seat.game_id, ActionRecord.seat == Seat.seat))
+        .where(
+            TournamentGame.tournament_id == tournament_id,
+            ActionRecord.fault.is_not(None),
+            ActionRecord.fault != "forfeit",
+        )
+        .group_by(Seat.player_id, ActionRecord.fault)
+    )
+    found: Counter[tuple[int, str]] = Counter()
+    for player, fault, count in session.execute(stored.union_all(waiting)):  # one statement: one moment
+        found[(player, fault)] += count
+    faults: dict[int, dict[str, int]] = {}
+    for (player, fault), count in sorted(found.items()):
+        faults.setdefault(player, {})[fault] = count
+    return faults
