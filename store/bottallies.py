@@ -3,10 +3,12 @@ a bot's faults by kind, answer times by bucket, games, and tournament games and 
 by bot and kind.
 
 A finished game (``over``; a cancelled one never counts) is folded into the tallies once: :func:`fold` takes a batch
-of the games not yet ``tallied`` (a partial index holds only those), marks them and adds what they hold, in one
-transaction. The workers' upkeep and the embedded service's maintenance call it. :func:`read` gives a player's
-tallies as of now, :func:`read_tournament` a tournament's faults: the stored counts plus those of the finished
-games still waiting for the fold, counted from their moves (so the figures never lag).
+of the finished games not yet ``tallied`` (a partial index holds only the games not tallied), marks them and adds
+what they hold, in one transaction. The workers' upkeep and the embedded service's maintenance call it. :func:`read`
+gives a player's tallies as of now, :func:`read_tournament` a tournament's faults: the stored counts plus what the
+finished games still waiting for the fold hold, counted from their moves in the same statement (so the figures never
+lag, and no game is counted twice or missed while a fold commits). The fold and the reads count with the same
+statements (:func:`_counting`) and rules (:func:`_counted`).
 
 What is counted, the rules of the page it serves (``service/web/bot_stats.py``):
 
@@ -23,6 +25,7 @@ What is counted, the rules of the page it serves (``service/web/bot_stats.py``):
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections import Counter
@@ -30,7 +33,23 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Select, String, and_, cast, func, literal, select, text, update
+from sqlalchemy import (
+    ColumnElement,
+    Float,
+    Integer,
+    Select,
+    String,
+    Text,
+    and_,
+    cast,
+    func,
+    literal,
+    null,
+    select,
+    text,
+    union_all,
+    update,
+)
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.orm import Session
 
@@ -41,15 +60,17 @@ LATENCY = "latency"
 GAMES = "games"
 SEAT_GAMES = "seat_games"
 SEAT_WINS = "seat_wins"
-WAITING = "waiting"
-"""Not a measure: :func:`read`'s mark of a finished game the fold has not reached."""
 
 FOLD_BATCH = 500
 """Games folded per transaction (their moves read first: SQLite's write lock is held only to mark and add)."""
-IDS_PER_QUERY = 5_000
-"""Game ids per ``IN`` list of :func:`tally` (SQLite takes up to 32,766 parameters a statement)."""
 FOLD_LOCK = 0x5A11A7
 """The PostgreSQL advisory lock one fold holds at a time (on SQLite the database's write lock does it)."""
+
+UNTALLIED = and_(Game.status == "over", text("NOT games.tallied"))
+"""A finished game not tallied yet, found along the partial index ``ix_games_untallied`` (``status, id`` of the games
+not tallied): its predicate spelled as the index's, ``NOT tallied``, since neither database sees that the index holds
+the games asked for otherwise (``tallied IS false`` on PostgreSQL, ``tallied = 0`` on SQLite: they scan every game
+finished instead)."""
 
 Key = tuple[int, str, str]
 """(player id, measure, key) of a player's tally."""
@@ -65,11 +86,6 @@ def bucket(latency_ms: float) -> int:
     return int(-(-micros // scale) * scale)
 
 
-def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
-    for start in range(0, len(ids), IDS_PER_QUERY):
-        yield ids[start : start + IDS_PER_QUERY]
-
-
 @dataclass
 class Counted:
     """What some finished games add: to their players' tallies (``bots``) and to their tournaments' faults by bot
@@ -79,48 +95,107 @@ class Counted:
     tournaments: Counter[TournamentKey] = field(default_factory=Counter)
 
 
-def tally(session: Session, game_ids: Sequence[int], player_id: int | None = None) -> Counted:
-    """What the finished games ``game_ids`` add to the tallies (of ``player_id``'s seats only, if given)."""
+_NO_LATENCY = cast(null(), Float)
+_NO_RANKS = cast(null(), Text)
+_NO_TOURNAMENT = cast(null(), Integer)
+"""The empty columns of a counting row (typed, for PostgreSQL's ``UNION``)."""
+SEATED = "seated"
+"""Not a measure: a row of :func:`_counting` that counts the games of one seat with one result (or none)."""
+
+
+def _counting(games: ColumnElement[bool], player_id: int | None) -> list[Select[Any]]:
+    """The statements that count what the games matching ``games`` hold for their players (``player_id``'s seats
+    only, if given), a row each: ``(player, measure, key, count, latency, ranks, tournament)``. Faults are grouped by
+    kind and tournament (a game with a result), answer times by value, seats by seat and result (``SEATED``: the
+    ranks as JSON text, none outside tournaments). :func:`_counted` makes tallies of the rows."""
+    seats = (
+        and_(Seat.game_id == Game.id, games)
+        if player_id is None
+        else and_(Seat.game_id == Game.id, games, Seat.player_id == player_id)
+    )
+    moves = and_(ActionRecord.game_id == Seat.game_id, ActionRecord.seat == Seat.seat)
+    ranks = cast(Result.ranks, Text)
+
+    def played() -> Select[Any]:
+        return (
+            select()
+            .select_from(Seat)
+            .join(Game, seats)
+            .outerjoin(TournamentGame, TournamentGame.game_id == Game.id)
+            .outerjoin(Result, Result.tournament_game_id == TournamentGame.id)
+        )
+
+    faults = (
+        played()
+        .add_columns(
+            Seat.player_id,
+            literal(FAULT),
+            ActionRecord.fault,
+            func.count(),
+            _NO_LATENCY,
+            _NO_RANKS,
+            Result.tournament_id,
+        )
+        .join(ActionRecord, moves)
+        .where(ActionRecord.fault.is_not(None), ActionRecord.fault != "forfeit")
+        .group_by(Seat.player_id, ActionRecord.fault, Result.tournament_id)
+    )
+    latencies = (
+        played()
+        .add_columns(
+            Seat.player_id,
+            literal(LATENCY),
+            literal(""),
+            func.count(),
+            ActionRecord.latency_ms,
+            _NO_RANKS,
+            _NO_TOURNAMENT,
+        )
+        .join(ActionRecord, moves)
+        .where(ActionRecord.latency_ms.is_not(None), ActionRecord.fault.is_distinct_from("forfeit"))
+        .group_by(Seat.player_id, ActionRecord.latency_ms)
+    )
+    seated = (
+        played()
+        .add_columns(
+            Seat.player_id,
+            literal(SEATED),
+            cast(Seat.seat, String),
+            func.count(),
+            _NO_LATENCY,
+            ranks,
+            _NO_TOURNAMENT,
+        )
+        .group_by(Seat.player_id, Seat.seat, ranks)
+    )
+    return [faults, latencies, seated]
+
+
+def _counted(rows: Iterable[Any]) -> Counted:
+    """The tallies the rows of :func:`_counting` (and stored tallies' rows, passed through) make."""
     found = Counted()
-    for ids in _chunks(game_ids):
-        results = {
-            game_id: (tournament_id, ranks)
-            for game_id, tournament_id, ranks in session.execute(
-                select(TournamentGame.game_id, Result.tournament_id, Result.ranks)
-                .join(Result, Result.tournament_game_id == TournamentGame.id)
-                .where(TournamentGame.game_id.in_(ids))
-            )
-        }
-        seats = select(Seat.game_id, Seat.seat, Seat.player_id).where(Seat.game_id.in_(ids))
-        if player_id is not None:
-            seats = seats.where(Seat.player_id == player_id)
-        seated = seats.subquery()
-        moves = and_(seated.c.game_id == ActionRecord.game_id, seated.c.seat == ActionRecord.seat)
-        for player, game_id, fault, count in session.execute(
-            select(seated.c.player_id, seated.c.game_id, ActionRecord.fault, func.count())
-            .join(ActionRecord, moves)
-            .where(ActionRecord.fault.is_not(None), ActionRecord.fault != "forfeit")
-            .group_by(seated.c.player_id, seated.c.game_id, ActionRecord.fault)
-        ):
-            found.bots[(player, FAULT, str(fault))] += count
-            if game_id in results:
-                found.tournaments[(results[game_id][0], player, str(fault))] += count
-        for player, latency in session.execute(
-            select(seated.c.player_id, ActionRecord.latency_ms)
-            .join(ActionRecord, moves)
-            .where(ActionRecord.latency_ms.is_not(None), ActionRecord.fault.is_distinct_from("forfeit"))
-        ):
-            found.bots[(player, LATENCY, str(bucket(latency)))] += 1
-        for player, game_id, seat in session.execute(select(seated.c.player_id, seated.c.game_id, seated.c.seat)):
-            found.bots[(player, GAMES, "")] += 1
-            if game_id not in results:
+    for player, measure, key, count, latency, ranks, tournament in rows:
+        if measure == LATENCY and latency is not None:
+            found.bots[(player, LATENCY, str(bucket(latency)))] += count
+        elif measure == SEATED:
+            found.bots[(player, GAMES, "")] += count
+            if ranks is None:
                 continue
-            ranks = results[game_id][1]
-            found.bots[(player, SEAT_GAMES, str(seat))] += 1
-            best = min(ranks)
-            if ranks[seat] == best and ranks.count(best) == 1:
-                found.bots[(player, SEAT_WINS, str(seat))] += 1
+            seat, order = int(key), json.loads(ranks)
+            found.bots[(player, SEAT_GAMES, key)] += count
+            best = min(order)
+            if order[seat] == best and order.count(best) == 1:
+                found.bots[(player, SEAT_WINS, key)] += count
+        else:
+            found.bots[(player, measure, key)] += count
+            if measure == FAULT and tournament is not None:
+                found.tournaments[(tournament, player, key)] += count
     return found
+
+
+def tally(session: Session, game_ids: Sequence[int]) -> Counted:
+    """What the finished games ``game_ids`` add to the tallies."""
+    return _counted(session.execute(union_all(*_counting(Game.id.in_(game_ids), None))))
 
 
 def _waiting() -> Select[int]:
@@ -129,7 +204,7 @@ def _waiting() -> Select[int]:
     pending = select(TournamentGame.id).where(
         TournamentGame.game_id == Game.id, TournamentGame.status.not_in(("done", "cancelled"))
     )
-    return select(Game.id).where(Game.status == "over", Game.tallied.is_(False), ~pending.exists())
+    return select(Game.id).where(UNTALLIED, ~pending.exists())
 
 
 def _locked(session: Session) -> bool:
@@ -239,19 +314,12 @@ class Tallies:
 
 
 def read(session: Session, player_id: int) -> Tallies:
-    """The player's tallies as of now: stored, plus its finished games the fold has not reached yet."""
-    stored = select(BotTally.measure, BotTally.key, BotTally.count).where(BotTally.player_id == player_id)
-    waiting = select(literal(WAITING), cast(Game.id, String), literal(0)).where(
-        Game.status == "over", Game.tallied.is_(False)
-    )
-    found: Counter[Key] = Counter()
-    ids = []
-    for measure, key, count in session.execute(stored.union_all(waiting)):  # one statement: one moment
-        if measure == WAITING:
-            ids.append(int(key))
-        else:
-            found[(player_id, measure, key)] += count
-    found.update(tally(session, ids, player_id).bots)
+    """The player's tallies as of now: stored, plus what its finished games the fold has not reached yet hold,
+    counted from their moves in the same statement (one moment: a game is in one or the other)."""
+    stored = select(
+        literal(player_id), BotTally.measure, BotTally.key, BotTally.count, _NO_LATENCY, _NO_RANKS, _NO_TOURNAMENT
+    ).where(BotTally.player_id == player_id)
+    found = _counted(session.execute(union_all(stored, *_counting(UNTALLIED, player_id)))).bots
     tallies = Tallies()
     for (_, measure, key), count in found.items():
         if measure == GAMES:
@@ -272,27 +340,20 @@ def read(session: Session, player_id: int) -> Tallies:
 def read_tournament(session: Session, tournament_id: int) -> dict[int, dict[str, int]]:
     """The faults of the tournament's finished games (those with a result) by player and kind, as of now: stored,
     plus those of its games the fold has not reached yet, counted from their moves in the same statement."""
-    stored = select(TournamentFaultTally.player_id, TournamentFaultTally.fault, TournamentFaultTally.count).where(
-        TournamentFaultTally.tournament_id == tournament_id
-    )
-    waiting = (
-        select(Seat.player_id, ActionRecord.fault, func.count())
-        .select_from(TournamentGame)
-        .join(Game, and_(Game.id == TournamentGame.game_id, Game.status == "over", Game.tallied.is_(False)))
-        .join(Result, Result.tournament_game_id == TournamentGame.id)
-        .join(Seat, Seat.game_id == Game.id)
-        .join(ActionRecord, and_(ActionRecord.game_id == Seat.game_id, ActionRecord.seat == Seat.seat))
-        .where(
-            TournamentGame.tournament_id == tournament_id,
-            ActionRecord.fault.is_not(None),
-            ActionRecord.fault != "forfeit",
-        )
-        .group_by(Seat.player_id, ActionRecord.fault)
-    )
-    found: Counter[tuple[int, str]] = Counter()
-    for player, fault, count in session.execute(stored.union_all(waiting)):  # one statement: one moment
-        found[(player, fault)] += count
-    faults: dict[int, dict[str, int]] = {}
-    for (player, fault), count in sorted(found.items()):
-        faults.setdefault(player, {})[fault] = count
-    return faults
+    stored = select(
+        TournamentFaultTally.player_id,
+        literal(FAULT),
+        TournamentFaultTally.fault,
+        TournamentFaultTally.count,
+        _NO_LATENCY,
+        _NO_RANKS,
+        TournamentFaultTally.tournament_id,
+    ).where(TournamentFaultTally.tournament_id == tournament_id)
+    its_games = Game.id.in_(select(TournamentGame.game_id).where(TournamentGame.tournament_id == tournament_id))
+    faults = _counting(and_(UNTALLIED, its_games), None)[0]
+    found: dict[int, dict[str, int]] = {}
+    for (_, player, fault), count in sorted(
+        _counted(session.execute(union_all(stored, faults))).tournaments.items()
+    ):
+        found.setdefault(player, {})[fault] = count
+    return found

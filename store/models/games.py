@@ -37,13 +37,16 @@ DEBUG_BYTES = 1024
 """The UTF-8 bytes of a move's debug text kept."""
 
 
-UNTALLIED = text("status = 'over' AND NOT tallied")
-"""The finished games not yet folded into their players' tallies (``store/bottallies.py``)."""
+UNTALLIED = text("NOT tallied")
+"""The games not yet folded into their players' tallies (``store/bottallies.py``): the finished ones waiting, and
+the few being played."""
 
 
 class Game(Base):
     __tablename__ = "games"
-    __table_args__ = (Index("ix_games_untallied", "id", sqlite_where=UNTALLIED, postgresql_where=UNTALLIED),)
+    __table_args__ = (
+        Index("ix_games_untallied", "status", "id", sqlite_where=UNTALLIED, postgresql_where=UNTALLIED),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     game: Mapped[str] = mapped_column(String(16), index=True)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from benchmarks.standings import seed_pool
@@ -281,3 +281,24 @@ def test_a_player_never_seated_reads_nothing(store: sessionmaker[Session]) -> No
         session.add(alone)
         session.commit()
         assert bottallies.read(session, alone.id) == bottallies.Tallies()
+
+
+def test_the_folds_and_reads_find_the_waiting_games_along_the_partial_index(store: sessionmaker[Session]) -> None:
+    """Both planners can use ``ix_games_untallied`` for what the fold and the reads ask (with ``tallied IS false``
+    or a bound ``tallied = 0`` neither could, and each scanned every finished game for every batch)."""
+    with store() as session:
+        seed(session, results=3, spare=2)
+        bind = session.get_bind()
+        queries = [
+            bottallies._waiting().order_by(Game.id).limit(bottallies.FOLD_BATCH),
+            select(Game.id).where(bottallies.UNTALLIED),
+        ]
+        for query in queries:
+            sql = str(query.compile(bind, compile_kwargs={"literal_binds": True}))
+            if bind.dialect.name == "postgresql":
+                session.execute(text("SET LOCAL enable_seqscan = off"))  # so the plan says which index it can use
+                plan = "\n".join(session.scalars(text(f"EXPLAIN {sql}")))
+            else:
+                plan = "\n".join(row[3] for row in session.execute(text(f"EXPLAIN QUERY PLAN {sql}")))
+            assert "ix_games_untallied" in plan, plan
+            session.rollback()

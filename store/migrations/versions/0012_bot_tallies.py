@@ -2,9 +2,10 @@
 
 A finished game's faults by kind, answer times (by bucket) and tournament games and wins by seat are added to its
 players' tallies once, and its faults to its tournament's (``store/bottallies.py``: the workers' and the embedded
-service's upkeep fold the finished games not yet ``tallied``, found by a partial index that holds only them), so
-that a bot's page and a tournament's read a few rows instead of every move of their games. The games finished before this migration are not tallied yet: the upkeep folds
-them, a batch at a time, and the pages count the ones still waiting from their moves meanwhile.
+service's upkeep fold the finished games not yet ``tallied``, found by a partial index of the games not tallied),
+so that a bot's page and a tournament's read a few rows instead of every move of their games. The games finished
+before this migration are not tallied yet: the upkeep folds them, a batch at a time, and the pages count the ones
+still waiting from their moves meanwhile.
 
 Revision ID: 0012
 Revises: '0011'
@@ -23,14 +24,19 @@ down_revision: str | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-UNTALLIED = sa.text("status = 'over' AND NOT tallied")
+UNTALLIED = sa.text("NOT tallied")
 
 
 def upgrade() -> None:
     with op.batch_alter_table("games", schema=None) as batch_op:
         batch_op.add_column(sa.Column("tallied", sa.Boolean(), server_default=sa.false(), nullable=False))
     op.create_index(
-        "ix_games_untallied", "games", ["id"], unique=False, sqlite_where=UNTALLIED, postgresql_where=UNTALLIED
+        "ix_games_untallied",
+        "games",
+        ["status", "id"],
+        unique=False,
+        sqlite_where=UNTALLIED,
+        postgresql_where=UNTALLIED,
     )
     op.create_table(
         "bot_tallies",
