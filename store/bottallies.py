@@ -103,15 +103,21 @@ SEATED = "seated"
 """Not a measure: a row of :func:`_counting` that counts the games of one seat with one result (or none)."""
 
 
-def _counting(games: ColumnElement[bool], player_id: int | None) -> list[Select[Any]]:
+def _counting(
+    games: ColumnElement[bool], player_id: int | None, *, games_first: bool = False
+) -> list[Select[Any]]:
     """The statements that count what the games matching ``games`` hold for their players (``player_id``'s seats
     only, if given), a row each: ``(player, measure, key, count, latency, ranks, tournament)``. Faults are grouped by
     kind and tournament (a game with a result), answer times by value, seats by seat and result (``SEATED``: the
-    ranks as JSON text, none outside tournaments). :func:`_counted` makes tallies of the rows."""
+    ranks as JSON text, none outside tournaments). :func:`_counted` makes tallies of the rows.
+
+    ``games_first``: the player's seats are not looked up by their index (``player_id + 0``), so that SQLite, which
+    keeps no statistics, starts from the few games waiting rather than from every seat of the player."""
+    player = Seat.player_id + 0 if games_first else Seat.player_id
     seats = (
         and_(Seat.game_id == Game.id, games)
         if player_id is None
-        else and_(Seat.game_id == Game.id, games, Seat.player_id == player_id)
+        else and_(Seat.game_id == Game.id, games, player == player_id)
     )
     moves = and_(ActionRecord.game_id == Seat.game_id, ActionRecord.seat == Seat.seat)
     ranks = cast(Result.ranks, Text)
@@ -319,7 +325,8 @@ def read(session: Session, player_id: int) -> Tallies:
     stored = select(
         literal(player_id), BotTally.measure, BotTally.key, BotTally.count, _NO_LATENCY, _NO_RANKS, _NO_TOURNAMENT
     ).where(BotTally.player_id == player_id)
-    found = _counted(session.execute(union_all(stored, *_counting(UNTALLIED, player_id)))).bots
+    sqlite = session.get_bind().dialect.name == "sqlite"
+    found = _counted(session.execute(union_all(stored, *_counting(UNTALLIED, player_id, games_first=sqlite)))).bots
     tallies = Tallies()
     for (_, measure, key), count in found.items():
         if measure == GAMES:
