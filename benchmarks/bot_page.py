@@ -23,7 +23,6 @@ two kinds alternate within a round; each row carries the load average. Compare s
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import sys
 import tempfile
@@ -31,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,10 +41,8 @@ from runtime.settings import Settings  # noqa: E402
 from service.app import create_app  # noqa: E402
 from store import bottallies, migrate  # noqa: E402
 from store.database import make_engine, sessions  # noqa: E402
-from store.models import ActionRecord, Bot, BotTally, Game, Seat, TournamentFaultTally, TournamentGame, now  # noqa: E402
+from store.models import Bot  # noqa: E402
 from tournament import poolstate, standings  # noqa: E402
-
-BATCH = 20_000
 
 
 class Arena:
@@ -56,40 +53,9 @@ class Arena:
         self.engine = make_engine(url)
         self.sessions = sessions(self.engine)
         self.size = size
-        rng = random.Random(size)
         with self.sessions() as session:
-            self.tournament_id, _ = seed_pool(session, size, bots)
-            players = {bot.id: bot.player_id for bot in session.scalars(select(Bot))}
-            self.bot_id = min(players)
-            moment = now()
-            seats: list[dict[str, Any]] = []
-            actions: list[dict[str, Any]] = []
-            for game_id, bot_ids in session.execute(select(TournamentGame.game_id, TournamentGame.bot_ids)):
-                seats += [
-                    {"game_id": game_id, "seat": seat, "player_id": players[bot], "taken_at": moment}
-                    for seat, bot in enumerate(bot_ids)
-                ]
-                actions += [
-                    {
-                        "game_id": game_id,
-                        "ply": ply,
-                        "seat": ply % len(bot_ids),
-                        "action": "x",
-                        "latency_ms": round(rng.lognormvariate(1.5, 0.8), 3),
-                        "fault": "timeout" if rng.random() < 0.01 else None,
-                        "created_at": moment,
-                    }
-                    for ply in range(moves)
-                ]
-                if len(actions) >= BATCH:
-                    session.execute(insert(ActionRecord), actions)
-                    session.execute(insert(Seat), seats)
-                    seats, actions = [], []
-            if actions:
-                session.execute(insert(ActionRecord), actions)
-            if seats:
-                session.execute(insert(Seat), seats)
-            session.commit()
+            self.tournament_id, _ = seed_pool(session, size, bots, moves=moves)
+            self.bot_id = min(session.scalars(select(Bot.id)))
             poolstate.rebuild(session, "card", "standard")
             session.commit()
             standings.refresh_pool(session, "card", "standard")
@@ -112,10 +78,7 @@ class Arena:
     def measure(self) -> dict[str, Any]:
         row: dict[str, Any] = {"size": self.size, "load_before": load()}
         with self.sessions() as session:
-            session.execute(delete(BotTally))
-            session.execute(delete(TournamentFaultTally))
-            session.execute(update(Game).values(tallied=False))
-            session.commit()
+            bottallies.reset(session)
             self.analyze(session)
         row.update(self.pages_ms("moves"))
         with self.sessions() as session:

@@ -56,12 +56,14 @@ from service.app import create_app  # noqa: E402
 from store import migrate  # noqa: E402
 from store.database import make_engine, sessions  # noqa: E402
 from store.models import (  # noqa: E402
+    ActionRecord,
     Bot,
     BotVersion,
     Game,
     Player,
     RatingPool,
     Result,
+    Seat,
     Tournament,
     TournamentGame,
     now,
@@ -108,11 +110,13 @@ def seed_pool(
     seed: int = 1,
     game: str = "card",
     seats: int = SEATS,
+    moves: int = 0,
 ) -> tuple[int, list[int]]:
     """A rated tournament of ``game`` (its standard variant) of ``results`` synthetic results (``seats`` seats drawn
     from ``bots`` bot versions, ranks a random order with a bot's strength its number) and ``spare`` scheduled games
-    left to play; (its id, the spare scheduled game ids). Committed; the pool's state is not counted
-    (``poolstate.rebuild`` counts it)."""
+    left to play; (its id, the spare scheduled game ids). With ``moves``, each game also has its seats and that many
+    moves (1% faults, every answer timed), the synthetic history the bot and tournament pages read. Committed; the
+    pool's state is not counted (``poolstate.rebuild`` counts it)."""
     rng = random.Random(seed)
     moment = now()
     owner = Player(name=f"owner-{seed}", token_hash=uuid.uuid4().hex)
@@ -211,6 +215,8 @@ def seed_pool(
             }
         )
     _insert_all(session, Result, rows)
+    if moves:
+        _seat_and_move(session, [bot.player_id for bot in made], seatings, first_game, moves, rng)
     if session.get_bind().dialect.name == "postgresql":  # ids given explicitly leave the sequences behind
         for table in ("games", "tournament_games"):
             session.execute(
@@ -218,6 +224,46 @@ def seed_pool(
             )
     session.commit()
     return tournament.id, list(range(first_scheduled + results, first_scheduled + total))
+
+
+def _seat_and_move(
+    session: Session,
+    players: list[int],
+    seatings: list[list[int]],
+    first_game: int,
+    moves: int,
+    rng: random.Random,
+) -> None:
+    """The seats of the games from ``first_game`` on (``seatings``: their bots' numbers) and ``moves`` moves each."""
+    moment = now()
+    for start in range(0, len(seatings), BATCH // SEATS):
+        games = list(enumerate(seatings[start : start + BATCH // SEATS], start=first_game + start))
+        _insert_all(
+            session,
+            Seat,
+            [
+                {"game_id": game_id, "seat": seat, "player_id": players[bot], "taken_at": moment}
+                for game_id, seated in games
+                for seat, bot in enumerate(seated)
+            ],
+        )
+        _insert_all(
+            session,
+            ActionRecord,
+            [
+                {
+                    "game_id": game_id,
+                    "ply": ply,
+                    "seat": ply % len(seated),
+                    "action": "x",
+                    "latency_ms": round(rng.lognormvariate(1.5, 0.8), 3),
+                    "fault": "timeout" if rng.random() < 0.01 else None,
+                    "created_at": moment,
+                }
+                for game_id, seated in games
+                for ply in range(moves)
+            ],
+        )
 
 
 def write_results(session: Session, tournament_id: int, scheduled: list[int], counted: bool) -> float:

@@ -42,17 +42,18 @@ from sqlalchemy import (
     Text,
     and_,
     cast,
+    delete,
     func,
     literal,
     null,
     select,
     text,
     union_all,
-    update,
 )
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.orm import Session
 
+from store import gamelog
 from store.models import ActionRecord, BotTally, Game, Result, Seat, TournamentFaultTally, TournamentGame
 
 FAULT = "fault"
@@ -266,20 +267,22 @@ def fold(session: Session, limit: int = FOLD_BATCH) -> int:
         return 0
     # read before the first write: SQLite's write lock is held only to mark and add
     found = tally(session, waiting)
-    marked = list(
-        session.scalars(
-            update(Game)
-            .where(Game.id.in_(waiting), Game.tallied.is_(False))
-            .values(tallied=True)
-            .returning(Game.id)
-        )
-    )
+    marked = gamelog.mark_tallied(session, waiting)
     if len(marked) < len(waiting):  # another process's fold took some meanwhile (SQLite): count only this one's
         found = tally(session, marked)
     _add(session, BotTally, ["player_id", "measure", "key"], found.bots)
     _add(session, TournamentFaultTally, ["tournament_id", "player_id", "fault"], found.tournaments)
     session.commit()
     return len(marked)
+
+
+def reset(session: Session) -> None:
+    """Empty the tallies and mark every game as not counted, committed: the next folds count everything again
+    (the pages meanwhile count every finished game from its moves)."""
+    session.execute(delete(BotTally))
+    session.execute(delete(TournamentFaultTally))
+    gamelog.unmark_tallied(session)
+    session.commit()
 
 
 def fold_all(session: Session, seconds: float = 1.0) -> int:

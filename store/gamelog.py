@@ -1,4 +1,4 @@
-"""The one writer of a game: create it, take its seats, advance it by plies, finish it.
+"""The one writer of a game: create it, take its seats, advance it by plies, finish it, mark it tallied.
 
 Both ways a move reaches the database go through here: a pull bot's ``POST /games/{id}/actions`` (the service's
 fast lane, one move per write, saved by the process's group commit) and a tournament worker's batch of push-bot
@@ -308,6 +308,20 @@ def cancel(session: Session, game_ids: Sequence[int]) -> int:
         .values(status="cancelled", updated_at=now())
     )
     return int(ended.rowcount)  # type: ignore[attr-defined]
+
+
+def mark_tallied(session: Session, game_ids: Sequence[int]) -> list[int]:
+    """Mark the finished games ``game_ids`` as counted in the running tallies (``store/bottallies.py``), in the
+    caller's transaction; the ids this call marked (a game another fold marked first is not among them)."""
+    marked = session.execute(
+        update(Game).where(Game.id.in_(game_ids), Game.tallied.is_(False)).values(tallied=True).returning(Game.id)
+    )
+    return list(marked.scalars())
+
+
+def unmark_tallied(session: Session) -> None:
+    """Mark every game as not counted in the running tallies, for a count from scratch (``bottallies.reset``)."""
+    session.execute(update(Game).where(Game.tallied.is_(True)).values(tallied=False))
 
 
 def record_latency(session: Session, game_id: int, ply: int, latency_ms: float) -> None:

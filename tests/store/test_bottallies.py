@@ -1,7 +1,7 @@
 """Running tallies (store/bottallies.py) on SQLite and PostgreSQL: what ``read`` gives a player (games, faults by
 kind, answer-time buckets, tournament games and wins by seat) and ``read_tournament`` a tournament (faults by player
 and kind) equal a count of every stored move and result of the finished games, before any fold, between folds and
-after all; a tournament game over before its result waits
+after all, and after a reset and a count from scratch; a tournament game over before its result waits
 for it; cancelled and running games never count; two folds racing count each game once; buckets round answer times
 up to three significant digits and the percentiles read from them are nearest-rank."""
 
@@ -154,6 +154,13 @@ def test_what_a_player_reads_is_every_finished_game_counted_before_between_and_a
         assert {player: bottallies.read(session, player) for player in players(session)} == expected
         assert tournaments(session) == faults
         assert bottallies.read_tournament(session, 999) == {}
+
+        bottallies.reset(session)  # a count from scratch: the same figures, from the moves, then folded again
+        assert untallied(session) == 41 and not session.scalars(select(BotTally.count)).all()
+        assert {player: bottallies.read(session, player) for player in players(session)} == expected
+        assert bottallies.fold_all(session, seconds=60) == 41
+        assert {player: bottallies.read(session, player) for player in players(session)} == expected
+        assert tournaments(session) == faults
 
 
 def test_a_tournament_game_over_before_its_result_waits_for_it(store: sessionmaker[Session]) -> None:
