@@ -59,7 +59,6 @@ import os
 import queue
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -75,6 +74,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import requests  # noqa: E402
+
+from benchmarks.servers import free_port  # noqa: E402
 
 API = "/api/v1"
 GOAL = 0.5
@@ -137,13 +138,6 @@ def fresh_database(server_url: str | None) -> Iterator[str]:
 
 
 # --- the server -----------------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @contextlib.contextmanager

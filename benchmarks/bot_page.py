@@ -16,6 +16,10 @@ of the first bot and the tournament's page ``/tournaments/{id}`` (its faults by 
 - tallied: after every game was folded again (``store.bottallies.fold_all``, its µs per game printed: the upkeep's
   cost, off the game path).
 
+And the bot's list of faults, ``GET /api/v1/bots/{id}/faults`` (its first page, asked anonymously: the finished
+games' faults), looked up game by game in the partial index ``ix_actions_faulted``, and
+without that index (dropped, then made again), as before migration 0013: every move of the bot's games read.
+
 On PostgreSQL the statistics are refreshed (``ANALYZE``) after each change of every game, as autovacuum would. The
 two kinds alternate within a round; each row carries the load average. Compare sizes within a run.
 """
@@ -30,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import Index, select, text
 from sqlalchemy.orm import Session
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +45,7 @@ from runtime.settings import Settings  # noqa: E402
 from service.app import create_app  # noqa: E402
 from store import bottallies, migrate  # noqa: E402
 from store.database import make_engine, sessions  # noqa: E402
-from store.models import Bot  # noqa: E402
+from store.models import ActionRecord, Bot  # noqa: E402
 from tournament import poolstate, standings  # noqa: E402
 
 
@@ -87,8 +91,31 @@ class Arena:
             row["fold_us"] = (time.perf_counter() - started) * 1e6 / folded if folded else float("nan")
             self.analyze(session)
         row.update(self.pages_ms("tallied"))
+        row.update(self.faults_ms())
         row["load_after"] = load()
         return row
+
+    def faults_ms(self) -> dict[str, float]:
+        """The bot's list of faults along ``ix_actions_faulted``, then without it (the index dropped, timed, made
+        again)."""
+        path = f"/api/v1/bots/{self.bot_id}/faults"
+        index = next(
+            index
+            for index in ActionRecord.metadata.tables["actions"].indexes
+            if index.name == "ix_actions_faulted"
+        )
+        assert isinstance(index, Index)
+        figures = {"faults_indexed_ms": self.page_ms(path)}
+        with self.engine.begin() as connection:
+            index.drop(connection)
+        with self.sessions() as session:
+            self.analyze(session)
+        figures["faults_moves_ms"] = self.page_ms(path)
+        with self.engine.begin() as connection:
+            index.create(connection)
+        with self.sessions() as session:
+            self.analyze(session)
+        return figures
 
     def analyze(self, session: Session) -> None:
         """Refresh PostgreSQL's statistics after a change of every game, as autovacuum would: with the statistics of
@@ -132,9 +159,13 @@ def main() -> None:
     name = "PostgreSQL" if options.database_url else "SQLite"
     print(
         f"{name}, {options.bots} bots, 4-seat games of {options.moves} moves: the first bot's page and the "
-        f"tournament's (all the games), ms from moves / tallied, medians of {options.rounds} rounds"
+        f"tournament's (all the games), ms from moves / tallied; the bot's faults API, ms from moves / along the"
+        f" index of faulted moves; medians of {options.rounds} rounds"
     )
-    print(f"{'games':>8} {'its games':>9} {'bot page ms':>16} {'tournament ms':>16} {'fold us/game':>13} load")
+    print(
+        f"{'games':>8} {'its games':>9} {'bot page ms':>16} {'tournament ms':>16} {'faults API ms':>16}"
+        f" {'fold us/game':>13} load"
+    )
     for size in sizes:
         mine = [row for row in found if row["size"] == size]
 
@@ -145,6 +176,7 @@ def main() -> None:
             f"{size:>8} {round(size * 4 / options.bots):>9} "
             f"{middle('bot_moves_ms'):>8.1f} /{middle('bot_tallied_ms'):>6.1f} "
             f"{middle('tournament_moves_ms'):>8.1f} /{middle('tournament_tallied_ms'):>6.1f} "
+            f"{middle('faults_moves_ms'):>8.1f} /{middle('faults_indexed_ms'):>6.1f} "
             f"{'-' if size == 0 else format(middle('fold_us'), '.0f'):>13} {middle('load_before'):.2f}-{middle('load_after'):.2f}"
         )
 

@@ -47,7 +47,7 @@ import redis  # noqa: E402
 from rq import Queue  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
-from benchmarks.hung_bot import private_redis  # noqa: E402
+from benchmarks.servers import end_on_sigterm, own_redis  # noqa: E402
 from benchmarks.tournament import SECRET, bot_processes, workers  # noqa: E402
 from runtime.jobqueue import QUEUE_NAME  # noqa: E402
 from runtime.settings import DEFAULT_FEED_WINDOW, DEFAULT_QUOTA_GAMES, Settings  # noqa: E402
@@ -223,10 +223,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     measured: list[dict[str, Any]] = []
     with ExitStack() as stack:
         scratch = stack.enter_context(tempfile.TemporaryDirectory())
-        redis_url = args.redis_url or stack.enter_context(private_redis())
+        redis_url = stack.enter_context(own_redis(args.redis_url))
         connection = redis.Redis.from_url(redis_url)
-        if connection.dbsize():
-            raise SystemExit(f"fair_queue.py needs an empty Redis database; {redis_url} holds keys")
         database_url = args.database_url or f"sqlite:///{Path(scratch) / 'bench.db'}"
         migrate.upgrade(database_url)
         settings = Settings(
@@ -283,6 +281,7 @@ def seconds_text(report: dict[str, Any], kind: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    end_on_sigterm()
     args = parse_args(argv)
     figures = run(args)
     if args.json:

@@ -27,8 +27,6 @@ import json
 import multiprocessing
 import os
 import random
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -45,7 +43,8 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import func, select  # noqa: E402
 
-from benchmarks.tournament import SECRET, bot_processes, free_port, wait_for  # noqa: E402
+from benchmarks.servers import end_on_sigterm, free_port, private_redis  # noqa: E402
+from benchmarks.tournament import SECRET, bot_processes, wait_for  # noqa: E402
 from runtime.settings import Settings  # noqa: E402
 from service.app import create_app  # noqa: E402
 from store import migrate  # noqa: E402
@@ -81,32 +80,6 @@ def switchable_bot(port: int, hung: Any) -> None:
 
     ThreadingHTTPServer.daemon_threads = True
     ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
-
-
-@contextmanager
-def private_redis() -> Iterator[str]:
-    server = shutil.which("redis-server")
-    if server is None:
-        raise SystemExit("this benchmark starts a private Redis: it needs redis-server on the PATH")
-    port = free_port()
-    process = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("redis-server did not start") from None
-                time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 @contextmanager
@@ -160,6 +133,7 @@ def healthy_games_rate(
 
 
 def main() -> int:
+    end_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games-per-worker", type=int, default=8, choices=range(1, 65), metavar="1..64")
     parser.add_argument("--rounds", type=int, default=4, choices=range(1, 21), metavar="1..20")

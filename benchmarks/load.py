@@ -56,7 +56,6 @@ import requests  # noqa: E402
 
 from benchmarks.api import (  # noqa: E402
     API,
-    free_port,
     fresh_database,
     new_session,
     positive,
@@ -65,6 +64,7 @@ from benchmarks.api import (  # noqa: E402
     wait_for_start,
     wait_until_up,
 )
+from benchmarks.servers import free_port  # noqa: E402
 
 REQUEST_TIMEOUT = 60.0
 """Seconds a client waits for any answer (a long poll waits at most ``--wait``): past it, the request failed."""

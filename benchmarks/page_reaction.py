@@ -37,7 +37,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.api import free_port  # noqa: E402
+from benchmarks.servers import free_port  # noqa: E402
 
 POLLING_REVISION = "3253dd3d066ff3de3e45c25064824c2779049875"
 """The last revision whose viewer polled a live game's moves every 2 s."""

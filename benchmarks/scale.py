@@ -3,7 +3,7 @@ measured at growing sizes, a small table per row.
 
     .venv/bin/python benchmarks/scale.py [--rows pool,waiting,storage] [--sizes 0,10000,100000]
         [--clients 50,500] [--rounds 3] [--database-url postgresql+psycopg://postgres@127.0.0.1:5432]
-        [--redis-url redis://127.0.0.1:6379/5] [--storage-games 20]
+        [--redis-url EMPTY_DATABASE] [--storage-games 20]
 
 Rows (each the goal beside it):
 
@@ -38,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import standings, storage, tournament, waiting  # noqa: E402
+from benchmarks import servers, standings, storage, tournament, waiting  # noqa: E402
 
 BOTS = 4
 TOURNAMENT_ROUNDS = 2
@@ -50,7 +50,7 @@ def median(rows: list[dict[str, Any]], key: str) -> float:
 
 
 def pool_tournaments(
-    sizes: list[int], database_url: str | None, redis_url: str, rounds: int
+    sizes: list[int], database_url: str | None, redis_url: str | None, rounds: int
 ) -> list[dict[str, Any]]:
     """One row per size and round: a rated round robin's moves/s on top of a pool of that size."""
     import redis
@@ -62,51 +62,49 @@ def pool_tournaments(
     from tournament import poolstate
     from tournament import standings as table
 
-    connection = redis.Redis.from_url(redis_url)
-    connection.flushdb()  # the benchmark's own Redis database, and no other
     found: list[dict[str, Any]] = []
-    try:
-        with ExitStack() as stack:
-            running = stack.enter_context(tournament.push_bots(BOTS))
-            arenas: list[tuple[int, str, Any, str, list[int]]] = []
-            for size in sizes:
-                url = stack.enter_context(tournament.own_database(database_url))
-                engine = make_engine(url)
-                with Session(engine) as session:
-                    standings.seed_pool(session, size, POOL_BOTS, game="board", seats=2)
-                    poolstate.rebuild(session, "board", "standard")
-                    session.commit()
-                    table.refresh_pool(session, "board", "standard")
-                engine.dispose()
-                app = create_app(Settings(database_url=url, redis_url=redis_url, bot_allow="loopback"))
-                stack.callback(app.extensions["db_engine"].dispose)
-                client = app.test_client()
-                token, bot_ids = tournament.register(client, [bot_url for bot_url, _ in running], "board")
-                arenas.append((size, url, app, token, bot_ids))
-                print(f"pool of {size} results seeded", file=sys.stderr)
-            for number in range(rounds):
-                for size, url, app, token, bot_ids in arenas if number % 2 == 0 else reversed(arenas):
-                    load = tournament.load_average()
-                    connection.flushdb()  # the sizes' databases number their jobs alike: none may see another's
-                    with tournament.workers(1, url, redis_url, connection):
-                        moves, seconds = tournament.tournament_moves(
-                            app.test_client(),
-                            token,
-                            bot_ids,
-                            "board",
-                            TOURNAMENT_ROUNDS,
-                            app.extensions["db_sessions"],
-                            rated=True,
-                        )
-                    row = {"size": size, "round": number + 1, "moves_per_s": moves / seconds, "load": load}
-                    print(row, file=sys.stderr)
-                    found.append(row)
-    finally:
-        connection.flushdb()
+    with ExitStack() as stack:
+        queue_url = stack.enter_context(servers.own_redis(redis_url))
+        connection = redis.Redis.from_url(queue_url)
+        stack.callback(connection.close)
+        running = stack.enter_context(tournament.push_bots(BOTS))
+        arenas: list[tuple[int, str, Any, str, list[int]]] = []
+        for size in sizes:
+            url = stack.enter_context(tournament.own_database(database_url))
+            engine = make_engine(url)
+            with Session(engine) as session:
+                standings.seed_pool(session, size, POOL_BOTS, game="board", seats=2)
+                poolstate.rebuild(session, "board", "standard")
+                session.commit()
+                table.refresh_pool(session, "board", "standard")
+            engine.dispose()
+            app = create_app(Settings(database_url=url, redis_url=queue_url, bot_allow="loopback"))
+            stack.callback(app.extensions["db_engine"].dispose)
+            client = app.test_client()
+            token, bot_ids = tournament.register(client, [bot_url for bot_url, _ in running], "board")
+            arenas.append((size, url, app, token, bot_ids))
+            print(f"pool of {size} results seeded", file=sys.stderr)
+        for number in range(rounds):
+            for size, url, app, token, bot_ids in arenas if number % 2 == 0 else reversed(arenas):
+                load = tournament.load_average()
+                connection.flushdb()  # the sizes' databases number their jobs alike: none may see another's
+                with tournament.workers(1, url, queue_url, connection):
+                    moves, seconds = tournament.tournament_moves(
+                        app.test_client(),
+                        token,
+                        bot_ids,
+                        "board",
+                        TOURNAMENT_ROUNDS,
+                        app.extensions["db_sessions"],
+                        rated=True,
+                    )
+                row = {"size": size, "round": number + 1, "moves_per_s": moves / seconds, "load": load}
+                print(row, file=sys.stderr)
+                found.append(row)
     return found
 
 
-def pool_row(sizes: list[int], database_url: str | None, redis_url: str, rounds: int) -> None:
+def pool_row(sizes: list[int], database_url: str | None, redis_url: str | None, rounds: int) -> None:
     played = pool_tournaments(sizes, database_url, redis_url, rounds)
     empty = median([row for row in played if row["size"] == sizes[0]], "moves_per_s")
     pages = standings.rows(sizes, database_url, bots=POOL_BOTS, rounds=rounds)
@@ -153,13 +151,18 @@ ROWS: dict[str, Callable[[argparse.Namespace], None]] = {
 
 
 def main() -> None:
+    servers.end_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", default=",".join(ROWS), help=f"rows to measure, of {', '.join(ROWS)}")
     parser.add_argument("--sizes", default="0,10000,100000", help="pool sizes in stored results (first: the base)")
     parser.add_argument("--clients", default="50,500", help="numbers of waiting clients")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     parser.add_argument("--database-url", default=None, help="a PostgreSQL server (default: SQLite)")
-    parser.add_argument("--redis-url", default=tournament.DEFAULT_REDIS_URL, help="a Redis database of its own")
+    parser.add_argument(
+        "--redis-url",
+        default=None,
+        help="an empty Redis database (emptied again at the end); default: a private one",
+    )
     parser.add_argument("--storage-games", type=int, default=20, help="games of each kind for the storage row")
     options = parser.parse_args()
     for name in ("sizes", "clients"):

@@ -1,13 +1,14 @@
 """Tournament speed: moves/s of RQ workers playing push bots over HTTP, against the worker's own bot client alone.
 
     .venv/bin/python benchmarks/tournament.py [--bots 4] [--game board] [--rounds 6] [--repeat 3] [--slots 8]
-        [--seconds 3] [--redis-url redis://127.0.0.1:6379/13] [--database-url postgresql+psycopg://HOST:PORT]
+        [--seconds 3] [--redis-url EMPTY_DATABASE] [--database-url postgresql+psycopg://HOST:PORT]
         [--compare-root OTHER_CHECKOUT] [--idle-cores] [--json]
 
 It starts ``--bots`` example bots (``python -m clients --bot random --push``, one process each, on loopback) and a
 database of its own: a SQLite file in a temporary directory, or, with ``--database-url`` naming a PostgreSQL
-server, a uniquely named database it creates there and drops at the end. The Redis database of ``--redis-url``
-(its number chosen to be free) is emptied first and last, and no other. Then ``--repeat`` rounds, each of three
+server, a uniquely named database it creates there and drops at the end. Its queue is a private ``redis-server``
+(or the empty Redis database of ``--redis-url``, emptied again at the end: ``benchmarks/servers.py``), so no
+other user of Redis is touched or adds its load. Then ``--repeat`` rounds, each of three
 measurements (in this order in the first, third... rounds, the reverse in the others, so that a drift of the
 machine's load falls on all of them alike):
 
@@ -49,7 +50,6 @@ import argparse
 import contextlib
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -69,6 +69,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
+from benchmarks.servers import end_on_sigterm, free_port, own_redis  # noqa: E402
 from botlink import netguard  # noqa: E402
 from botlink.calls import BotConnection  # noqa: E402
 from runtime.settings import Settings  # noqa: E402
@@ -81,7 +82,6 @@ from store.models import (  # noqa: E402
 )
 
 SECRET = "benchmark-secret-" + "x" * 24
-DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/13"
 DEFAULT_SLOTS = 8
 """A worker's game slots by default (``SORRY_ARENA_GAMES_PER_WORKER``)."""
 GOAL_VS_BARE = 0.7
@@ -117,12 +117,6 @@ def end_all(processes: list[subprocess.Popen[bytes]], *, kill: bool = False, tim
             process.terminate()
     for process in processes:
         process.wait(timeout)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def load_average() -> float:
@@ -379,7 +373,7 @@ def own_database(server_url: str | None) -> Iterator[str]:
 def rows(
     *,
     database_url: str | None = None,
-    redis_url: str = DEFAULT_REDIS_URL,
+    redis_url: str | None = None,
     bots: int = 4,
     game: str = "board",
     rounds: int = 6,
@@ -391,12 +385,12 @@ def rows(
 ) -> list[dict[str, Any]]:
     """Run the benchmark (the module's docstring): one dict per round, with its figures, its ratios and the
     1-minute load average before and after it. ``database_url``: a PostgreSQL server to create a database on, or
-    ``None`` for SQLite; ``compare_root``: another checkout whose worker plays the 1-worker tournament too;
-    ``awake``: the cores kept awake (:func:`awake_cores`)."""
-    connection = redis.Redis.from_url(redis_url)
-    connection.flushdb()  # the benchmark's own Redis database, and no other
+    ``None`` for SQLite; ``redis_url``: an empty Redis database, or ``None`` for a private server
+    (:func:`benchmarks.servers.own_redis`); ``compare_root``: another checkout whose worker plays the 1-worker
+    tournament too; ``awake``: the cores kept awake (:func:`awake_cores`)."""
     found: list[dict[str, Any]] = []
-    try:
+    with own_redis(redis_url) as queue_url:
+        connection = redis.Redis.from_url(queue_url)
         with (
             own_database(database_url) as url,
             push_bots(bots) as running,
@@ -404,7 +398,7 @@ def rows(
         ):
             urls = [bot_url for bot_url, _ in running]
             bot_pids = [pid for _, pid in running]
-            app = create_app(Settings(database_url=url, redis_url=redis_url, bot_allow="loopback"))
+            app = create_app(Settings(database_url=url, redis_url=queue_url, bot_allow="loopback"))
             client = app.test_client()
             token, bot_ids = register(client, urls, game)
             payload = move_payload(game)
@@ -422,14 +416,14 @@ def rows(
 
             def on_workers(key: str, count: int, root: Path = ROOT) -> Callable[[], dict[str, float]]:
                 def measure() -> dict[str, float]:
-                    with workers(count, url, redis_url, connection, slots, root) as pids:
+                    with workers(count, url, queue_url, connection, slots, root) as pids:
                         worker_cpu, bots_cpu = cpu_seconds(pids), cpu_seconds(bot_pids)
                         moves, elapsed = tournament_moves(client, token, bot_ids, game, rounds, sessions)
                         worker_cpu, bots_cpu = cpu_seconds(pids) - worker_cpu, cpu_seconds(bot_pids) - bots_cpu
                     figures = {f"{key}_moves_per_s": moves / elapsed}
-                    if key == "one_worker":
-                        figures["one_worker_cpu_us_per_move"] = worker_cpu / moves * 1e6
-                        figures["one_worker_bots_cpu_us_per_move"] = bots_cpu / moves * 1e6
+                    if count == 1:
+                        figures[f"{key}_cpu_us_per_move"] = worker_cpu / moves * 1e6
+                        figures[f"{key}_bots_cpu_us_per_move"] = bots_cpu / moves * 1e6
                     return figures
 
                 return measure
@@ -456,8 +450,7 @@ def rows(
                     row["one_worker_vs_compare"] = round(compared, 3)
                 found.append(row)
             app.extensions["db_engine"].dispose()
-    finally:
-        connection.flushdb()
+        connection.close()
     return found
 
 
@@ -468,6 +461,7 @@ def summary(found: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def main() -> int:
+    end_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bots", type=int, default=4, choices=range(2, 9), metavar="2..8")
     parser.add_argument("--game", choices=["board", "card"], default="board")
@@ -475,7 +469,11 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, choices=range(1, 21), metavar="1..20")
     parser.add_argument("--slots", type=int, default=DEFAULT_SLOTS, choices=range(1, 65), metavar="1..64")
     parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL, help="a Redis database of the benchmark's own")
+    parser.add_argument(
+        "--redis-url",
+        default=None,
+        help="an empty Redis database (emptied again at the end); default: a private one",
+    )
     parser.add_argument(
         "--database-url",
         default=None,
@@ -557,6 +555,7 @@ def main() -> int:
         runs = ", ".join(f"{row['one_worker_compare_moves_per_s']:.1f}" for row in found)
         print(f"1 worker of {args.compare_root}: {runs} moves/s")
         print(f"median 1 worker / 1 worker of {args.compare_root}: {medians['one_worker_vs_compare']:.3f}")
+        print(f"median CPU of that worker: {medians['one_worker_compare_cpu_us_per_move']:.0f} us/move")
     return 0
 
 

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
-from benchmarks.api import free_port  # noqa: E402
+from benchmarks.servers import free_port  # noqa: E402
 
 WAIT_S = 30
 PROBES = 40

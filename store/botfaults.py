@@ -12,10 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Select, and_, func, select
+from sqlalchemy import Select, and_, func, select, text
 from sqlalchemy.orm import Session
 
 from store.models import ActionRecord, Game, Seat
+
+FAULTED = text("actions.fault IS NOT NULL AND actions.fault != 'forfeit'")
+"""A faulted move of the bot, spelled as the predicate of the partial index ``ix_actions_faulted`` (a literal, not a
+bound ``'forfeit'``, which PostgreSQL's generic plans could not match to it), so that both planners look each game
+of the bot up in that index instead of reading all of the game's moves."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,7 @@ def _faults(player_id: int, owner: bool, game_id: int | None) -> Select[int, int
     query = (
         select(ActionRecord.game_id, ActionRecord.ply)
         .join(Seat, and_(Seat.game_id == ActionRecord.game_id, Seat.seat == ActionRecord.seat))
-        .where(Seat.player_id == player_id, ActionRecord.fault.is_not(None), ActionRecord.fault != "forfeit")
+        .where(Seat.player_id == player_id, FAULTED)
     )
     if game_id is not None:
         query = query.where(ActionRecord.game_id == game_id)

@@ -22,11 +22,13 @@ import os
 import subprocess
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import redis
-from sqlalchemy import create_engine, make_url, text
+from sqlalchemy import Select, create_engine, make_url, text
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
 
 from tests.servers import PrivateRedis, ServerError, tail
 
@@ -151,3 +153,15 @@ def redis_databases() -> Iterator[RedisDatabases]:
         # they would log a reconnection every few seconds until the process exits
         logging.getLogger("runtime.wakeups").setLevel(logging.CRITICAL)
         databases.close()
+
+
+def index_plan(session: Session, query: Select[Any]) -> str:
+    """The plan of ``query`` (its values written in) as the session's database would run it, in the session's
+    transaction; on PostgreSQL with sequential scans off, so that the plan says which index it can use (the caller
+    rolls back)."""
+    bind = session.get_bind()
+    sql = str(query.compile(bind, compile_kwargs={"literal_binds": True}))
+    if bind.dialect.name == "postgresql":
+        session.execute(text("SET LOCAL enable_seqscan = off"))
+        return "\n".join(session.scalars(text(f"EXPLAIN {sql}")))
+    return "\n".join(row[3] for row in session.execute(text(f"EXPLAIN QUERY PLAN {sql}")))

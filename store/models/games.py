@@ -42,6 +42,11 @@ UNTALLIED = text("NOT tallied")
 the few being played."""
 
 
+FAULTED = text("fault IS NOT NULL AND fault != 'forfeit'")
+"""The moves a bot faulted (a ``forfeit`` move, played for a seat already out, is none): the few rows of the
+partial index ``ix_actions_faulted``, which a bot's list of faults searches game by game (``store/botfaults.py``)."""
+
+
 class Game(Base):
     __tablename__ = "games"
     __table_args__ = (
@@ -83,6 +88,9 @@ class ActionRecord(Base):
     index were a sixth of a move's bytes)."""
 
     __tablename__ = "actions"
+    __table_args__ = (
+        Index("ix_actions_faulted", "game_id", "seat", "ply", sqlite_where=FAULTED, postgresql_where=FAULTED),
+    )
 
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     ply: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)

@@ -75,6 +75,7 @@ def test_rows_measure_each_round_with_its_ratios_and_load(database: str, redis_u
         else:
             compared = row["one_worker_moves_per_s"] / row["one_worker_compare_moves_per_s"]
             assert row["one_worker_vs_compare"] == round(compared, 3)
+            assert row["one_worker_compare_cpu_us_per_move"] > 0
     medians = bench.summary(found)
     assert medians["one_worker_vs_bare"] == round(
         (found[0]["one_worker_vs_bare"] + found[1]["one_worker_vs_bare"]) / 2, 3

@@ -14,13 +14,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import func, insert, select, text, union_all, update
+from sqlalchemy import func, insert, select, union_all, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from benchmarks.standings import seed_pool
 from store import bottallies
 from store.database import make_engine, sessions
 from store.models import ActionRecord, Bot, BotTally, Game, Player, Result, Seat, TournamentGame, now
+from tests.databases import index_plan
 from tournament.writes import writing
 
 FAULTS = ("timeout", "status", "illegal", "forfeit")
@@ -301,12 +302,7 @@ def test_the_folds_and_reads_find_the_waiting_games_along_the_partial_index(stor
             select(Game.id).where(bottallies.UNTALLIED),
         ]
         for query in queries:
-            sql = str(query.compile(bind, compile_kwargs={"literal_binds": True}))
-            if bind.dialect.name == "postgresql":
-                session.execute(text("SET LOCAL enable_seqscan = off"))  # so the plan says which index it can use
-                plan = "\n".join(session.scalars(text(f"EXPLAIN {sql}")))
-            else:
-                plan = "\n".join(row[3] for row in session.execute(text(f"EXPLAIN QUERY PLAN {sql}")))
+            plan = index_plan(session, query)
             assert "ix_games_untallied" in plan, plan
             session.rollback()
         if bind.dialect.name == "sqlite":  # no statistics: the read must start from the games waiting

@@ -1,0 +1,82 @@
+"""The servers a benchmark runs on its own: a free loopback port, and a Redis nobody else uses.
+
+A benchmark killed with SIGTERM (:func:`end_on_sigterm`) stops the servers and processes it started, as it does
+when it ends. A benchmark never empties a Redis database it did not fill: by default it starts a private ``redis-server`` (a
+child process on a free port, nothing kept on disk) and stops it at the end; given a database (``--redis-url``),
+it takes it only if it is empty, and empties it again when done, so that what it removes is its own.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import redis
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def private_redis() -> Iterator[str]:
+    """A ``redis-server`` of the caller's own, on a free loopback port: its URL (database 0)."""
+    server = shutil.which("redis-server")
+    if server is None:
+        raise SystemExit("this benchmark starts a private Redis: it needs redis-server on the PATH")
+    port = free_port()
+    process = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("redis-server did not start") from None
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+@contextmanager
+def own_redis(redis_url: str | None) -> Iterator[str]:
+    """A Redis database for the benchmark alone: a private server's (``None``), or ``redis_url``'s if it is empty
+    (``SystemExit`` with what to do otherwise), emptied again at the end."""
+    if redis_url is None:
+        with private_redis() as url:
+            yield url
+        return
+    connection = redis.Redis.from_url(redis_url)
+    try:
+        if connection.dbsize():
+            raise SystemExit(
+                f"{redis_url} holds keys: give an empty Redis database, or leave --redis-url out for a private one"
+            )
+        try:
+            yield redis_url
+        finally:
+            connection.flushdb()  # empty when it was taken: everything in it is the benchmark's
+    finally:
+        connection.close()
+
+
+def end_on_sigterm() -> None:
+    """Make SIGTERM end the benchmark as an error does (``SystemExit``), through its context managers: its bots,
+    workers and servers are stopped and its databases dropped, none left behind."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))

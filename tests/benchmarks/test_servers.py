@@ -1,0 +1,97 @@
+"""``benchmarks/servers.py``: a benchmark's Redis is its own (a private server, or an empty database it empties
+again, never one holding somebody's keys), and a benchmark ended by SIGTERM leaves none of its processes behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+
+from benchmarks import servers
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_database_holding_keys_is_refused_and_kept(redis_url: str) -> None:
+    connection = redis.Redis.from_url(redis_url)
+    connection.set("somebody's", "key")
+    with pytest.raises(SystemExit, match="holds keys"), servers.own_redis(redis_url):
+        pass
+    assert connection.get("somebody's") == b"key"
+
+
+def test_an_empty_database_is_emptied_again_at_the_end(redis_url: str) -> None:
+    with servers.own_redis(redis_url) as url:
+        assert url == redis_url
+        redis.Redis.from_url(url).set("the benchmark's", "key")
+    assert redis.Redis.from_url(redis_url).dbsize() == 0
+
+
+def test_without_a_url_a_private_server_runs_for_the_block_only(redis_url: str) -> None:
+    with servers.own_redis(None) as url:
+        assert url != redis_url
+        connection = redis.Redis.from_url(url)
+        assert connection.ping()
+    with pytest.raises(redis.ConnectionError):
+        redis.Redis.from_url(url, socket_connect_timeout=2).ping()
+
+
+def children(pid: int) -> set[int]:
+    """The live processes whose parent is ``pid`` (Linux's /proc)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_sigterm_ends_the_benchmark_with_its_bots_and_redis() -> None:
+    """Killed while it runs, ``benchmarks/tournament.py`` stops the bots, the spinners and the private Redis it
+    started (killed without this, they outlived it and held the machine's cores)."""
+    script = ROOT / "benchmarks" / "tournament.py"
+    process = subprocess.Popen(
+        [sys.executable, str(script), "--bots", "2", "--rounds", "1", "--repeat", "20", "--seconds", "5"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        started: set[int] = set()
+        while len(started) < 5:  # redis-server, 2 bots, 2 spinners
+            assert process.poll() is None and time.monotonic() < deadline, "the benchmark never started its bots"
+            started |= children(process.pid)
+            time.sleep(0.1)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(120) == 128 + signal.SIGTERM
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    deadline = time.monotonic() + 30
+    while any(alive(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in started if alive(pid)]
+    for pid in left:  # a failing test leaves nothing running either
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes the benchmark started outlived it: {left}"
