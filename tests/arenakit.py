@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import select
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
 
 import engine
 from clients.examples import greedy_bot, random_bot
@@ -25,10 +26,11 @@ from clients.pull import PullClient, Stats
 from clients.push import PushServer, serve
 from runtime.settings import Settings
 from service.app import create_app
-from store.models import ActionRecord, Game
+from store.models import ActionRecord, Game, Result
 from tests.apikit import API, Player, new_player
 from tests.botservers import Behaviour, BotServer, Handler, Received, reply
 from tests.conftest import TEST_LIMITS, dispose
+from tournament import poolstate
 
 SECRET = "s" * 40
 Choose = Callable[[dict[str, Any]], str]
@@ -218,3 +220,20 @@ def replays_to_saved_state(app: Flask, game_id: int) -> bool:
     assert [move.ply for move in played(app, game_id)] == list(range(game.ply))
     replayed = engine.replay(game.game, game.settings, game.seed, actions)
     return bool(engine.to_json(replayed) == json.loads(game.state))
+
+
+def write_result(session: Session, row: dict[str, Any]) -> None:
+    """Write a standard card game's result (``row``: its columns) and count it in its pool's state, uncommitted, as
+    ``tournament.results.finish`` does in its transaction."""
+    result_id = session.execute(insert(Result).values(row).returning(Result.id)).scalar_one()
+    poolstate.record(
+        session,
+        result_id,
+        row["tournament_id"],
+        "card",
+        "standard",
+        row["version_ids"],
+        row["ranks"],
+        row["faults"],
+        row["finished_at"],
+    )

@@ -14,15 +14,22 @@ from typing import Any
 import pytest
 from flask import Flask
 from sqlalchemy import delete, event, insert, select, update
-from sqlalchemy.orm import Session
 
 from store.models import RatingPool, Result, Tournament
 from store.models.tournaments import RatingElo, RatingPoint, RatingTally
 from tests.apikit import new_player
-from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
+from tests.arenakit import (
+    arena_app,
+    create_tournament,
+    push_bots,
+    random_choice,
+    register,
+    wait_done,
+    write_result,
+)
 from tests.conftest import dispose
 from tests.reliability.servers import PrivatePostgres
-from tournament import poolstate, standings
+from tournament import standings
 
 
 @pytest.fixture
@@ -48,22 +55,6 @@ def result_rows(app: Flask) -> list[dict[str, Any]]:
         return [{column: getattr(result, column) for column in columns} for result in results]
 
 
-def write(session: Session, row: dict[str, Any]) -> None:
-    """Write a result and count it in its pool's state, uncommitted (as ``tournament.results.finish`` does)."""
-    result_id = session.execute(insert(Result).values(row).returning(Result.id)).scalar_one()
-    poolstate.record(
-        session,
-        result_id,
-        row["tournament_id"],
-        "card",
-        "standard",
-        row["version_ids"],
-        row["ranks"],
-        row["faults"],
-        row["finished_at"],
-    )
-
-
 def test_the_pool_counts_a_result_committed_after_a_later_one(finished: tuple[Flask, int]) -> None:
     """Result ids are taken in one order and committed in another: the pool must not take "the same last id" for
     "the same results". The second writer waits at the pool's lock (its count in the pool's state) until the first
@@ -80,14 +71,14 @@ def test_the_pool_counts_a_result_committed_after_a_later_one(finished: tuple[Fl
     def late_writer() -> None:
         try:
             with sessions() as late:
-                write(late, second)  # takes the higher id, then waits for the pool's lock
+                write_result(late, second)  # takes the higher id, then waits for the pool's lock
                 late.commit()
                 standings.refresh_pool(late, "card", "standard")
         except BaseException as error:  # reported below
             failures.append(error)
 
     with sessions() as early:
-        write(early, first)  # takes the lower id and the pool's lock, not committed yet
+        write_result(early, first)  # takes the lower id and the pool's lock, not committed yet
         late = threading.Thread(target=late_writer)
         late.start()
         early.commit()

@@ -16,17 +16,25 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from ratings.pool import PoolRow
 from store.models import RatingPool, Result
 from store.models.tournaments import RatingElo, RatingPoint, RatingTally
 from tests.apikit import API, new_player
-from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
+from tests.arenakit import (
+    arena_app,
+    create_tournament,
+    push_bots,
+    random_choice,
+    register,
+    wait_done,
+    write_result,
+)
 from tests.conftest import dispose
 from tests.service.web.webkit import elements, page
-from tournament import poolfit, poolstate, standings
+from tournament import poolfit, standings
 
 NEVER = 1e9
 """A refit interval no test run reaches: a large pool's refit is then asked for only at a tournament's last result
@@ -79,18 +87,7 @@ def rewrite(app: Flask, rows: list[dict[str, Any]]) -> None:
 
 def write(session: Session, row: dict[str, Any]) -> None:
     """Write a result and count it in its pool's state, in one transaction (``tournament.results.finish``)."""
-    result_id = session.execute(insert(Result).values(row).returning(Result.id)).scalar_one()
-    poolstate.record(
-        session,
-        result_id,
-        row["tournament_id"],
-        "card",
-        "standard",
-        row["version_ids"],
-        row["ranks"],
-        row["faults"],
-        row["finished_at"],
-    )
+    write_result(session, row)
     session.commit()
 
 
