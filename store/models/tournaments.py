@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -80,9 +81,17 @@ class Tournament(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
+UNFED = text("status = 'pending' AND NOT fed")
+"""The scheduled games not given a job yet: the ones the queue's top-up takes next, a few per running tournament
+(``tournament/feed.py``), along the partial index ``ix_tournament_games_unfed``."""
+
+
 class TournamentGame(Base):
     __tablename__ = "tournament_games"
-    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "number"),
+        Index("ix_tournament_games_unfed", "tournament_id", "number", sqlite_where=UNFED, postgresql_where=UNFED),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), index=True)

@@ -5,6 +5,7 @@ before the big one's 3 * window-th game."""
 
 from __future__ import annotations
 
+import pytest
 from flask import Flask
 from sqlalchemy import select, update
 
@@ -12,6 +13,8 @@ from store.database import make_engine, sessions
 from store.models import Player, Tournament, TournamentGame
 from tests.apikit import new_player
 from tests.arenakit import create_tournament, push_bots, random_choice, register, wait_done
+from tests.databases import index_plan
+from tournament import feed
 from tournament.feed import round_robin, take
 
 
@@ -103,6 +106,65 @@ def test_an_account_less_busy_than_another_goes_ahead_of_its_waiting_games(datab
         session.commit()
         fed = take(session, window=8)
         assert len(fed) == 8 and not any(ahead for _, ahead in fed), "alone, A goes ahead of no one"
+    finally:
+        session.close()
+        engine.dispose()
+
+
+def test_the_next_games_are_read_along_the_index_of_the_games_not_fed(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``candidates`` reads each running tournament's first games along ``ix_tournament_games_unfed`` (both
+    planners), in play order, skipping the games fed and those done, over several statements when there are more
+    running tournaments than :data:`feed.PARTS`."""
+    monkeypatch.setattr(feed, "PARTS", 3)
+    engine = make_engine(database_url)
+    session = sessions(engine)()
+    try:
+        owner = Player(name="owner", token_hash="o" * 32)
+        session.add(owner)
+        session.flush()
+        expected = []
+        for number in range(7):
+            made = Tournament(
+                owner_id=owner.id,
+                name=f"t{number}",
+                game="card",
+                settings={},
+                variant="standard",
+                bot_ids=[1, 2],
+                table_size=2,
+                rounds=1,
+                seed=1,
+                move_timeout_ms=1000,
+                status="running",
+                games_total=5,
+            )
+            session.add(made)
+            session.flush()
+            games = [("done", True), ("pending", True), ("pending", False), ("pending", False), ("pending", False)]
+            rows = [
+                TournamentGame(
+                    tournament_id=made.id, number=n, round=0, bot_ids=[1, 2], seed=n, status=status, fed=fed
+                )
+                for n, (status, fed) in reversed(list(enumerate(games)))  # ids against play order
+            ]
+            session.add_all(rows)
+            session.flush()
+            expected.append([row.id for row in reversed(rows)][2:4])
+        session.commit()
+        tournaments = feed.running(session)
+        assert feed.candidates(session, tournaments, 2) == {owner.id: expected}
+        assert feed.counts(session, tournaments) == ({owner.id: 7}, {owner.id: 28})
+        part = (
+            select(TournamentGame.id)
+            .where(TournamentGame.tournament_id == tournaments[0][0], feed.UNFED)
+            .order_by(TournamentGame.number)
+            .limit(2)
+        )
+        plan = index_plan(session, part)
+        assert "ix_tournament_games_unfed" in plan, plan
+        session.rollback()
     finally:
         session.close()
         engine.dispose()
