@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session, aliased
 
 from runtime.settings import Settings
@@ -79,19 +79,19 @@ def active_tournaments(session: Session, owner_id: int) -> int:
 
 def games_left(session: Session, owner_id: int) -> int:
     """The games the account's tournaments have left to play: those laid out and not played yet, and every game of
-    its tournaments still waiting for their start time."""
-    laid_out = session.scalar(
+    its tournaments still waiting for their start time. One statement, so one snapshot: a tournament that starts
+    meanwhile is counted once, as waiting or as laid out (read in two, on PostgreSQL, it could be counted as
+    neither, and a tournament past the quota got in)."""
+    laid_out = (
         select(func.count(TournamentGame.id))
-        .join(Tournament, Tournament.id == TournamentGame.tournament_id)
-        .where(
-            Tournament.owner_id == owner_id,
-            Tournament.status == "running",
-            TournamentGame.status.in_(("pending", "running")),
+        .where(TournamentGame.tournament_id == Tournament.id, TournamentGame.status.in_(("pending", "running")))
+        .correlate(Tournament)
+        .scalar_subquery()
+    )
+    left = case((Tournament.status == "scheduled", Tournament.games_total), else_=laid_out)
+    total = session.scalar(
+        select(func.coalesce(func.sum(left), 0)).where(
+            Tournament.owner_id == owner_id, Tournament.status.in_(LIVE)
         )
     )
-    waiting = session.scalar(
-        select(func.coalesce(func.sum(Tournament.games_total), 0)).where(
-            Tournament.owner_id == owner_id, Tournament.status == "scheduled"
-        )
-    )
-    return int(laid_out or 0) + int(waiting or 0)
+    return int(total or 0)

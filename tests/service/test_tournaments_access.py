@@ -12,10 +12,14 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import event, select
 
+from service import quotas
+from store.models import Tournament, TournamentGame
 from tests.apikit import API, Player, new_player
 from tests.arenakit import arena_app
 from tests.conftest import dispose
+from tournament import runs
 
 OPERATOR_TOKEN = "op-" + "y" * 40
 OPERATOR = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
@@ -129,3 +133,54 @@ def test_bad_quota_and_operator_settings_are_refused_naming_the_variable() -> No
         Settings.from_env({"SORRY_ARENA_OPERATOR_TOKEN": "short"})
     settings = Settings.from_env({"SORRY_ARENA_QUOTA_QUEUED": "50", "SORRY_ARENA_OPERATOR_TOKEN": "z" * 32})
     assert settings.quota_queued == 50 and settings.operator_token == "z" * 32
+
+
+def test_a_tournament_that_starts_while_the_games_left_are_counted_counts_once(
+    arena: Flask, client: FlaskClient
+) -> None:
+    """The games left to play are read in one statement: a tournament that starts right after the count's first
+    statement (its games laid out, its status running) is counted as waiting or as laid out. Read in two
+    statements, PostgreSQL gave each its own snapshot and the tournament counted as neither, so a tournament over
+    the quota got in."""
+    ada = new_player(client, "ada")
+    bots = [pull_bot(client, ada, f"b{number}")["id"] for number in range(3)]
+    engine, sessions = arena.extensions["db_engine"], arena.extensions["db_sessions"]
+    with sessions() as session:  # waiting for its start time (the embedded queue takes none through the API)
+        later = Tournament(
+            owner_id=ada.id,
+            name="later",
+            game="card",
+            settings={"pawns": 2, "players": 2},
+            variant="standard",
+            bot_ids=bots,
+            table_size=2,
+            rounds=1,
+            seed=1,
+            move_timeout_ms=60_000,
+            status="scheduled",
+            games_total=6,
+        )
+        session.add(later)
+        session.commit()
+        later_id = later.id
+    started: list[bool] = []
+
+    def start_meanwhile(*_: Any) -> None:
+        if started:
+            return
+        started.append(True)
+        with sessions() as other:
+            tournament = other.get(Tournament, later_id)
+            assert tournament is not None and runs.start(other, tournament)
+
+    with sessions() as session:
+        event.listen(engine, "after_cursor_execute", start_meanwhile)
+        try:
+            left = quotas.games_left(session, ada.id)
+        finally:
+            event.remove(engine, "after_cursor_execute", start_meanwhile)
+    assert started and left == 6
+    with sessions() as session:
+        laid_out = session.scalars(select(TournamentGame.status).where(TournamentGame.tournament_id == later_id))
+        assert list(laid_out) == ["pending"] * 6  # it started meanwhile, all 6 games laid out
+        assert quotas.games_left(session, ada.id) == 6
