@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ from sqlalchemy.orm import Session
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.standings import database, load, median_ms, seed_pool  # noqa: E402
+from benchmarks.standings import interleaved, load, median_ms, seed_pool  # noqa: E402
 from runtime.settings import Settings  # noqa: E402
 from service.app import create_app  # noqa: E402
 from store import bottallies, migrate  # noqa: E402
@@ -138,24 +137,13 @@ def main() -> None:
     parser.add_argument("--database-url", default=None)
     options = parser.parse_args()
     sizes = [int(size) for size in options.sizes.split(",")]
-    found: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as directory:
-        contexts = [database(options.database_url, directory) for _ in sizes]
-        arenas: list[Arena] = []
-        try:
-            for size, context in zip(sizes, contexts, strict=True):
-                arenas.append(Arena(context.__enter__(), size, options.bots, options.moves))
-                print(f"size {size}: seeded", file=sys.stderr)
-            for round_number in range(options.rounds):
-                for arena in arenas if round_number % 2 == 0 else list(reversed(arenas)):
-                    row = arena.measure()
-                    print(row, file=sys.stderr)
-                    found.append(row)
-        finally:
-            for arena in arenas:
-                arena.close()
-            for context in contexts[: len(arenas) or len(contexts)]:
-                context.__exit__(None, None, None)
+    found = interleaved(
+        options.database_url,
+        sizes,
+        options.rounds,
+        lambda url, size: Arena(url, size, options.bots, options.moves),
+        Arena.measure,
+    )
     name = "PostgreSQL" if options.database_url else "SQLite"
     print(
         f"{name}, {options.bots} bots, 4-seat games of {options.moves} moves: the first bot's page and the "

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from sqlalchemy.orm import Session, sessionmaker
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.standings import database, load  # noqa: E402
+from benchmarks.standings import interleaved, load  # noqa: E402
 from store import migrate  # noqa: E402
 from store.database import make_engine, sessions  # noqa: E402
 from store.models import Player, Tournament, TournamentGame  # noqa: E402
@@ -137,23 +136,9 @@ def main() -> None:
         parser.error(f"every size needs at least {WINDOW + options.rounds * options.ends} games (window + ends)")
     if options.ends < 1 or options.rounds < 1:
         parser.error("--ends and --rounds must be at least 1")
-    found: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as directory:
-        contexts = [database(options.database_url, directory) for _ in sizes]
-        arenas: list[Waiting] = []
-        try:
-            for size, context in zip(sizes, contexts, strict=True):
-                arenas.append(Waiting(context.__enter__(), size))
-            for number in range(options.rounds):
-                for arena in arenas if number % 2 == 0 else list(reversed(arenas)):
-                    row = arena.measure(options.ends)
-                    print(row, file=sys.stderr)
-                    found.append(row)
-        finally:
-            for arena in arenas:
-                arena.close()
-            for context in contexts[: len(arenas) or len(contexts)]:
-                context.__exit__(None, None, None)
+    found = interleaved(
+        options.database_url, sizes, options.rounds, Waiting, lambda arena: arena.measure(options.ends)
+    )
     name = "PostgreSQL" if options.database_url else "SQLite"
     print(f"{name}: the top-up after a game's end, medians of {options.rounds} rounds of {options.ends} ends")
     print(f"{'games waiting':>13} {'CPU ms':>7} {'wall ms':>8} {'CPU vs the first size':>21} load")

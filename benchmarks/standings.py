@@ -39,11 +39,11 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import create_engine, func, insert, make_url, select, text, update
 from sqlalchemy.orm import Session
@@ -94,6 +94,40 @@ def database(server_url: str | None, directory: str) -> Iterator[str]:
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+class Closing(Protocol):
+    def close(self) -> None: ...
+
+
+Opened = TypeVar("Opened", bound=Closing)
+
+
+def interleaved(
+    server_url: str | None,
+    sizes: list[int],
+    rounds: int,
+    open_arena: Callable[[str, int], Opened],
+    measure: Callable[[Opened], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Each size a database of its own (:func:`database`) and what ``open_arena(url, size)`` makes of it; then
+    ``rounds`` rounds, the sizes in turn (reversed in the odd rounds, so the machine's drift falls on all alike), each
+    size's row from ``measure`` (printed to stderr as it comes). The arenas are closed and the databases dropped at
+    the end, whatever happened."""
+    found: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
+        arenas: list[Opened] = []
+        for size in sizes:
+            arena = open_arena(stack.enter_context(database(server_url, directory)), size)
+            stack.callback(arena.close)
+            arenas.append(arena)
+            print(f"size {size}: seeded", file=sys.stderr)
+        for number in range(rounds):
+            for arena in arenas if number % 2 == 0 else list(reversed(arenas)):
+                row = measure(arena)
+                print(row, file=sys.stderr)
+                found.append(row)
+    return found
 
 
 def _insert_all(session: Session, model: Any, rows: list[dict[str, Any]]) -> None:

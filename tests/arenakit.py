@@ -26,7 +26,7 @@ from clients.pull import PullClient, Stats
 from clients.push import PushServer, serve
 from runtime.settings import Settings
 from service.app import create_app
-from store.models import ActionRecord, Game, Result
+from store.models import ActionRecord, Game, Result, Tournament
 from tests.apikit import API, Player, new_player
 from tests.botservers import Behaviour, BotServer, Handler, Received, reply
 from tests.conftest import TEST_LIMITS, dispose
@@ -237,3 +237,28 @@ def write_result(session: Session, row: dict[str, Any]) -> None:
         row["faults"],
         row["finished_at"],
     )
+
+
+def tournament_row(session: Session, owner_id: int, **fields: Any) -> Tournament:
+    """A tournament made straight in the database, its games not laid out, flushed: running, of one 2-seat standard
+    card game between bots 1 and 2, unless ``fields`` say otherwise."""
+    made = Tournament(
+        owner_id=owner_id,
+        **{
+            "name": "t",
+            "game": "card",
+            "settings": {},
+            "variant": "standard",
+            "bot_ids": [1, 2],
+            "table_size": 2,
+            "rounds": 1,
+            "seed": 1,
+            "move_timeout_ms": 1000,
+            "status": "running",
+            "games_total": 1,
+            **fields,
+        },
+    )
+    session.add(made)
+    session.flush()
+    return made

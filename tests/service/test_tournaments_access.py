@@ -17,7 +17,7 @@ from sqlalchemy import event, select
 from service import quotas
 from store.models import Tournament, TournamentGame
 from tests.apikit import API, Player, new_player
-from tests.arenakit import arena_app
+from tests.arenakit import arena_app, tournament_row
 from tests.conftest import dispose
 from tournament import runs
 
@@ -146,21 +146,16 @@ def test_a_tournament_that_starts_while_the_games_left_are_counted_counts_once(
     bots = [pull_bot(client, ada, f"b{number}")["id"] for number in range(3)]
     engine, sessions = arena.extensions["db_engine"], arena.extensions["db_sessions"]
     with sessions() as session:  # waiting for its start time (the embedded queue takes none through the API)
-        later = Tournament(
-            owner_id=ada.id,
+        later = tournament_row(
+            session,
+            ada.id,
             name="later",
-            game="card",
             settings={"pawns": 2, "players": 2},
-            variant="standard",
             bot_ids=bots,
-            table_size=2,
-            rounds=1,
-            seed=1,
             move_timeout_ms=60_000,
             status="scheduled",
             games_total=6,
         )
-        session.add(later)
         session.commit()
         later_id = later.id
     started: list[bool] = []

@@ -10,9 +10,9 @@ from flask import Flask
 from sqlalchemy import select, update
 
 from store.database import make_engine, sessions
-from store.models import Player, Tournament, TournamentGame
+from store.models import Player, TournamentGame
 from tests.apikit import new_player
-from tests.arenakit import create_tournament, push_bots, random_choice, register, wait_done
+from tests.arenakit import create_tournament, push_bots, random_choice, register, tournament_row, wait_done
 from tests.databases import index_plan
 from tournament import feed
 from tournament.feed import round_robin, take
@@ -61,22 +61,7 @@ def test_an_account_less_busy_than_another_goes_ahead_of_its_waiting_games(datab
             owners.append(player.id)
 
         def tournament_of(owner: int, games: list[tuple[str, bool]]) -> list[int]:
-            made = Tournament(
-                owner_id=owner,
-                name="t",
-                game="card",
-                settings={},
-                variant="standard",
-                bot_ids=[1, 2],
-                table_size=2,
-                rounds=1,
-                seed=1,
-                move_timeout_ms=1000,
-                status="running",
-                games_total=len(games),
-            )
-            session.add(made)
-            session.flush()
+            made = tournament_row(session, owner, games_total=len(games))
             rows = [
                 TournamentGame(
                     tournament_id=made.id, number=n, round=0, bot_ids=[1, 2], seed=n, status=status, fed=fed
@@ -126,22 +111,7 @@ def test_the_next_games_are_read_along_the_index_of_the_games_not_fed(
         session.flush()
         expected = []
         for number in range(7):
-            made = Tournament(
-                owner_id=owner.id,
-                name=f"t{number}",
-                game="card",
-                settings={},
-                variant="standard",
-                bot_ids=[1, 2],
-                table_size=2,
-                rounds=1,
-                seed=1,
-                move_timeout_ms=1000,
-                status="running",
-                games_total=5,
-            )
-            session.add(made)
-            session.flush()
+            made = tournament_row(session, owner.id, name=f"t{number}", games_total=5)
             games = [("done", True), ("pending", True), ("pending", False), ("pending", False), ("pending", False)]
             rows = [
                 TournamentGame(

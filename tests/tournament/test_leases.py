@@ -14,7 +14,8 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from store.database import make_engine, sessions
-from store.models import Player, Tournament, TournamentGame, now
+from store.models import Player, TournamentGame, now
+from tests.arenakit import tournament_row
 from tournament import leases
 from tournament.heartbeat import Heartbeat, Stopping
 
@@ -34,22 +35,7 @@ def scheduled_game(made: sessionmaker[Session]) -> int:
         owner = Player(name="owner", token_hash="0" * 64)
         session.add(owner)
         session.flush()
-        tournament = Tournament(
-            owner_id=owner.id,
-            name="t",
-            game="card",
-            settings={"players": 2},
-            variant="standard",
-            bot_ids=[1, 2],
-            table_size=2,
-            rounds=1,
-            seed=1,
-            move_timeout_ms=1000,
-            status="running",
-            games_total=1,
-        )
-        session.add(tournament)
-        session.flush()
+        tournament = tournament_row(session, owner.id, settings={"players": 2})
         game = TournamentGame(
             tournament_id=tournament.id, number=0, round=0, bot_ids=[1, 2], seed=1, status="pending"
         )
