@@ -132,10 +132,12 @@ def main() -> None:
         sizes = [int(size) for size in options.sizes.split(",")]
     except ValueError:
         parser.error(f"--sizes takes whole numbers separated by commas, not {options.sizes!r}")
-    if min(sizes) < WINDOW + options.rounds * options.ends:
-        parser.error(f"every size needs at least {WINDOW + options.rounds * options.ends} games (window + ends)")
     if options.ends < 1 or options.rounds < 1:
         parser.error("--ends and --rounds must be at least 1")
+    if min(sizes) < WINDOW + options.rounds * options.ends:
+        parser.error(f"every size needs at least {WINDOW + options.rounds * options.ends} games (window + ends)")
+    if options.database_url is not None and not options.database_url.startswith("postgresql"):
+        parser.error("--database-url names a PostgreSQL server; leave it out for SQLite")
     found = interleaved(
         options.database_url, sizes, options.rounds, Waiting, lambda arena: arena.measure(options.ends)
     )

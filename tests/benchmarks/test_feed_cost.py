@@ -3,6 +3,10 @@ exactly one game (the benchmark asserts it), timed. Speed is measured, never ass
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 from benchmarks.feed import WINDOW, Waiting
 
 
@@ -14,3 +18,15 @@ def test_a_round_times_one_top_up_per_game_ended(database_url: str) -> None:
         waiting.close()
     assert row["size"] == WINDOW + 6 and row["cpu_ms"] > 0 and row["wall_ms"] > 0
     assert row["load_before"] >= 0 and row["load_after"] >= 0
+
+
+def test_usage_errors() -> None:
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "feed.py"
+    for flags, message in [
+        (["--sizes", "200,x"], "--sizes takes whole numbers"),
+        (["--ends", "0"], "--ends and --rounds must be at least 1"),
+        (["--sizes", "20"], "every size needs at least"),
+        (["--database-url", "sqlite:///x.db"], "names a PostgreSQL server"),
+    ]:
+        ran = subprocess.run([sys.executable, str(script), *flags], capture_output=True, text=True, timeout=120)
+        assert ran.returncode == 2 and message in ran.stderr, (flags, ran.stderr)
