@@ -56,9 +56,12 @@ def check(session: Session, settings: Settings, owner_id: int, games: int, repea
 
 def active_tournaments(session: Session, owner_id: int) -> int:
     """The account's scheduled and running tournaments, and the finished first runs of its repeating ones whose
-    later runs are still to come."""
-    live = session.scalar(
-        select(func.count(Tournament.id)).where(Tournament.owner_id == owner_id, Tournament.status.in_(LIVE))
+    later runs are still to come. One statement, so one snapshot: a later run that starts meanwhile is counted once,
+    as live or as still to come (read in two, it could be counted as neither)."""
+    live = (
+        select(func.count(Tournament.id))
+        .where(Tournament.owner_id == owner_id, Tournament.status.in_(LIVE))
+        .scalar_subquery()
     )
     later = aliased(Tournament)
     repeating: Any = (
@@ -73,8 +76,8 @@ def active_tournaments(session: Session, owner_id: int) -> int:
         .group_by(Tournament.id, Tournament.repeat_times)
         .having(func.count(later.id) + 1 < Tournament.repeat_times)
     )
-    to_come = session.scalar(select(func.count()).select_from(repeating.subquery()))
-    return (live or 0) + (to_come or 0)
+    to_come = select(func.count()).select_from(repeating.subquery()).scalar_subquery()
+    return int(session.scalar(select(live + to_come)) or 0)
 
 
 def games_left(session: Session, owner_id: int) -> int:

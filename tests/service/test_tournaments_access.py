@@ -31,11 +31,13 @@ def arena(database_url: str) -> Iterator[Flask]:
     app = arena_app(database_url, operator_token=OPERATOR_TOKEN, **QUOTAS)
     yield app
     client = app.test_client()
-    for tournament in client.get(f"{API}/tournaments", query_string={"status": "running"}).get_json()[
-        "tournaments"
-    ]:
-        client.post(f"{API}/tournaments/{tournament['id']}/cancel", headers=OPERATOR)
-    app.extensions["queue"].wait(timeout=60)
+    # the scheduled ones too: a tournament created last may not have started yet, and its games, started after
+    # this, would wait for their pull bots until their deadline
+    for status in ("scheduled", "running"):
+        listed = client.get(f"{API}/tournaments", query_string={"status": status}).get_json()["tournaments"]
+        for tournament in listed:
+            client.post(f"{API}/tournaments/{tournament['id']}/cancel", headers=OPERATOR)
+    assert app.extensions["queue"].wait(timeout=60), "the queue did not drain"
     dispose(app)
 
 
@@ -179,3 +181,42 @@ def test_a_tournament_that_starts_while_the_games_left_are_counted_counts_once(
         laid_out = session.scalars(select(TournamentGame.status).where(TournamentGame.tournament_id == later_id))
         assert list(laid_out) == ["pending"] * 6  # it started meanwhile, all 6 games laid out
         assert quotas.games_left(session, ada.id) == 6
+
+
+def test_a_later_run_that_starts_while_the_tournaments_are_counted_counts_once(
+    arena: Flask, client: FlaskClient
+) -> None:
+    """A repeating tournament's later run made while the account's tournaments are counted (right after the count's
+    first statement) is counted once: as live, or as a run still to come of its finished first run. Read in two
+    statements, the run counted as neither (PostgreSQL gives each statement its own snapshot), and the account
+    could hold a tournament past its quota."""
+    ada = new_player(client, "ada")
+    bots = [pull_bot(client, ada, f"b{number}")["id"] for number in range(2)]
+    engine, sessions = arena.extensions["db_engine"], arena.extensions["db_sessions"]
+    with sessions() as session:  # a first run and its second, both done; the third is to come
+        first = tournament_row(session, ada.id, name="weekly", bot_ids=bots, status="done", repeat_every=60)
+        first.repeat_times = 3
+        session.flush()
+        tournament_row(session, ada.id, name="weekly", bot_ids=bots, status="done", parent_id=first.id, run=2)
+        session.commit()
+        first_id = first.id
+    made: list[bool] = []
+
+    def third_run_meanwhile(*_: Any) -> None:
+        if made:
+            return
+        made.append(True)
+        with sessions() as other:
+            tournament_row(other, ada.id, name="weekly", bot_ids=bots, status="running", parent_id=first_id, run=3)
+            other.commit()
+
+    with sessions() as session:
+        assert quotas.active_tournaments(session, ada.id) == 1  # the third run, to come
+        event.listen(engine, "after_cursor_execute", third_run_meanwhile)
+        try:
+            counted = quotas.active_tournaments(session, ada.id)
+        finally:
+            event.remove(engine, "after_cursor_execute", third_run_meanwhile)
+        session.rollback()
+        assert made and counted == 1
+        assert quotas.active_tournaments(session, ada.id) == 1  # the third run, running
