@@ -80,6 +80,23 @@ class Compiled:
         return tuple(row) if self.positional else dict(zip(self.names, row, strict=True))
 
 
+_BY_DIALECT: dict[tuple[int, str, str, str], tuple[ClauseElement, Compiled]] = {}
+_BY_DIALECT_LOCK = threading.Lock()
+
+
+def compiled(statement: ClauseElement, engine: Engine) -> Compiled:
+    """``statement`` (a module constant) compiled for ``engine``'s dialect and driver, once per process: for a
+    session's own connection (``exec_driver_sql``), as :class:`Statements` compiles it for a lane."""
+    dialect = engine.dialect
+    key = (id(statement), dialect.name, dialect.driver, dialect.paramstyle)
+    found = _BY_DIALECT.get(key)
+    if found is None:
+        with _BY_DIALECT_LOCK:
+            found = (statement, Compiled(statement, engine))  # keeps the statement alive: ids stay unique
+            _BY_DIALECT[key] = found
+    return found[1]
+
+
 class Statements:
     """The fast-lane statements of one engine, compiled on first use, and its writer."""
 
