@@ -315,9 +315,11 @@ def write_results(session: Session, tournament_id: int, scheduled: list[int], co
         faults = [rng.choice((0, 0, 0, 1, 2)) for _ in range(SEATS)]
         versions = [version[bot] for bot in bot_ids]
         moment = now()
-        result_id = session.execute(
-            insert(Result)
-            .values(
+        place = None
+        if counted:
+            place = poolstate.record(session, tournament_id, "card", "standard", versions, ranks, faults, moment)
+        session.execute(
+            insert(Result).values(
                 tournament_game_id=scheduled_id,
                 tournament_id=tournament_id,
                 game_id=game_id,
@@ -332,13 +334,9 @@ def write_results(session: Session, tournament_id: int, scheduled: list[int], co
                 faults=faults,
                 moves=100,
                 finished_at=moment,
+                counted=place,
             )
-            .returning(Result.id)
-        ).scalar_one()
-        if counted:
-            poolstate.record(
-                session, result_id, tournament_id, "card", "standard", versions, ranks, faults, moment
-            )
+        )
         session.commit()
     return (time.perf_counter() - started) * 1000.0 / max(1, len(games))
 

@@ -225,10 +225,8 @@ def replays_to_saved_state(app: Flask, game_id: int) -> bool:
 def write_result(session: Session, row: dict[str, Any]) -> None:
     """Write a standard card game's result (``row``: its columns) and count it in its pool's state, uncommitted, as
     ``tournament.results.finish`` does in its transaction."""
-    result_id = session.execute(insert(Result).values(row).returning(Result.id)).scalar_one()
-    poolstate.record(
+    counted = poolstate.record(
         session,
-        result_id,
         row["tournament_id"],
         "card",
         "standard",
@@ -237,6 +235,7 @@ def write_result(session: Session, row: dict[str, Any]) -> None:
         row["faults"],
         row["finished_at"],
     )
+    session.execute(insert(Result).values({**row, "counted": counted}))
 
 
 def tournament_row(session: Session, owner_id: int, **fields: Any) -> Tournament:

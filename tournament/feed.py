@@ -22,6 +22,7 @@ is fed once, by the caller whose ``UPDATE`` changed it.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import NamedTuple
 
 from sqlalchemy import and_, case, func, select, text, union_all, update
 from sqlalchemy.orm import Session
@@ -37,39 +38,36 @@ PARTS = 200
 """Running tournaments read per statement of :func:`candidates` (SQLite joins at most 500 selects in one)."""
 
 
-def running(session: Session) -> list[tuple[int, int]]:
-    """The running tournaments, each with its account: ``(tournament, account)``, by account, oldest first."""
-    return [
-        (tournament_id, owner_id)
-        for tournament_id, owner_id in session.execute(
-            select(Tournament.id, Tournament.owner_id)
-            .where(Tournament.status == "running")
-            .order_by(Tournament.owner_id, Tournament.id)
-        )
-    ]
+class Running(NamedTuple):
+    """The running tournaments that have games not over, and what their accounts have in them (:func:`running`)."""
+
+    tournaments: list[tuple[int, int]]
+    """``(tournament, account)``, by account, oldest first."""
+    queued: dict[int, int]
+    """Per account: its games fed and not yet leased (waiting in the queue); an account with none is not here."""
+    left: dict[int, int]
+    """Per account: its games not over (to play, or being played)."""
 
 
-def counts(session: Session, tournaments: list[tuple[int, int]]) -> tuple[dict[int, int], dict[int, int]]:
-    """Per account, in its running ``tournaments`` (:func:`running`; one query, grouped by tournament along its
-    games' index): its games fed and not yet leased (waiting in the queue), and its games not over (to play, or
-    being played). An account with neither is in neither."""
-    owner_of = dict(tournaments)
-    if not owner_of:
-        return {}, {}
+def running(session: Session) -> Running:
+    """The running tournaments with games not over, and per account its games waiting in the queue and not over: one
+    statement, grouped by tournament along its games' index. (A running tournament whose games are all over is its
+    last writer's to complete: nothing to feed.)"""
     fed_waiting = func.count(case((and_(TournamentGame.status == "pending", TournamentGame.fed.is_(True)), 1)))
     rows = session.execute(
-        select(TournamentGame.tournament_id, fed_waiting, func.count())
-        .where(TournamentGame.tournament_id.in_(owner_of), TournamentGame.status.in_(("pending", "running")))
-        .group_by(TournamentGame.tournament_id)
+        select(Tournament.id, Tournament.owner_id, fed_waiting, func.count())
+        .join(TournamentGame, TournamentGame.tournament_id == Tournament.id)
+        .where(Tournament.status == "running", TournamentGame.status.in_(("pending", "running")))
+        .group_by(Tournament.id, Tournament.owner_id)
+        .order_by(Tournament.owner_id, Tournament.id)
     )
-    queued: dict[int, int] = defaultdict(int)
-    left: dict[int, int] = defaultdict(int)
-    for tournament_id, waiting, not_over in rows:
-        owner = owner_of[tournament_id]
+    found = Running([], {}, {})
+    for tournament_id, owner, waiting, not_over in rows:
+        found.tournaments.append((tournament_id, owner))
         if waiting:
-            queued[owner] += waiting
-        left[owner] += not_over
-    return dict(queued), dict(left)
+            found.queued[owner] = found.queued.get(owner, 0) + waiting
+        found.left[owner] = found.left.get(owner, 0) + not_over
+    return found
 
 
 def candidates(session: Session, tournaments: list[tuple[int, int]], window: int) -> dict[int, list[list[int]]]:
@@ -115,8 +113,7 @@ def take(session: Session, window: int) -> list[tuple[int, bool]]:
     to enqueue, each with whether it goes to the front of the queue: round-robin across the accounts, the one with
     the least left to play first, each account's games round-robin across its tournaments; an account with less
     left than another goes ahead of the waiting games. Commits."""
-    tournaments = running(session)
-    queued, left = counts(session, tournaments)
+    tournaments, queued, left = running(session)
     per_account = {
         owner: round_robin(games, window - queued.get(owner, 0))
         for owner, games in candidates(session, tournaments, window).items()

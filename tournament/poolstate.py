@@ -76,7 +76,6 @@ def lock(session: Session, pool: int) -> tuple[bool, int]:
 
 def record(
     session: Session,
-    result_id: int,
     tournament_id: int,
     game: str,
     variant: str,
@@ -84,9 +83,11 @@ def record(
     ranks: Sequence[int],
     faults: Sequence[int],
     moment: datetime,
-) -> None:
-    """Count the rated result ``result_id`` (its seats' versions, ranks and faults) in its pool's state, and note its
-    place there (in the caller's transaction, which commits it): six statements or so, whatever the pool's size."""
+) -> int | None:
+    """Count a rated result of the tournament (its seats' versions, ranks and faults) in its pool's state, in the
+    caller's transaction, before the caller writes the result: five statements or so, whatever the pool's size.
+    Returns the result's place in the pool's count (its ``counted``, which the caller writes with it); ``None`` when
+    it is not counted now (the pool awaits a rebuild, or the tournament was cancelled)."""
     count = (
         update(RatingPool)
         .where(RatingPool.game == game, RatingPool.variant == variant)
@@ -106,12 +107,12 @@ def record(
         found = session.execute(count).one()
     pool, rebuild, counted = int(found[0]), bool(found[1]), int(found[2])
     if rebuild:
-        return
+        return None
     if session.scalar(select(Tournament.status).where(Tournament.id == tournament_id)) == "cancelled":
         # cancelled while the game ended: the refit after the cancellation, which waits for this lock, or the one
         # before this lock, counted it out; so does this
         session.execute(update(RatingPool).where(RatingPool.id == pool).values(counted=counted - 1))
-        return
+        return None
     session.execute(
         _insert(session, RatingTally)
         .values(tournament_id=tournament_id, config=config_key(version_ids, ranks), count=1)
@@ -166,7 +167,7 @@ def record(
             for version, number, rating in zip(version_ids, numbers, after, strict=True)
         ],
     )
-    session.execute(update(Result).where(Result.id == result_id).values(counted=counted))
+    return counted
 
 
 def point(pool: int, version: int, number: int, counted: int, rating: float) -> dict[str, Any]:

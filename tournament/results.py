@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from store.challenges import HUMAN
 from store.models import BotVersion, Game, Result, Tournament, TournamentGame, now
+from store.models.base import as_utc
 from tournament import poolstate
 from tournament.leases import Cancelled
 
@@ -37,10 +38,10 @@ def unfinished_tournaments(session: Session, before: datetime) -> list[int]:
 
 
 def finish(
-    session: Session, tournament: Tournament, scheduled: TournamentGame, game_id: int, outcome: dict[str, Any]
+    session: Session, tournament: Tournament, scheduled: TournamentGame, game: Game, outcome: dict[str, Any]
 ) -> bool:
-    """Write the result (once: ``False`` if it was already written) and mark the scheduled game done; ``Cancelled``
-    if its tournament was cancelled (nothing written)."""
+    """Write the result of ``game`` (once: ``False`` if it was already written) and mark the scheduled game done;
+    ``Cancelled`` if its tournament was cancelled (nothing written)."""
     marked = session.execute(
         update(TournamentGame)
         .where(TournamentGame.id == scheduled.id, TournamentGame.status != "cancelled")
@@ -49,28 +50,12 @@ def finish(
     if not marked.rowcount:  # type: ignore[attr-defined]
         session.rollback()
         raise Cancelled(f"scheduled game {scheduled.id}: its tournament was cancelled before its result")
-    version_ids, finished_at = versions_playing(session, scheduled.bot_ids, game_id), now()
+    version_ids, finished_at = versions_playing(session, scheduled.bot_ids, game.created_at), now()
     try:
-        result_id = session.execute(
-            insert(Result)
-            .values(
-                tournament_game_id=scheduled.id,
-                tournament_id=tournament.id,
-                game_id=game_id,
-                game=tournament.game,
-                variant=tournament.variant,
-                rated=tournament.rated,
-                bot_ids=scheduled.bot_ids,
-                version_ids=version_ids,
-                finished_at=finished_at,
-                **outcome,
-            )
-            .returning(Result.id)
-        ).scalar_one()
+        counted = None
         if tournament.rated:  # its pool's running state counts it in the same transaction
-            poolstate.record(
+            counted = poolstate.record(
                 session,
-                result_id,
                 tournament.id,
                 tournament.game,
                 tournament.variant,
@@ -79,6 +64,21 @@ def finish(
                 outcome["faults"],
                 finished_at,
             )
+        session.execute(
+            insert(Result).values(
+                tournament_game_id=scheduled.id,
+                tournament_id=tournament.id,
+                game_id=game.id,
+                game=tournament.game,
+                variant=tournament.variant,
+                rated=tournament.rated,
+                bot_ids=scheduled.bot_ids,
+                version_ids=version_ids,
+                finished_at=finished_at,
+                counted=counted,
+                **outcome,
+            )
+        )
         session.commit()
     except IntegrityError:
         session.rollback()
@@ -86,17 +86,17 @@ def finish(
     return True
 
 
-def versions_playing(session: Session, bot_ids: list[int], game_id: int) -> list[int]:
-    """The version (``bot_versions.id``) of each bot current when the game began: its latest made by then (its
-    first, should a clock have run behind); a challenge's person (:data:`store.challenges.HUMAN`) has none: 0."""
-    began = session.scalar(select(Game.created_at).where(Game.id == game_id))
+def versions_playing(session: Session, bot_ids: list[int], began: datetime | None) -> list[int]:
+    """The version (``bot_versions.id``) of each bot current when the game began (``began``, its creation): its
+    latest made by then (its first, should a clock have run behind); a challenge's person
+    (:data:`store.challenges.HUMAN`) has none: 0."""
     current: dict[int, int] = {}
     for version_id, bot_id, created_at in session.execute(
         select(BotVersion.id, BotVersion.bot_id, BotVersion.created_at)
         .where(BotVersion.bot_id.in_(bot_ids))
         .order_by(BotVersion.number)
     ):
-        if bot_id not in current or began is None or created_at <= began:
+        if bot_id not in current or began is None or as_utc(created_at) <= as_utc(began):
             current[bot_id] = version_id
     return [HUMAN if bot_id == HUMAN else current[bot_id] for bot_id in bot_ids]
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -112,23 +112,31 @@ class Play:
     def ply(self) -> int:
         return self.saved.ply + len(self.pending)
 
-    def write_pending(self) -> None:
-        """Write the pending moves through the game log, in the session's transaction; ``LeaseLost`` if the game
+    def write_pending(self, ending: engine.Json | None = None) -> None:
+        """Write the pending moves through the game log, in the session's transaction; with ``ending`` (the game's
+        final result), end the game with it, in the same statement when moves are pending. ``LeaseLost`` if the game
         moved on without this worker (it stalled past its lease and another took over)."""
         if not self.pending:
+            if ending is not None and not gamelog.finish(self.session, self.game.id, self.saved.ply, ending):
+                self.lost()
             return
         over = engine.is_over(self.state)
         write = gamelog.advance(
             self.game.id,
             self.pending,
             self.state,
-            engine.result(self.state) if over else None,
+            engine.result(self.state) if over and ending is None else None,
+            ending=ending,
         )
         if not gamelog.save(self.session, write):
-            self.session.rollback()
-            raise leases.LeaseLost(f"game {self.game.id} moved past ply {self.saved.ply} without this worker")
+            self.lost()
         self.saved = Saved(write.new_ply)
         self.pending.clear()
+
+    def lost(self) -> NoReturn:
+        """Undo the transaction and raise ``LeaseLost``: the game is not at the ply this worker saved last."""
+        self.session.rollback()
+        raise leases.LeaseLost(f"game {self.game.id} moved past ply {self.saved.ply} without this worker")
 
     def flush(self) -> None:
         """Save the pending moves, renewing the lease in the same transaction when a quarter of it has passed since
@@ -356,21 +364,32 @@ def play_scheduled(
         heartbeat.release(holding)
 
 
-def seat_state(session: Session, tournament: Tournament, bot_id: int, settings: RunnerSettings) -> SeatState:
-    """The seat of ``bot_id``: the bot, with a connection if it is a push bot; or, at a challenge's :data:`HUMAN`
-    seat, the tournament owner's own account, played like a pull bot's seat."""
+def seat_state(
+    tournament: Tournament, bot_id: int, bots: dict[int, Bot], person: Player | None, settings: RunnerSettings
+) -> SeatState:
+    """The seat of ``bot_id`` (one of ``bots``): the bot, with a connection if it is a push bot; or, at a
+    challenge's :data:`HUMAN` seat, the tournament owner's own account (``person``), played like a pull bot's seat."""
     if bot_id == HUMAN:
-        person = session.get(Player, tournament.owner_id)
         assert person is not None
         return SeatState(None, None, person.id, person.name)
-    bot = session.get(Bot, bot_id)
-    assert bot is not None
+    bot = bots[bot_id]
     connection = None
     if bot.url is not None:
         connection = BotConnection(
             bot.url, bot.secret, allow=settings.allow, timeout=tournament.move_timeout_ms / 1000
         )
     return SeatState(bot, connection, bot.player_id, bot.name)
+
+
+def seat_states(
+    session: Session, tournament: Tournament, bot_ids: Sequence[int], settings: RunnerSettings
+) -> list[SeatState]:
+    """The seats of a game, in seat order (:func:`seat_state`): its bots read in one statement."""
+    bots = {
+        bot.id: bot for bot in session.scalars(select(Bot).where(Bot.id.in_([i for i in bot_ids if i != HUMAN])))
+    }
+    person = session.get(Player, tournament.owner_id) if HUMAN in bot_ids else None
+    return [seat_state(tournament, bot_id, bots, person, settings) for bot_id in bot_ids]
 
 
 def play_leased(
@@ -382,11 +401,12 @@ def play_leased(
     stalls: Stalls,
 ) -> str:
     """:func:`play_scheduled` once the lease is taken."""
-    scheduled = session.get(TournamentGame, scheduled_id)
-    assert scheduled is not None
-    tournament = session.get(Tournament, scheduled.tournament_id)
-    assert tournament is not None
-    seats = [seat_state(session, tournament, bot_id, settings) for bot_id in scheduled.bot_ids]
+    scheduled, tournament = session.execute(  # both in one statement
+        select(TournamentGame, Tournament)
+        .join(Tournament, Tournament.id == TournamentGame.tournament_id)
+        .where(TournamentGame.id == scheduled_id)
+    ).one()
+    seats = seat_states(session, tournament, scheduled.bot_ids, settings)
     fresh = scheduled.game_id is None
     if fresh:  # before the game exists: a pull bot's first deadline counts from the game's creation
         for player in seats:
@@ -482,13 +502,10 @@ def play_to_the_end(play: Play) -> str:
     final = outcome(play)
     result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
     with writing(session):
-        play.write_pending()
-        if not gamelog.finish(session, game.id, play.saved.ply, result):
-            session.rollback()
-            raise leases.LeaseLost(f"game {game.id} moved past ply {play.saved.ply} without this worker")
+        play.write_pending(ending=result)
         session.commit()
     with writing(session):
-        written = results.finish(session, tournament, scheduled, game.id, final)
+        written = results.finish(session, tournament, scheduled, game, final)
     if standings.refresh(session, tournament.id, tournament.game, tournament.variant, tournament.rated):
         with writing(session):
             results.complete(session, tournament)

@@ -216,9 +216,10 @@ def refresh(session: Session, tournament_id: int, game: str, variant: str, rated
     Whether every result of the tournament was in when its results were counted: only then may it be complete
     (``results.complete``); a result written after that count is its own writer's to complete."""
     complete = refresh_tournament(session, tournament_id)
-    matches.refresh(session, tournament_id)  # a match's test after each completed pair (none for a tournament)
-    if rated:
+    if rated:  # a match's tournament is never rated (``service/api/matches.py``): no match to test
         refresh_small_pool(session, game, variant, complete=complete)
+    else:
+        matches.refresh(session, tournament_id)  # a match's test after each completed pair
     return complete
 
 
