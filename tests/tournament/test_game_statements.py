@@ -114,7 +114,7 @@ def test_a_game_between_push_bots_sends_the_statements_it_needs_and_no_more(
     assert done["progress"] == {"done": 2, "total": 2}
     assert len(games) == 2
     for statements in games:
-        assert statements.pop("UPDATE bots", 0) in (0, 2)
+        assert statements.pop("UPDATE bots", 0) <= 2  # a check per bot, by whichever game found it due
     for (
         statements
     ) in games:  # the game that ended the tournament also completes it (both, should they end at once)
