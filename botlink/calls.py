@@ -260,6 +260,8 @@ class BotConnection:
         self.url = url
         self.timeout = float(timeout)
         self.max_body = max_body
+        self.made_at = time.monotonic()
+        """When the connection was made and its URL resolved (``botlink.keepalive`` keeps it for so long)."""
         self._secret = secret
         self._allow = tuple(allow)
         self._ca_bundle = ca_bundle
@@ -270,6 +272,14 @@ class BotConnection:
         self._pool: HTTPConnectionPool | None = None
         self._headers: dict[str, str] = {}
         self._resolve()
+
+    @property
+    def secret(self) -> str:
+        return self._secret
+
+    @property
+    def allow(self) -> tuple[netguard.Network, ...]:
+        return self._allow
 
     def _resolve(self) -> None:
         """Resolve and check the URL, once: a look-up can block for seconds, far past any move's deadline."""

@@ -53,11 +53,13 @@ def create_game(
     if seed is None:
         seed = secrets.randbits(62)
     try:
-        game = gamelog.create(session, kind, settings, seed, seats, player_id)
+        created = gamelog.create(session, kind, settings, seed, seats, player_id)
     except engine.SettingsError as error:
         session.rollback()
         fail(422, f"settings: {error}")
     session.commit()
+    game = session.get(Game, created.id)
+    assert game is not None
     return game
 
 

@@ -15,6 +15,11 @@ SQLite (3.35 and later included) has no data-modifying CTE, so there the two sta
 A request's lane only reads (its writes go through the writer). On PostgreSQL its connection reads in autocommit:
 each statement is its own transaction, as READ COMMITTED already gives each statement a snapshot of its own, so
 no BEGIN and ROLLBACK round trips; the connection goes back to the pool out of autocommit.
+
+A worker's statements of a game (its lease, its start and its end, its result) run the same way on the connection
+of the worker's session, in the session's transaction (:func:`execute`, :func:`rows`, :func:`first`): the rows a
+statement returns come back processed by their columns' types, as SQLAlchemy would give them (JSON decoded,
+times as aware UTC datetimes), at a fraction of an ORM statement's cost.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from sqlalchemy import BindParameter, Engine
+from sqlalchemy import BindParameter, ColumnElement, CursorResult, Engine
+from sqlalchemy.exc import InvalidRequestError
+from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 
@@ -57,20 +64,44 @@ class Compiled:
     def __init__(self, statement: ClauseElement, engine: Engine) -> None:
         dialect = engine.dialect
         compiled = cast(SQLCompiler, statement.compile(dialect=dialect, for_executemany=True))
+        if "POSTCOMPILE" in compiled.string:  # a list as one parameter, which SQLAlchemy expands at each execution
+            try:  # a list of literals (``IN ('pending', 'running')``) in a statement of literals only: item by item
+                compiled = cast(
+                    SQLCompiler,
+                    statement.compile(
+                        dialect=dialect, for_executemany=True, compile_kwargs={"render_postcompile": True}
+                    ),
+                )
+            except InvalidRequestError:
+                raise ValueError(
+                    "a list of values as one parameter: give each item its own (fastlane.one_of), or spell the "
+                    "list of literals out (a == x OR a == y)"
+                ) from None
+        missing = [column.name for column in (*compiled.insert_prefetch, *compiled.update_prefetch)]
+        if missing:  # SQLAlchemy computes these at each execution, which a driver's call skips
+            raise ValueError(f"give every column a value, defaults included: {', '.join(missing)}")
         self.sql = compiled.string
         self.positional = bool(compiled.positional)
         binds = {name: bind for bind, name in compiled.bind_names.items()}
-        self.names = tuple(compiled.positiontup or ()) if self.positional else tuple(binds)
+        literals = compiled.params
+        """Every parameter as the SQL names it (an item of a list of literals too), with its literal value."""
+        self.names = tuple(compiled.positiontup or ()) if self.positional else tuple(literals)
         self._plan: list[tuple[str, Any, Any]] = []
         """Per driver parameter: its name, its value if the statement fixes it (else ``_GIVEN``), the column
         type's bind processor (``None``: the value goes as it is)."""
         for name in self.names:
-            bind = binds[name]
+            bind = binds[name] if name in binds else binds[name.rsplit("_", 1)[0]]  # (an item of a literal list)
             processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
             if bind.required:
                 self._plan.append((name, _GIVEN, processor))
             else:  # a literal of the statement (``Game.status == "active"``): processed once, here
-                self._plan.append((name, bind.value if processor is None else processor(bind.value), None))
+                value = literals[name]
+                self._plan.append((name, value if processor is None else processor(value), None))
+        self._results = tuple(
+            column.type.dialect_impl(dialect).result_processor(dialect, None)
+            for column in compiled._result_columns  # what a SELECT or a RETURNING gives, in order
+        )
+        """Per column of a returned row, its type's result processor (``None``: the driver's value as it is)."""
 
     def parameters(self, values: Mapping[str, Any]) -> Any:
         row = [
@@ -78,6 +109,34 @@ class Compiled:
             for name, fixed, processor in self._plan
         ]
         return tuple(row) if self.positional else dict(zip(self.names, row, strict=True))
+
+    def many(self, rows: Sequence[Mapping[str, Any]]) -> list[Any]:
+        """:meth:`parameters` of each of ``rows`` (an executemany's): a value the rows share, the very same object
+        (a batch's one time), is processed once."""
+        shared: dict[str, tuple[Any, Any]] = {}
+        made = []
+        for values in rows:
+            row = []
+            for name, fixed, processor in self._plan:
+                if fixed is not _GIVEN:
+                    row.append(fixed)
+                    continue
+                value = values[name]
+                if processor is not None:
+                    seen = shared.get(name)
+                    if seen is None or seen[0] is not value:
+                        seen = shared[name] = (value, processor(value))
+                    value = seen[1]
+                row.append(value)
+            made.append(tuple(row) if self.positional else dict(zip(self.names, row, strict=True)))
+        return made
+
+    def row(self, raw: Sequence[Any]) -> tuple[Any, ...]:
+        """A row the driver returned, each value as its column's type reads it."""
+        return tuple(
+            value if processor is None else processor(value)
+            for value, processor in zip(raw, self._results, strict=True)
+        )
 
 
 _BY_DIALECT: dict[tuple[int, str, str, str], tuple[ClauseElement, Compiled]] = {}
@@ -95,6 +154,53 @@ def compiled(statement: ClauseElement, engine: Engine) -> Compiled:
             found = (statement, Compiled(statement, engine))  # keeps the statement alive: ids stay unique
             _BY_DIALECT[key] = found
     return found[1]
+
+
+def execute(session: Session, statement: ClauseElement, values: Mapping[str, Any] = {}) -> CursorResult[Any]:
+    """Run ``statement`` (a module constant, :func:`param` for each value) with ``values`` on the session's
+    connection, in its transaction (the caller commits): compiled once per database, its values processed by their
+    columns' types, no ORM. The driver's result (``rowcount``; rows unprocessed: :func:`rows` processes them)."""
+    connection = session.connection()
+    found = compiled(statement, connection.engine)
+    return connection.exec_driver_sql(found.sql, found.parameters(values))
+
+
+def executemany(session: Session, statement: ClauseElement, rows: Sequence[Mapping[str, Any]]) -> None:
+    """:func:`execute` once per row of values, as one call to the driver."""
+    if rows:
+        connection = session.connection()
+        found = compiled(statement, connection.engine)
+        connection.exec_driver_sql(found.sql, found.many(rows))
+
+
+def rows(session: Session, statement: ClauseElement, values: Mapping[str, Any] = {}) -> list[tuple[Any, ...]]:
+    """The rows ``statement`` returns (:func:`execute`), each value as its column's type reads it."""
+    connection = session.connection()
+    found = compiled(statement, connection.engine)
+    return [found.row(raw) for raw in connection.exec_driver_sql(found.sql, found.parameters(values))]
+
+
+def first(session: Session, statement: ClauseElement, values: Mapping[str, Any] = {}) -> tuple[Any, ...] | None:
+    """The first row ``statement`` returns (:func:`rows`), or ``None``."""
+    connection = session.connection()
+    found = compiled(statement, connection.engine)
+    raw = connection.exec_driver_sql(found.sql, found.parameters(values)).fetchone()
+    return None if raw is None else found.row(raw)
+
+
+def one_of(column: ColumnElement[Any] | InstrumentedAttribute[Any], name: str, size: int) -> ColumnElement[bool]:
+    """``column IN (:name0, ..., :name{size-1})``: a list of up to ``size`` values as parameters of a compiled
+    statement (:func:`listed` gives their values)."""
+    return column.in_([param(f"{name}{place}") for place in range(size)])
+
+
+def listed(name: str, values: Sequence[Any], size: int) -> dict[str, Any]:
+    """The parameters of :func:`one_of` for ``values`` (1 to ``size`` of them; the first repeated in the places
+    left, which changes nothing in an ``IN``)."""
+    if not 0 < len(values) <= size:
+        raise ValueError(f"{name}: 1 to {size} values, not {len(values)}")
+    padded = [*values, *[values[0]] * (size - len(values))]
+    return {f"{name}{place}": value for place, value in enumerate(padded)}
 
 
 class Statements:
@@ -150,7 +256,7 @@ class Lane:
         steps = [(compiled.sql, [compiled.parameters(values)])]
         for statement, rows in then:
             compiled = get(statement)
-            steps.append((compiled.sql, [compiled.parameters(row) for row in rows]))
+            steps.append((compiled.sql, compiled.many(rows)))
         return self.statements.writer.save(Write(key, steps))
 
     def connection(self) -> Any:

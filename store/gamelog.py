@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -255,8 +255,40 @@ def save(session: Session, write: Advance) -> bool:
     for statement, rows in write.then:
         if rows:
             compiled = fastlane.compiled(statement, connection.engine)
-            connection.exec_driver_sql(compiled.sql, [compiled.parameters(row) for row in rows])
+            connection.exec_driver_sql(compiled.sql, compiled.many(rows))
     return True
+
+
+_CREATE = (
+    insert(Game)
+    .values(
+        game=param("kind"),
+        settings=param("settings"),
+        seed=param("seed"),
+        seats=param("seats"),
+        status=param("status"),
+        ply=0,
+        state=param("state"),
+        created_by=param("created_by"),
+        created_at=param("now"),
+        updated_at=param("now"),
+        tallied=False,
+    )
+    .returning(Game.id)
+)
+_SEAT = insert(Seat).values(
+    game_id=param("game_id"), seat=param("seat"), player_id=param("player_id"), taken_at=param("now")
+)
+
+
+@dataclass(frozen=True)
+class Created:
+    """A game just created (:func:`create`): its id, its status, its state's stored text, its creation time."""
+
+    id: int
+    status: str
+    state: str
+    created_at: datetime
 
 
 def create(
@@ -267,33 +299,35 @@ def create(
     seats: int,
     created_by: int,
     players: Sequence[int] = (),
-) -> Game:
-    """A new game, in the session's transaction (flushed; the caller commits): ``open``
-    with every seat free, or, given ``players`` (one player per seat, in seat order), started. Raises
+) -> Created:
+    """A new game, in the session's transaction (the caller commits): ``open`` with every seat free, or, given
+    ``players`` (one player per seat, in seat order), started, every seat taken in one statement. Raises
     ``engine.SettingsError`` for settings that describe no game."""
     state = engine.new_game(kind, settings, seed)
-    game = Game(
-        game=kind,
-        settings=engine.normalize_settings(kind, settings),
-        seed=seed,
-        seats=seats,
-        status="active" if players else "open",
-        ply=0,
-        state=encode_state(engine.to_json(state)),
-        created_by=created_by,
+    moment = now()
+    created = Created(0, "active" if players else "open", encode_state(engine.to_json(state)), moment)
+    values = {
+        "kind": kind,
+        "settings": engine.normalize_settings(kind, settings),
+        "seed": seed,
+        "seats": seats,
+        "status": created.status,
+        "state": created.state,
+        "created_by": created_by,
+        "now": moment,
+    }
+    row = fastlane.first(session, _CREATE, values)
+    assert row is not None
+    created = replace(created, id=int(row[0]))
+    fastlane.executemany(
+        session,
+        _SEAT,
+        [
+            {"game_id": created.id, "seat": seat, "player_id": player, "now": moment}
+            for seat, player in enumerate(players)
+        ],
     )
-    session.add(game)
-    session.flush()
-    if players:  # one statement for every seat
-        moment = now()
-        session.execute(
-            insert(Seat),
-            [
-                {"game_id": game.id, "seat": seat, "player_id": player, "taken_at": moment}
-                for seat, player in enumerate(players)
-            ],
-        )
-    return game
+    return created
 
 
 def take_seat(session: Session, game_id: int, seat: int, player_id: int, last: bool) -> None:

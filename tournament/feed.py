@@ -21,12 +21,15 @@ is fed once, by the caller whose ``UPDATE`` changed it.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from typing import NamedTuple
 
-from sqlalchemy import and_, case, func, select, text, union_all, update
+from sqlalchemy import CompoundSelect, Integer, and_, case, func, select, text, union_all, update
 from sqlalchemy.orm import Session
 
+from store import fastlane
+from store.fastlane import param
 from store.models import Tournament, TournamentGame
 
 UNFED = text("tournament_games.status = 'pending' AND NOT tournament_games.fed")
@@ -49,20 +52,42 @@ class Running(NamedTuple):
     """Per account: its games not over (to play, or being played)."""
 
 
+_FED_WAITING = func.count(case((and_(TournamentGame.status == "pending", TournamentGame.fed.is_(True)), 1)))
+_RUNNING = (
+    select(Tournament.id, Tournament.owner_id, _FED_WAITING, func.count())
+    .join(TournamentGame, TournamentGame.tournament_id == Tournament.id)
+    .where(Tournament.status == "running", TournamentGame.status.in_(("pending", "running")))
+    .group_by(Tournament.id, Tournament.owner_id)
+    .order_by(Tournament.owner_id, Tournament.id)
+)
+_MARK = (
+    update(TournamentGame)
+    .where(
+        TournamentGame.id == param("scheduled_id"),
+        TournamentGame.fed.is_(False),
+        TournamentGame.status == "pending",
+    )
+    .values(fed=True)
+    .returning(TournamentGame.bot_ids)
+)
+
+
+class Fed(NamedTuple):
+    """A game given its job (:func:`take`)."""
+
+    scheduled_id: int
+    ahead: bool
+    """Whether its job goes to the front of the queue, ahead of the games waiting."""
+    bot_ids: list[int]
+    """Its bots (the job carries them: a worker counts a game's bots before it admits the next)."""
+
+
 def running(session: Session) -> Running:
     """The running tournaments with games not over, and per account its games waiting in the queue and not over: one
     statement, grouped by tournament along its games' index. (A running tournament whose games are all over is its
     last writer's to complete: nothing to feed.)"""
-    fed_waiting = func.count(case((and_(TournamentGame.status == "pending", TournamentGame.fed.is_(True)), 1)))
-    rows = session.execute(
-        select(Tournament.id, Tournament.owner_id, fed_waiting, func.count())
-        .join(TournamentGame, TournamentGame.tournament_id == Tournament.id)
-        .where(Tournament.status == "running", TournamentGame.status.in_(("pending", "running")))
-        .group_by(Tournament.id, Tournament.owner_id)
-        .order_by(Tournament.owner_id, Tournament.id)
-    )
     found = Running([], {}, {})
-    for tournament_id, owner, waiting, not_over in rows:
+    for tournament_id, owner, waiting, not_over in fastlane.rows(session, _RUNNING):
         found.tournaments.append((tournament_id, owner))
         if waiting:
             found.queued[owner] = found.queued.get(owner, 0) + waiting
@@ -70,24 +95,38 @@ def running(session: Session) -> Running:
     return found
 
 
+@functools.cache
+def next_games(parts: int) -> CompoundSelect[tuple[int, int, int]]:
+    """The statement that reads the next unfed games of ``parts`` tournaments (parameters ``t0``... and
+    ``window``), at most ``window`` of each, a part per tournament: built and compiled once per number of parts
+    (up to :data:`PARTS`)."""
+    return union_all(
+        *(
+            select(
+                select(TournamentGame.id, TournamentGame.tournament_id, TournamentGame.number)
+                .where(TournamentGame.tournament_id == param(f"t{part}"), UNFED)
+                .order_by(TournamentGame.number)
+                .limit(param("window", Integer()))
+                .subquery()
+            )
+            for part in range(parts)
+        )
+    )
+
+
 def candidates(session: Session, tournaments: list[tuple[int, int]], window: int) -> dict[int, list[list[int]]]:
     """Per account, the next unfed games of each of its running ``tournaments`` (:func:`running`: oldest first), at
     most ``window`` of each, in play order.
 
-    One statement (per :data:`PARTS` tournaments), a part per running tournament, each reading its first ``window`` games along the partial index
-    of the games not fed (``ix_tournament_games_unfed``): the cost grows with the running tournaments, not with the
-    games they have left to play (a window function over every unfed game took 7 ms at 10,000 waiting)."""
+    One statement (per :data:`PARTS` tournaments), a part per running tournament, each reading its first ``window``
+    games along the partial index of the games not fed (``ix_tournament_games_unfed``): the cost grows with the
+    running tournaments, not with the games they have left to play (a window function over every unfed game took
+    7 ms at 10,000 waiting)."""
     found: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for start in range(0, len(tournaments), PARTS):
-        parts = [
-            select(TournamentGame.id, TournamentGame.tournament_id, TournamentGame.number)
-            .where(TournamentGame.tournament_id == tournament_id, UNFED)
-            .order_by(TournamentGame.number)
-            .limit(window)
-            .subquery()
-            for tournament_id, _ in tournaments[start : start + PARTS]
-        ]
-        for scheduled_id, tournament_id, number in session.execute(union_all(*(select(part) for part in parts))):
+        chunk = tournaments[start : start + PARTS]
+        values = {"window": window, **{f"t{part}": tournament_id for part, (tournament_id, _) in enumerate(chunk)}}
+        for scheduled_id, tournament_id, number in fastlane.rows(session, next_games(len(chunk)), values):
             found[tournament_id].append((number, scheduled_id))
     per_account: dict[int, list[list[int]]] = defaultdict(list)
     for tournament_id, owner_id in tournaments:
@@ -108,7 +147,7 @@ def round_robin(lists: list[list[int]], limit: int) -> list[int]:
     return taken
 
 
-def take(session: Session, window: int) -> list[tuple[int, bool]]:
+def take(session: Session, window: int) -> list[Fed]:
     """Mark fed the games that top every account's waiting games up to ``window``, and return them in the order
     to enqueue, each with whether it goes to the front of the queue: round-robin across the accounts, the one with
     the least left to play first, each account's games round-robin across its tournaments; an account with less
@@ -128,18 +167,14 @@ def take(session: Session, window: int) -> list[tuple[int, bool]]:
         [per_account[owner] for owner in owners], sum(len(games) for games in per_account.values())
     )
     owner_of = {scheduled_id: owner for owner, games in per_account.items() for scheduled_id in games}
-    claimed = set()
+    claimed: dict[int, list[int]] = {}
     for scheduled_id in sorted(order):  # rows locked in one order: two callers at once never deadlock
-        marked = session.execute(
-            update(TournamentGame)
-            .where(
-                TournamentGame.id == scheduled_id,
-                TournamentGame.fed.is_(False),
-                TournamentGame.status == "pending",
-            )
-            .values(fed=True)
-        )
-        if marked.rowcount:  # type: ignore[attr-defined]
-            claimed.add(scheduled_id)
+        marked = fastlane.first(session, _MARK, {"scheduled_id": scheduled_id})
+        if marked is not None:
+            claimed[scheduled_id] = list(marked[0])
     session.commit()
-    return [(scheduled_id, owner_of[scheduled_id] in ahead) for scheduled_id in order if scheduled_id in claimed]
+    return [
+        Fed(scheduled_id, owner_of[scheduled_id] in ahead, claimed[scheduled_id])
+        for scheduled_id in order
+        if scheduled_id in claimed
+    ]

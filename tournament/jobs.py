@@ -37,7 +37,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlchemyError
 
 from runtime.jobqueue import GAME_JOB
-from store import bottallies
+from store import bottallies, fastlane
+from store.fastlane import param
 from store.models import Tournament, TournamentGame, now
 from tournament import context, feed, leases, poolfit, results, runner, runs, standings
 from tournament.writes import writing
@@ -68,12 +69,14 @@ def game_job_id(scheduled_id: int, attempts: int) -> str:
     return f"sorry-arena-game-{scheduled_id}" if attempts == 0 else f"sorry-arena-game-{scheduled_id}-{attempts}"
 
 
-def play_game(scheduled_id: int) -> str:
-    """Play one scheduled game: on a slot of this worker (the job returns at once), or here (the embedded queue)."""
+def play_game(scheduled_id: int, bot_ids: list[int] | None = None) -> str:
+    """Play one scheduled game: on a slot of this worker (the job returns at once), or here (the embedded queue).
+    ``bot_ids``: its bots, as the queue's top-up gave them (else read here: a game enqueued again)."""
     ctx = context.get()
     if ctx.slots is None:
         return play(ctx, scheduled_id)
-    bots = ctx.stalls.enter(game_bots(ctx, scheduled_id))  # counted before the next job is admitted
+    # its bots, counted before the next job is admitted
+    bots = ctx.stalls.enter(bot_ids if bot_ids is not None else game_bots(ctx, scheduled_id))
 
     def played() -> str:
         try:
@@ -87,22 +90,26 @@ def play_game(scheduled_id: int) -> str:
     return "playing"
 
 
+_BOTS = select(TournamentGame.bot_ids).where(TournamentGame.id == param("scheduled_id"))
+
+
 def game_bots(ctx: context.Context, scheduled_id: int) -> list[int]:
     """The bots of a scheduled game (none if it is missing, or the database cannot say now)."""
     try:
         with ctx.sessions() as session:
-            return list(
-                session.scalar(select(TournamentGame.bot_ids).where(TournamentGame.id == scheduled_id)) or []
-            )
+            found = fastlane.first(session, _BOTS, {"scheduled_id": scheduled_id})
     except SQLAlchemyError:
         return []
+    return list(found[0]) if found is not None else []
 
 
-def held_back(ctx: context.Context, scheduled_id: int) -> bool:
+def held_back(ctx: context.Context, scheduled_id: int, bot_ids: list[int] | None = None) -> bool:
     """Whether a game's job goes back to the end of the queue instead of starting here now: one of its bots stalls
     and already sits in its share of this process's games (``tournament.stalls``). Asked before the job runs; when no
     bot stalls, or the database cannot say, the game starts."""
-    return ctx.stalls.any_stalling() and not ctx.stalls.admits(game_bots(ctx, scheduled_id))
+    if not ctx.stalls.any_stalling():
+        return False
+    return not ctx.stalls.admits(bot_ids if bot_ids is not None else game_bots(ctx, scheduled_id))
 
 
 def play(ctx: context.Context, scheduled_id: int, feed: bool = True) -> str:
@@ -184,15 +191,16 @@ def feed_games(ctx: context.Context) -> list[int]:
     pending without a job: the recovery enqueues it."""
     with ctx.sessions() as session, writing(session):
         fed = feed.take(session, ctx.feed_window)
-    for scheduled_id, ahead in fed:
-        if not ahead:
-            ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=game_job_id(scheduled_id, 0))
+    for game in fed:
+        if not game.ahead:
+            ctx.queue.enqueue(GAME_JOB, game.scheduled_id, game.bot_ids, job_id=game_job_id(game.scheduled_id, 0))
     # the games that go ahead of the waiting ones: each put at the front, the last first, so that they keep their
     # order there
-    for scheduled_id, ahead in reversed(fed):
-        if ahead:
-            ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=game_job_id(scheduled_id, 0), at_front=True)
-    return [scheduled_id for scheduled_id, _ in fed]
+    for game in reversed(fed):
+        if game.ahead:
+            job_id = game_job_id(game.scheduled_id, 0)
+            ctx.queue.enqueue(GAME_JOB, game.scheduled_id, game.bot_ids, job_id=job_id, at_front=True)
+    return [game.scheduled_id for game in fed]
 
 
 def top_up(ctx: context.Context, wait: bool = False) -> None:
@@ -327,7 +335,7 @@ def recover_games(ctx: context.Context, connection: Any) -> list[int]:
                 "tournament %s has every result but is not done: its standings are refreshed", tournament_id
             )
             standings.refresh(session, tournament.id, tournament.game, tournament.variant, tournament.rated)
-            results.complete(session, tournament)
+            results.complete(session, tournament.id, tournament.games_total)
     if not wanted:
         return []
     job_ids = [game_job_id(scheduled_id, attempts) for scheduled_id, attempts in wanted]

@@ -11,10 +11,13 @@ every write by ply (:class:`LeaseLost`). A game resumed after a crash continues 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session
 
+from store import fastlane
+from store.fastlane import param
 from store.models import TournamentGame, now
 
 
@@ -33,66 +36,75 @@ def cancelled(session: Session, scheduled_id: int) -> bool:
     return status == "cancelled"
 
 
-def lease(session: Session, scheduled_id: int, worker: str, seconds: float) -> bool:
-    """Take the scheduled game if it is free, its holder's lease ran out, or it is this worker's already (a game
-    this worker resumes after its database came back); ``False`` if done or held by another worker. Each new holder
-    counts an attempt."""
-    moment = now()
-    running = TournamentGame.status == "running"
-    taken = session.execute(
-        update(TournamentGame)
-        .where(
-            TournamentGame.id == scheduled_id,
-            or_(
-                TournamentGame.status == "pending",
-                running & (TournamentGame.lease_until < moment),
-                running & (TournamentGame.worker == worker),
-            ),
-        )
-        .values(
-            status="running",
-            fed=True,  # it has a job: this one (a game leased is the recovery's to look after)
-            worker=worker,
-            attempts=case(
-                (running & (TournamentGame.worker == worker), TournamentGame.attempts),
-                else_=TournamentGame.attempts + 1,
-            ),
-            lease_until=moment + timedelta(seconds=seconds),
-        )
+_RUNNING = TournamentGame.status == "running"
+_MINE = _RUNNING & (TournamentGame.worker == param("holder"))
+"""(A parameter of an UPDATE's condition is not named after a column: SQLAlchemy would take it for a new value.)"""
+_LEASE = (
+    update(TournamentGame)
+    .where(
+        TournamentGame.id == param("scheduled_id"),
+        or_(
+            TournamentGame.status == "pending",
+            _RUNNING & (TournamentGame.lease_until < param("moment")),
+            _MINE,
+        ),
     )
-    session.commit()
-    return bool(taken.rowcount)  # type: ignore[attr-defined]
+    .values(
+        status="running",
+        fed=True,  # it has a job: this one (a game leased is the recovery's to look after)
+        worker=param("holder"),
+        attempts=case((_MINE, TournamentGame.attempts), else_=TournamentGame.attempts + 1),
+        lease_until=param("until"),
+    )
+    .returning(TournamentGame.game_id)
+)
+_RENEW = (
+    update(TournamentGame)
+    .where(TournamentGame.id == param("scheduled_id"), _MINE)
+    .values(lease_until=param("until"))
+)
+_RELEASE = (
+    update(TournamentGame)
+    .where(TournamentGame.id == param("scheduled_id"), _MINE)
+    .values(status="pending", worker=None, lease_until=None)
+)
+
+
+class Leased(NamedTuple):
+    """A lease taken: the game of the scheduled game, if it was started (a resumed game), else ``None``."""
+
+    game_id: int | None
+
+
+def lease(session: Session, scheduled_id: int, worker: str, seconds: float) -> Leased | None:
+    """Take the scheduled game if it is free, its holder's lease ran out, or it is this worker's already (a game
+    this worker resumes after its database came back), in the session's transaction (the caller commits: a game
+    started creates its game in the same transaction); ``None``, the transaction rolled back, if it is done or held
+    by another worker. Each new holder counts an attempt."""
+    moment = now()
+    until = moment + timedelta(seconds=seconds)
+    values = {"scheduled_id": scheduled_id, "holder": worker, "moment": moment, "until": until}
+    taken = fastlane.first(session, _LEASE, values)
+    if taken is None:
+        session.rollback()
+        return None
+    return Leased(taken[0])
 
 
 def release(session: Session, scheduled_id: int, worker: str) -> bool:
     """Give a game this worker holds back to the queue at once (the worker stops; the game stays where it was saved),
     so that recovery need not wait for the lease to run out; ``False`` if it was not this worker's."""
-    released = session.execute(
-        update(TournamentGame)
-        .where(
-            TournamentGame.id == scheduled_id,
-            TournamentGame.status == "running",
-            TournamentGame.worker == worker,
-        )
-        .values(status="pending", worker=None, lease_until=None)
-    )
+    released = fastlane.execute(session, _RELEASE, {"scheduled_id": scheduled_id, "holder": worker})
     session.commit()
-    return bool(released.rowcount)  # type: ignore[attr-defined]
+    return bool(released.rowcount)
 
 
 def renew(session: Session, scheduled_id: int, worker: str, seconds: float) -> None:
     """Extend this worker's lease, in the caller's transaction; ``LeaseLost`` if it is another worker's now,
     ``Cancelled`` if its tournament was cancelled (the caller's transaction is rolled back either way)."""
-    renewed = session.execute(
-        update(TournamentGame)
-        .where(
-            TournamentGame.id == scheduled_id,
-            TournamentGame.status == "running",
-            TournamentGame.worker == worker,
-        )
-        .values(lease_until=now() + timedelta(seconds=seconds))
-    )
-    if not renewed.rowcount:  # type: ignore[attr-defined]
+    until = now() + timedelta(seconds=seconds)
+    renewed = fastlane.execute(session, _RENEW, {"scheduled_id": scheduled_id, "holder": worker, "until": until})
+    if not renewed.rowcount:
         session.rollback()
         if cancelled(session, scheduled_id):
             raise Cancelled(f"scheduled game {scheduled_id}: its tournament was cancelled")

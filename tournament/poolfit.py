@@ -14,6 +14,7 @@ from __future__ import annotations
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from store import fastlane
 from store.models import RatingPool, now
 from tournament import context, standings
 
@@ -47,16 +48,17 @@ def refit(session: Session, game: str, variant: str) -> str:
     return "refitted"
 
 
+_BEHIND = select(RatingPool.game, RatingPool.variant).where(
+    or_(RatingPool.rebuild.is_(True), RatingPool.games != RatingPool.counted)
+)
+"""The pools whose table is behind their state, or that await a rebuild (asked by every worker's clock)."""
+
+
 def ask_due(ctx: context.Context) -> list[tuple[str, str]]:
     """Ask for the refit of every pool behind its state or awaiting a rebuild (at most once per interval each)."""
     asked = []
     with ctx.sessions() as session:
-        due = session.execute(
-            select(RatingPool.game, RatingPool.variant).where(
-                or_(RatingPool.rebuild.is_(True), RatingPool.games != RatingPool.counted)
-            )
-        ).all()
-        for game, variant in due:
+        for game, variant in fastlane.rows(session, _BEHIND):
             if standings.ask_refit(session, ctx.queue, game, variant, standings.POOL_REFIT_SECONDS):
                 asked.append((game, variant))
     return asked

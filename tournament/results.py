@@ -1,8 +1,9 @@
 """Results: a finished scheduled game's result, written once, and the tournament marked done when all are in.
 
 The result is a row unique per scheduled game: written once, whoever tries again (a resumed game, a second worker);
-never for a game whose tournament was cancelled meanwhile. A rated result is counted in its pool's running state
-in the same transaction (``tournament/poolstate.py``). A cancelled tournament is never marked done. It records
+never for a game whose tournament was cancelled meanwhile. It is written in the transaction of the game's last moves
+and end, so a game over always has its result; a rated result is counted in its pool's running state in the same
+transaction (``tournament/poolstate.py``). A cancelled tournament is never marked done. It records
 the version of each seat's bot that played: the latest one made before the game began (a version made while a game
 runs plays from the next game on).
 """
@@ -16,11 +17,13 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from store import fastlane
 from store.challenges import HUMAN
+from store.fastlane import param
 from store.models import BotVersion, Game, Result, Tournament, TournamentGame, now
-from store.models.base import as_utc
 from tournament import poolstate
 from tournament.leases import Cancelled
+from tournament.scheduled import SEATS, TournamentSettings
 
 
 def unfinished_tournaments(session: Session, before: datetime) -> list[int]:
@@ -37,20 +40,52 @@ def unfinished_tournaments(session: Session, before: datetime) -> list[int]:
     )
 
 
+_DONE = (
+    update(TournamentGame)
+    .where(TournamentGame.id == param("scheduled_id"), TournamentGame.status != "cancelled")
+    .values(status="done", lease_until=None)
+)
+_VERSIONS = (
+    select(BotVersion.id, BotVersion.bot_id, BotVersion.created_at <= Game.created_at)
+    .where(Game.id == param("game_id"), fastlane.one_of(BotVersion.bot_id, "bot", SEATS))
+    .order_by(BotVersion.number)
+)
+"""Each version of the game's bots, in order, and whether it was made by the game's start."""
+_COLUMNS = (
+    "tournament_game_id",
+    "tournament_id",
+    "game_id",
+    "game",
+    "variant",
+    "rated",
+    "bot_ids",
+    "version_ids",
+    "ranks",
+    "reason",
+    "forfeited",
+    "faults",
+    "moves",
+    "finished_at",
+    "counted",
+)
+_RESULT = insert(Result).values({column: param(column) for column in _COLUMNS})
+
+
 def finish(
-    session: Session, tournament: Tournament, scheduled: TournamentGame, game: Game, outcome: dict[str, Any]
+    session: Session,
+    tournament: TournamentSettings,
+    scheduled_id: int,
+    bot_ids: list[int],
+    game_id: int,
+    outcome: dict[str, Any],
 ) -> bool:
-    """Write the result of ``game`` (once: ``False`` if it was already written) and mark the scheduled game done;
-    ``Cancelled`` if its tournament was cancelled (nothing written)."""
-    marked = session.execute(
-        update(TournamentGame)
-        .where(TournamentGame.id == scheduled.id, TournamentGame.status != "cancelled")
-        .values(status="done", lease_until=None)
-    )
-    if not marked.rowcount:  # type: ignore[attr-defined]
+    """Write the result of ``game_id`` (once: ``False``, the transaction rolled back, if it was already written) and
+    mark the scheduled game done, in the session's transaction (the game's last moves and end go in the same one:
+    the caller commits); ``Cancelled``, rolled back, if its tournament was cancelled (nothing written)."""
+    if not fastlane.execute(session, _DONE, {"scheduled_id": scheduled_id}).rowcount:
         session.rollback()
-        raise Cancelled(f"scheduled game {scheduled.id}: its tournament was cancelled before its result")
-    version_ids, finished_at = versions_playing(session, scheduled.bot_ids, game.created_at), now()
+        raise Cancelled(f"scheduled game {scheduled_id}: its tournament was cancelled before its result")
+    version_ids, finished_at = versions_playing(session, bot_ids, game_id), now()
     try:
         counted = None
         if tournament.rated:  # its pool's running state counts it in the same transaction
@@ -64,56 +99,53 @@ def finish(
                 outcome["faults"],
                 finished_at,
             )
-        session.execute(
-            insert(Result).values(
-                tournament_game_id=scheduled.id,
-                tournament_id=tournament.id,
-                game_id=game.id,
-                game=tournament.game,
-                variant=tournament.variant,
-                rated=tournament.rated,
-                bot_ids=scheduled.bot_ids,
-                version_ids=version_ids,
-                finished_at=finished_at,
-                counted=counted,
-                **outcome,
-            )
-        )
-        session.commit()
+        values = {
+            "tournament_game_id": scheduled_id,
+            "tournament_id": tournament.id,
+            "game_id": game_id,
+            "game": tournament.game,
+            "variant": tournament.variant,
+            "rated": tournament.rated,
+            "bot_ids": bot_ids,
+            "version_ids": version_ids,
+            "finished_at": finished_at,
+            "counted": counted,
+            **{key: outcome[key] for key in ("ranks", "reason", "forfeited", "faults", "moves")},
+        }
+        fastlane.execute(session, _RESULT, values)
     except IntegrityError:
         session.rollback()
         return False
     return True
 
 
-def versions_playing(session: Session, bot_ids: list[int], began: datetime | None) -> list[int]:
-    """The version (``bot_versions.id``) of each bot current when the game began (``began``, its creation): its
+def versions_playing(session: Session, bot_ids: list[int], game_id: int) -> list[int]:
+    """The version (``bot_versions.id``) of each bot current when the game ``game_id`` began (its creation): its
     latest made by then (its first, should a clock have run behind); a challenge's person
     (:data:`store.challenges.HUMAN`) has none: 0."""
+    bots = [bot_id for bot_id in bot_ids if bot_id != HUMAN]
     current: dict[int, int] = {}
-    for version_id, bot_id, created_at in session.execute(
-        select(BotVersion.id, BotVersion.bot_id, BotVersion.created_at)
-        .where(BotVersion.bot_id.in_(bot_ids))
-        .order_by(BotVersion.number)
-    ):
-        if bot_id not in current or began is None or as_utc(created_at) <= as_utc(began):
-            current[bot_id] = version_id
+    if bots:
+        values = {"game_id": game_id, **fastlane.listed("bot", bots, SEATS)}
+        for version_id, bot_id, made_before in fastlane.rows(session, _VERSIONS, values):
+            if bot_id not in current or made_before:
+                current[bot_id] = version_id
     return [HUMAN if bot_id == HUMAN else current[bot_id] for bot_id in bot_ids]
 
 
-def complete(session: Session, tournament: Tournament) -> None:
+def complete(session: Session, tournament_id: int, games_total: int) -> None:
     """Mark the tournament done once every scheduled game has its result and its standings count them all.
 
     Two workers may finish its last games at once: the one whose refit counted fewer results must not mark it done
     before the other's complete standings are stored."""
-    done = session.scalar(select(func.count(Result.id)).where(Result.tournament_id == tournament.id))
-    if done == tournament.games_total:
+    done = session.scalar(select(func.count(Result.id)).where(Result.tournament_id == tournament_id))
+    if done == games_total:
         session.execute(
             update(Tournament)
             .where(
-                Tournament.id == tournament.id,
+                Tournament.id == tournament_id,
                 Tournament.status == "running",
-                Tournament.standings_through >= tournament.games_total,
+                Tournament.standings_through >= games_total,
             )
             .values(status="done", finished_at=now())
         )

@@ -20,25 +20,23 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC
-from typing import Any, NoReturn, Protocol
+from typing import Any, NamedTuple, NoReturn, Protocol
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import engine
-from botlink import moves
+from botlink import keepalive, moves
 from botlink.calls import BotConnection
 from engine.records import final_result
 from store import gamelog
 from store.challenges import HUMAN
-from store.models import Bot, Game, Player, Tournament, TournamentGame, now
-from tournament import leases, results, standings
+from store.models import Game, now
+from tournament import leases, results, scheduled, standings
 from tournament.heartbeat import Heartbeat, Holding, Stopping
+from tournament.scheduled import ScheduledGame, SeatBot, TournamentSettings
 from tournament.stalls import Stalls
 from tournament.writes import writing
-
-CHECKS_TO_EXCLUDE = 3
-CHECKS_TO_INCLUDE = 2
 
 
 class Notifier(Protocol):
@@ -56,7 +54,9 @@ class RunnerSettings:
     """Networks a bot URL may resolve to despite being private or loopback (``SORRY_ARENA_BOT_ALLOW``)."""
     lease_seconds: float = 30.0
     batch_moves: int = 64
-    batch_seconds: float = 0.25
+    batch_seconds: float = 0.5
+    """A game's moves are saved every ``batch_moves`` moves or ``batch_seconds`` seconds, whichever comes first (a
+    save costs the worker about as much as ten moves' engine work; a watcher of the game sees it move by that much)."""
     health_interval: float = 10.0
     """A push bot's info route is checked at a game's start when its last check is older than this."""
 
@@ -66,7 +66,7 @@ class SeatState(moves.FaultCount):
     """A seat's bot, its connection (a push bot's) and its faults (``count``: the third in a row forfeits); the
     account that holds the seat and its name (a bot's, or a challenge's person, who has no ``bot``)."""
 
-    bot: Bot | None
+    bot: SeatBot | None
     connection: BotConnection | None
     player_id: int
     name: str
@@ -90,9 +90,8 @@ class Play:
     """One game being played by this worker."""
 
     session: Session
-    tournament: Tournament
-    scheduled: TournamentGame
-    game: Game
+    scheduled: ScheduledGame
+    game_id: int
     state: Any
     saved: Saved
     seats: list[SeatState]
@@ -112,17 +111,21 @@ class Play:
     def ply(self) -> int:
         return self.saved.ply + len(self.pending)
 
+    @property
+    def tournament(self) -> TournamentSettings:
+        return self.scheduled.tournament
+
     def write_pending(self, ending: engine.Json | None = None) -> None:
         """Write the pending moves through the game log, in the session's transaction; with ``ending`` (the game's
         final result), end the game with it, in the same statement when moves are pending. ``LeaseLost`` if the game
         moved on without this worker (it stalled past its lease and another took over)."""
         if not self.pending:
-            if ending is not None and not gamelog.finish(self.session, self.game.id, self.saved.ply, ending):
+            if ending is not None and not gamelog.finish(self.session, self.game_id, self.saved.ply, ending):
                 self.lost()
             return
         over = engine.is_over(self.state)
         write = gamelog.advance(
-            self.game.id,
+            self.game_id,
             self.pending,
             self.state,
             engine.result(self.state) if over and ending is None else None,
@@ -136,7 +139,7 @@ class Play:
     def lost(self) -> NoReturn:
         """Undo the transaction and raise ``LeaseLost``: the game is not at the ply this worker saved last."""
         self.session.rollback()
-        raise leases.LeaseLost(f"game {self.game.id} moved past ply {self.saved.ply} without this worker")
+        raise leases.LeaseLost(f"game {self.game_id} moved past ply {self.saved.ply} without this worker")
 
     def flush(self) -> None:
         """Save the pending moves, renewing the lease in the same transaction when a quarter of it has passed since
@@ -151,7 +154,7 @@ class Play:
                 self.last_renewal = moment
             self.session.commit()
         self.last_save = time.monotonic()
-        self.notifier.publish(self.game.id, self.saved.ply)
+        self.notifier.publish(self.game_id, self.saved.ply)
 
     def finished(self) -> bool:
         return engine.is_over(self.state) or sum(not seat.forfeited for seat in self.seats) <= 1
@@ -181,7 +184,7 @@ def move_request(play: Play, seat: int, kind: str, actions: list[Any]) -> dict[s
         seat,
         kind,
         actions,
-        game_id=play.game.id,
+        game_id=play.game_id,
         tournament_id=play.tournament.id,
         ply=play.ply,
         deadline_ms=play.tournament.move_timeout_ms,
@@ -201,7 +204,7 @@ def ask_push_bot(play: Play, seat: int, kind: str, connection: BotConnection) ->
 def reload(play: Play) -> None:
     """Take the position the games API saved (a pull bot moved) as this worker's own, dropping any move of its own
     not saved (a fallback whose save found the ply taken)."""
-    stored = gamelog.position(play.session, play.game.id)
+    stored = gamelog.position(play.session, play.game_id)
     play.session.commit()
     assert stored is not None
     play.state = gamelog.decode_state(stored.state)
@@ -213,11 +216,11 @@ def ask_pull_bot(play: Play, seat: int) -> None:
     if play.pending:
         play.flush()
     else:
-        play.notifier.publish(play.game.id, play.saved.ply)
+        play.notifier.publish(play.game_id, play.saved.ply)
     # and wake the bot's inbox (GET /decisions?wait=), which may be waiting since before this game existed
-    play.notifier.publish_players([play.seats[seat].player_id], play.game.id)
+    play.notifier.publish_players([play.seats[seat].player_id], play.game_id)
     ply = play.saved.ply
-    game_id = play.game.id
+    game_id = play.game_id
 
     def moved() -> bool:
         """Whether the bot moved; or the tournament was cancelled (the cancellation wakes this wait), which the
@@ -260,27 +263,20 @@ def ask_pull_bot(play: Play, seat: int) -> None:
         player.count(None)
 
 
-def check_health(session: Session, bot: Bot, connection: BotConnection, interval: float) -> None:
-    """Ask the bot's info route for a nonce when its last check is old; count passes and failures in a row."""
+def check_health(session: Session, bot: SeatBot, connection: BotConnection, interval: float) -> bool:
+    """Ask the bot's info route for a nonce when its last check is older than ``interval`` seconds, and count the
+    pass or failure (``scheduled.note_check``: the third failure in a row excludes the bot, the second pass includes
+    it again). Whether the bot is excluded now."""
     checked = bot.checked_at
     if checked is not None and (now() - checked.replace(tzinfo=checked.tzinfo or UTC)).total_seconds() < interval:
-        return
+        return bot.excluded
     nonce = secrets.token_hex(16)
     reply = connection.call("info", {"type": "info", "nonce": nonce})
     passed = reply.fault is None and reply.body is not None and reply.body.get("nonce") == nonce
-    if passed:
-        bot.passed_checks += 1
-        bot.failed_checks = 0
-        if bot.passed_checks >= CHECKS_TO_INCLUDE:
-            bot.excluded = False
-    else:
-        bot.failed_checks += 1
-        bot.passed_checks = 0
-        if bot.failed_checks >= CHECKS_TO_EXCLUDE:
-            bot.excluded = True
-    bot.checked_at = now()
     with writing(session):
+        excluded = scheduled.note_check(session, bot.id, passed, now())
         session.commit()
+    return excluded
 
 
 def outcome(play: Play) -> dict[str, Any]:
@@ -294,6 +290,8 @@ def outcome(play: Play) -> dict[str, Any]:
     }
 
 
+KEPT = keepalive.Kept()
+"""This process's connections to push bots, kept from one game of a bot to the next."""
 NOTIFIER_THREADS = ThreadPoolExecutor(4, thread_name_prefix="sorry-arena-notify")
 FAREWELL_THREADS = ThreadPoolExecutor(8, thread_name_prefix="sorry-arena-end")
 """The ``end`` requests: sent once the result is saved, while the game's slot goes to the next game (a pool of its
@@ -316,12 +314,12 @@ def farewell(connection: BotConnection, payload: dict[str, Any]) -> None:
     try:
         connection.call("end", payload)
     finally:
-        connection.close()
+        KEPT.give_back(connection)
 
 
 def send_ends(play: Play, request: Callable[[int], dict[str, Any]]) -> None:
     """Send every push bot its seat's ``end`` ``request`` without waiting: each connection is handed over, and
-    closed after its call."""
+    kept for the bot's next game after its call (:data:`KEPT`)."""
     for seat, player in enumerate(play.seats):
         if player.connection is not None:
             FAREWELL_THREADS.submit(farewell, player.connection, request(seat))
@@ -341,110 +339,141 @@ def play_scheduled(
     happened: ``finished`` (this call wrote the result), ``done`` (it was already), ``busy`` (another worker holds
     it), ``missing``, ``stopped`` (this worker stops: the game was saved and its lease given back), ``cancelled``
     (its tournament was cancelled, before or while it played: it stopped at its next step, writing nothing more).
-    Raises ``LeaseLost`` when another worker took the game over while this one played it."""
-    with writing(session):
-        leased = leases.lease(session, scheduled_id, settings.worker, settings.lease_seconds)
-    if not leased:
-        scheduled = session.get(TournamentGame, scheduled_id)
-        if scheduled is None:
-            return "missing"
-        return scheduled.status if scheduled.status in ("done", "cancelled") else "busy"
-    holding = heartbeat.hold(scheduled_id)
+    Raises ``LeaseLost`` when another worker took the game over while this one played it.
+
+    A game is read (with its tournament and its bots) before its lease is taken; a game never started has its
+    bots' health checked (when due), then its lease taken and its game created in one transaction."""
+    found = scheduled.read(session, scheduled_id)
+    if found is None:
+        return "missing"
+    if found.status in ("done", "cancelled"):
+        session.rollback()
+        return found.status
+    seats = seat_states(session, found, settings)
     try:
-        return play_leased(session, scheduled_id, settings, notifier, holding, stalls)
-    except leases.Cancelled:
-        session.rollback()
-        return "cancelled"
-    except Stopping:
-        session.rollback()
+        excluded = [False] * len(seats)
+        if found.game_id is None:  # its bots' health, checked before the game is created (when due)
+            for number, player in enumerate(seats):
+                if player.bot is not None and player.connection is not None:
+                    excluded[number] = check_health(
+                        session, player.bot, player.connection, settings.health_interval
+                    )
+                elif player.bot is not None:
+                    excluded[number] = player.bot.excluded
         with writing(session):
-            leases.release(session, scheduled_id, settings.worker)
-        return "stopped"
+            leased = leases.lease(session, scheduled_id, settings.worker, settings.lease_seconds)
+            if leased is None:
+                now_found = scheduled.read(session, scheduled_id)
+                session.rollback()
+                if now_found is not None and now_found.status in ("done", "cancelled"):
+                    return now_found.status
+                return "busy"
+            started = start_game(session, found, leased, seats)
+            session.commit()
+        if not started.resumed:  # an excluded bot forfeits the game from its start
+            for player, out in zip(seats, excluded, strict=True):
+                player.forfeited = out
+        holding = heartbeat.hold(scheduled_id)
+        try:
+            return play_leased(session, found, started, settings, seats, notifier, holding, stalls)
+        except leases.Cancelled:
+            session.rollback()
+            return "cancelled"
+        except Stopping:
+            session.rollback()
+            with writing(session):
+                leases.release(session, scheduled_id, settings.worker)
+            return "stopped"
+        finally:
+            heartbeat.release(holding)
     finally:
-        heartbeat.release(holding)
+        for player in seats:
+            if player.connection is not None:
+                KEPT.give_back(player.connection)
+
+
+class Started(NamedTuple):
+    """The game of a scheduled game whose lease was just taken: its id; its state's text when it is known without
+    a read (``None``: read it, and the ply, from the game log); whether it was started before (a resumed game)."""
+
+    game_id: int
+    state: str | None
+    resumed: bool
+
+
+def start_game(session: Session, found: ScheduledGame, leased: leases.Leased, seats: list[SeatState]) -> Started:
+    """In the lease's transaction: create the game of a scheduled game never started (its seats taken), else find
+    the game it left."""
+    if leased.game_id is not None:
+        return Started(leased.game_id, None, True)
+    tournament = found.tournament
+    created = gamelog.create(
+        session,
+        tournament.game,
+        tournament.settings,
+        found.seed,
+        tournament.table_size,
+        tournament.owner_id,
+        [seat.player_id for seat in seats],
+    )
+    scheduled.set_game(session, found.id, created.id)
+    if all(player.connection is not None for player in seats):
+        # its seats are all push bots: nobody but this worker moves in it, so it is as created
+        return Started(created.id, created.state, False)
+    return Started(created.id, None, False)
 
 
 def seat_state(
-    tournament: Tournament, bot_id: int, bots: dict[int, Bot], person: Player | None, settings: RunnerSettings
+    tournament: TournamentSettings,
+    bot_id: int,
+    bots: dict[int, SeatBot],
+    person: tuple[int, str] | None,
+    settings: RunnerSettings,
 ) -> SeatState:
     """The seat of ``bot_id`` (one of ``bots``): the bot, with a connection if it is a push bot; or, at a
-    challenge's :data:`HUMAN` seat, the tournament owner's own account (``person``), played like a pull bot's seat."""
+    challenge's :data:`HUMAN` seat, the tournament owner's own account (``person``: its id and name), played like a
+    pull bot's seat."""
     if bot_id == HUMAN:
         assert person is not None
-        return SeatState(None, None, person.id, person.name)
+        return SeatState(None, None, *person)
     bot = bots[bot_id]
     connection = None
     if bot.url is not None:
-        connection = BotConnection(
-            bot.url, bot.secret, allow=settings.allow, timeout=tournament.move_timeout_ms / 1000
-        )
+        connection = KEPT.take(bot.url, bot.secret, settings.allow, tournament.move_timeout_ms / 1000)
     return SeatState(bot, connection, bot.player_id, bot.name)
 
 
-def seat_states(
-    session: Session, tournament: Tournament, bot_ids: Sequence[int], settings: RunnerSettings
-) -> list[SeatState]:
+def seat_states(session: Session, found: ScheduledGame, settings: RunnerSettings) -> list[SeatState]:
     """The seats of a game, in seat order (:func:`seat_state`): its bots read in one statement."""
-    bots = {
-        bot.id: bot for bot in session.scalars(select(Bot).where(Bot.id.in_([i for i in bot_ids if i != HUMAN])))
-    }
-    person = session.get(Player, tournament.owner_id) if HUMAN in bot_ids else None
-    return [seat_state(tournament, bot_id, bots, person, settings) for bot_id in bot_ids]
+    tournament = found.tournament
+    bots = scheduled.seat_bots(session, [bot_id for bot_id in found.bot_ids if bot_id != HUMAN])
+    person = None
+    if HUMAN in found.bot_ids:
+        person = (tournament.owner_id, scheduled.name_of(session, tournament.owner_id))
+    return [seat_state(tournament, bot_id, bots, person, settings) for bot_id in found.bot_ids]
 
 
 def play_leased(
     session: Session,
-    scheduled_id: int,
+    found: ScheduledGame,
+    started: Started,
     settings: RunnerSettings,
+    seats: list[SeatState],
     notifier: Notifier,
     holding: Holding,
     stalls: Stalls,
 ) -> str:
-    """:func:`play_scheduled` once the lease is taken."""
-    scheduled, tournament = session.execute(  # both in one statement
-        select(TournamentGame, Tournament)
-        .join(Tournament, Tournament.id == TournamentGame.tournament_id)
-        .where(TournamentGame.id == scheduled_id)
-    ).one()
-    seats = seat_states(session, tournament, scheduled.bot_ids, settings)
-    fresh = scheduled.game_id is None
-    if fresh:  # before the game exists: a pull bot's first deadline counts from the game's creation
-        for player in seats:
-            if player.bot is None:
-                continue
-            if player.connection is not None:
-                check_health(session, player.bot, player.connection, settings.health_interval)
-            player.forfeited = player.bot.excluded
-    if fresh:
-        with writing(session):
-            game = gamelog.create(
-                session,
-                tournament.game,
-                tournament.settings,
-                scheduled.seed,
-                tournament.table_size,
-                tournament.owner_id,
-                [seat.player_id for seat in seats],
-            )
-            scheduled.game_id = game.id
-            session.commit()
-    else:
-        found = session.get(Game, scheduled.game_id)
-        assert found is not None
-        game = found
-    if fresh and all(player.connection is not None for player in seats):
-        # a game just created whose seats are all push bots: nobody but this worker moves in it, so it is as
-        # created, and has no saved move whose faults would count
-        text, ply = game.state, game.ply
-    else:
-        stored = gamelog.position(session, game.id)
+    """:func:`play_scheduled` once the lease is taken and the game exists."""
+    tournament, game_id = found.tournament, started.game_id
+    text, ply = started.state, 0
+    if text is None:
+        stored = gamelog.position(session, game_id)
         assert stored is not None
         text, ply = stored.state, stored.ply
     play = Play(
         session,
-        tournament,
-        scheduled,
-        game,
+        found,
+        game_id,
         gamelog.decode_state(text),
         Saved(ply),
         seats,
@@ -453,15 +482,15 @@ def play_leased(
         holding,
         stalls,
     )
-    if not fresh:  # a resumed game: recount the faults of its saved moves
-        for seat, fault in gamelog.faults(session, game.id):
+    if started.resumed:  # recount the faults of its saved moves
+        for seat, fault in gamelog.faults(session, game_id):
             play.seats[seat].count(fault)
     names = [seat.name for seat in play.seats]
     notify_bots(
         play,
         "start",
         lambda seat: moves.start_request(
-            game.id,
+            game_id,
             seat,
             tournament_id=tournament.id,
             game=tournament.game,
@@ -470,17 +499,13 @@ def play_leased(
             players=names,
         ),
     )
-    try:
-        return play_to_the_end(play)
-    finally:
-        for player in play.seats:
-            if player.connection is not None:
-                player.connection.close()
+    return play_to_the_end(play)
 
 
 def play_to_the_end(play: Play) -> str:
-    """Ask for every decision until the game ends, then store its result and refresh the standings."""
-    session, tournament, scheduled, game = play.session, play.tournament, play.scheduled, play.game
+    """Ask for every decision until the game ends, then store its last moves, its end and its result in one
+    transaction, and refresh the standings."""
+    session, tournament, scheduled_game = play.session, play.tournament, play.scheduled
     try:
         while not play.finished():
             play.holding.check()
@@ -503,12 +528,14 @@ def play_to_the_end(play: Play) -> str:
     result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
     with writing(session):
         play.write_pending(ending=result)
+        written = results.finish(
+            session, tournament, scheduled_game.id, scheduled_game.bot_ids, play.game_id, final
+        )
         session.commit()
-    with writing(session):
-        written = results.finish(session, tournament, scheduled, game, final)
     if standings.refresh(session, tournament.id, tournament.game, tournament.variant, tournament.rated):
         with writing(session):
-            results.complete(session, tournament)
-    play.notifier.publish(game.id, play.saved.ply)
-    send_ends(play, lambda seat: moves.end_request(game.id, seat, result, seat in final["forfeited"]))
+            results.complete(session, tournament.id, tournament.games_total)
+    session.rollback()  # the standings' reads end here (a refit committed its own writes)
+    play.notifier.publish(play.game_id, play.saved.ply)
+    send_ends(play, lambda seat: moves.end_request(play.game_id, seat, result, seat in final["forfeited"]))
     return "finished" if written else "done"

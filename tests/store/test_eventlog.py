@@ -31,8 +31,10 @@ def new_game(session: Session, seed: int) -> Game:
     players = [Player(name=f"p{seed}-{seat}", token_hash=f"{seed:060x}{seat:04x}") for seat in range(3)]
     session.add_all(players)
     session.flush()
-    game = gamelog.create(session, "card", SETTINGS, seed, 3, players[0].id, [player.id for player in players])
+    created = gamelog.create(session, "card", SETTINGS, seed, 3, players[0].id, [player.id for player in players])
     session.commit()
+    game = session.get(Game, created.id)
+    assert game is not None
     return game
 
 

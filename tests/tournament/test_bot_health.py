@@ -1,5 +1,6 @@
 """Health checks of push bots: ``tournament.runner.check_health`` against a real database (3 failed checks in a
-row exclude a bot, 2 passed in a row include it again, a pass resets the failures), and an excluded bot in a
+row exclude a bot, 2 passed in a row include it again, a pass resets the failures: counted in one statement,
+``tournament.scheduled.note_check``), and an excluded bot in a
 tournament: it forfeits its games at their start without being asked a move, the others play on."""
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from tests.arenakit import (
     wait_done,
 )
 from tests.botservers import BotServer, Handler, Received, reply, status
+from tournament import scheduled
 from tournament.runner import check_health
 
 
@@ -64,13 +66,13 @@ def check(arena: Flask, bot_id: int, server_url: str, interval: float = 0) -> di
     """One health check of the bot in a session of its own; the bot's counters after it, as stored."""
     sessions = arena.extensions["db_sessions"]
     with sessions() as session:
-        bot = session.get(Bot, bot_id)
-        assert bot is not None
+        bot = scheduled.seat_bots(session, [bot_id])[bot_id]  # as a game's runner reads it
         with BotConnection(server_url, bot.secret, allow=parse_allowlist("loopback"), timeout=1.0) as connection:
-            check_health(session, bot, connection, interval)
+            excluded = check_health(session, bot, connection, interval)
     with sessions() as session:
         stored = session.get(Bot, bot_id)
         assert stored is not None
+        assert stored.excluded == excluded, "the check tells what it stored"
         return {"failed": stored.failed_checks, "passed": stored.passed_checks, "excluded": stored.excluded}
 
 

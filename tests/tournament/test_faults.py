@@ -217,12 +217,12 @@ def test_a_tournament_is_done_only_once_its_standings_count_every_result(
         session.commit()
         tournament = session.get(Tournament, created["id"])
         assert tournament is not None
-        results.complete(session, tournament)
+        results.complete(session, tournament.id, tournament.games_total)
     assert client.get(f"{API}/tournaments/{created['id']}").get_json()["status"] == "running"
     with sessions() as session:  # the second worker refits with both results, then completes
         standings.refresh_tournament(session, created["id"])
         tournament = session.get(Tournament, created["id"])
         assert tournament is not None
-        results.complete(session, tournament)
+        results.complete(session, tournament.id, tournament.games_total)
     done = client.get(f"{API}/tournaments/{created['id']}").get_json()
     assert done["status"] == "done" and sum(row["games"] for row in done["standings"]) == 4

@@ -76,10 +76,11 @@ def test_an_account_less_busy_than_another_goes_ahead_of_its_waiting_games(datab
         small = tournament_of(owners[1], [("pending", False)] * 6)
         session.commit()
         fed = take(session, window=8)
-        assert fed[0][0] == small[0], "the least busy account first"
-        assert {ahead for scheduled_id, ahead in fed if scheduled_id in small} == {True}
-        assert {ahead for scheduled_id, ahead in fed if scheduled_id not in small} == {False}
-        assert sum(scheduled_id in small for scheduled_id, _ in fed) == 6
+        assert fed[0].scheduled_id == small[0], "the least busy account first"
+        assert {game.ahead for game in fed if game.scheduled_id in small} == {True}
+        assert {game.ahead for game in fed if game.scheduled_id not in small} == {False}
+        assert sum(game.scheduled_id in small for game in fed) == 6
+        assert all(game.bot_ids == [1, 2] for game in fed), "each with its bots, for its job"
         assert sum(scheduled_id not in small for scheduled_id, _ in fed) == 4, "A topped up to its window only"
         assert take(session, window=8) == [], "every window full"
         session.execute(update(TournamentGame).where(TournamentGame.id.in_(small)).values(status="done"))
@@ -90,7 +91,7 @@ def test_an_account_less_busy_than_another_goes_ahead_of_its_waiting_games(datab
         )
         session.commit()
         fed = take(session, window=8)
-        assert len(fed) == 8 and not any(ahead for _, ahead in fed), "alone, A goes ahead of no one"
+        assert len(fed) == 8 and not any(game.ahead for game in fed), "alone, A goes ahead of no one"
     finally:
         session.close()
         engine.dispose()

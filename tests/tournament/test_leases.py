@@ -44,6 +44,13 @@ def scheduled_game(made: sessionmaker[Session]) -> int:
         return game.id
 
 
+def take(session: Session, scheduled_id: int, worker: str, seconds: float) -> bool:
+    """Whether ``worker`` takes the game's lease (committed, as a runner commits it with the game it starts)."""
+    taken = leases.lease(session, scheduled_id, worker, seconds)
+    session.commit()
+    return taken is not None
+
+
 def holder(made: sessionmaker[Session], scheduled_id: int) -> tuple[str | None, int]:
     with made() as session:
         row = session.execute(
@@ -66,7 +73,7 @@ def test_a_held_lease_outlives_its_length_and_no_other_worker_takes_it(made: ses
     renewed_lease = 4.0  # beats every second; a lease far longer than a loaded machine's pause between statements
     game = scheduled_game(made)
     with made() as session:
-        assert leases.lease(session, game, "first", renewed_lease)
+        assert take(session, game, "first", renewed_lease)
     taken_until = lease_until(made, game)
     heartbeat = Heartbeat(made, "first", renewed_lease)
     holding = heartbeat.hold(game)
@@ -77,7 +84,7 @@ def test_a_held_lease_outlives_its_length_and_no_other_worker_takes_it(made: ses
             assert time.monotonic() < deadline, "the heartbeat never renewed the lease"
             time.sleep(0.05)
         with made() as session:
-            assert not leases.lease(session, game, "second", renewed_lease)
+            assert not take(session, game, "second", renewed_lease)
     assert lease_until(made, game) > taken_until
     holding.check()  # still this worker's: nothing to stop
     assert holder(made, game) == ("first", 1)
@@ -85,7 +92,7 @@ def test_a_held_lease_outlives_its_length_and_no_other_worker_takes_it(made: ses
     deadline = time.monotonic() + 60
     while True:  # no longer renewed: the lease runs out and another worker may take the game
         with made() as session:
-            if leases.lease(session, game, "second", LEASE):
+            if take(session, game, "second", LEASE):
                 break
         assert time.monotonic() < deadline, "the released lease never ran out"
         time.sleep(0.2)
@@ -96,7 +103,7 @@ def test_a_game_taken_over_stops_its_runner_at_the_next_step(made: sessionmaker[
     """The holder stalled past its lease and another worker took the game: the next beat marks it lost."""
     game = scheduled_game(made)
     with made() as session:
-        assert leases.lease(session, game, "stalled", LEASE)
+        assert take(session, game, "stalled", LEASE)
         session.execute(update(TournamentGame).where(TournamentGame.id == game).values(worker="other"))
         session.commit()
     heartbeat = Heartbeat(made, "stalled", LEASE)
@@ -112,7 +119,7 @@ def test_a_game_taken_over_stops_its_runner_at_the_next_step(made: sessionmaker[
 def test_a_stopping_worker_gives_its_game_back_at_once(made: sessionmaker[Session]) -> None:
     game = scheduled_game(made)
     with made() as session:
-        assert leases.lease(session, game, "leaving", 60)
+        assert take(session, game, "leaving", 60)
     heartbeat = Heartbeat(made, "leaving", 60)
     holding = heartbeat.hold(game)
     heartbeat.stop_all()
@@ -122,7 +129,7 @@ def test_a_stopping_worker_gives_its_game_back_at_once(made: sessionmaker[Sessio
         assert not leases.release(session, game, "someone else")
         assert leases.release(session, game, "leaving")
         assert leases.unplayed(session, now()) == [(game, 1)]  # back in the queue's hands, without a wait
-        assert leases.lease(session, game, "next", 60)
+        assert take(session, game, "next", 60)
     heartbeat.release(holding)
     assert holder(made, game) == ("next", 2)
 
@@ -131,7 +138,7 @@ def test_a_worker_takes_back_its_own_game_without_a_new_attempt(made: sessionmak
     """After its database came back, a worker resumes a game it still holds: the same attempt, the same job."""
     game = scheduled_game(made)
     with made() as session:
-        assert leases.lease(session, game, "me", 60)
-        assert leases.lease(session, game, "me", 60)
-        assert not leases.lease(session, game, "another", 60)
+        assert take(session, game, "me", 60)
+        assert take(session, game, "me", 60)
+        assert not take(session, game, "another", 60)
     assert holder(made, game) == ("me", 1)

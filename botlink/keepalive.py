@@ -1,0 +1,76 @@
+"""Connections to push bots kept open from one game to the next, in a process that plays many (a worker).
+
+A game takes a :class:`botlink.calls.BotConnection` per push bot's seat (:meth:`Kept.take`) and hands it back once
+its ``end`` request is answered (:meth:`Kept.give_back`): the next game of the same bot, with the same secret and
+timeout, goes on on that connection, without a new TCP connection per game (nor, at a bot served by a thread per
+connection, a new thread per game). A connection is used by one game at a time, and kept for ``max_age`` seconds
+after it was made: then its address is resolved and checked again (``botlink.netguard``), as a new bot's is. One
+whose URL was refused, or whose host did not resolve, is never kept. A bot that closed a kept connection meanwhile
+costs nothing: the connection's pool sees it closed before its next request, and connects again.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+
+from botlink import netguard
+from botlink.calls import DEFAULT_TIMEOUT_S, BotConnection
+
+MAX_AGE_S = 60.0
+"""How long a connection is kept from its making (seconds): a bot's address is resolved again after that."""
+MAX_IDLE = 64
+"""The most idle connections kept for one bot (its seats in this process's games at once, at most)."""
+
+
+class Kept:
+    """The idle connections of this process, by bot (URL, secret, timeout and allowlist)."""
+
+    def __init__(self, max_age: float = MAX_AGE_S, max_idle: int = MAX_IDLE) -> None:
+        self.max_age = max_age
+        self.max_idle = max_idle
+        self._lock = threading.Lock()
+        self._idle: dict[tuple[object, ...], list[tuple[float, BotConnection]]] = {}
+
+    def take(
+        self, url: str, secret: str, allow: Iterable[netguard.Network] = (), timeout: float = DEFAULT_TIMEOUT_S
+    ) -> BotConnection:
+        """An idle connection to this bot, kept less than ``max_age`` ago, else a new one."""
+        allowed = tuple(allow)
+        key = (url, secret, float(timeout), allowed)
+        moment = time.monotonic()
+        stale: list[BotConnection] = []
+        found = None
+        with self._lock:
+            idle = self._idle.get(key, [])
+            while idle and found is None:
+                made, connection = idle.pop()
+                if moment - made < self.max_age:
+                    found = connection
+                else:
+                    stale.append(connection)
+        for connection in stale:
+            connection.close()
+        return found if found is not None else BotConnection(url, secret, allow=allowed, timeout=timeout)
+
+    def give_back(self, connection: BotConnection) -> None:
+        """Keep ``connection`` for the bot's next game (unless it is refused, unresolved, too old or one too many)."""
+        key = (connection.url, connection.secret, connection.timeout, connection.allow)
+        if connection.target is None or time.monotonic() - connection.made_at >= self.max_age:
+            connection.close()
+            return
+        with self._lock:
+            idle = self._idle.setdefault(key, [])
+            if len(idle) < self.max_idle:
+                idle.append((connection.made_at, connection))
+                return
+        connection.close()
+
+    def close(self) -> None:
+        """Close every idle connection (the process stops)."""
+        with self._lock:
+            idle = [connection for kept in self._idle.values() for _, connection in kept]
+            self._idle.clear()
+        for connection in idle:
+            connection.close()
