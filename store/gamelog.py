@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -283,12 +283,14 @@ _SEAT = insert(Seat).values(
 
 @dataclass(frozen=True)
 class Created:
-    """A game just created (:func:`create`): its id, its status, its state's stored text, its creation time."""
+    """A game just created (:func:`create`): its id, its status, its state's stored text, its creation time, and
+    the engine's state it was made from (its creator's to play on, as stored)."""
 
     id: int
     status: str
     state: str
     created_at: datetime
+    engine_state: Any = field(compare=False, repr=False, default=None)
 
 
 def create(
@@ -305,7 +307,7 @@ def create(
     ``engine.SettingsError`` for settings that describe no game."""
     state = engine.new_game(kind, settings, seed)
     moment = now()
-    created = Created(0, "active" if players else "open", encode_state(engine.to_json(state)), moment)
+    created = Created(0, "active" if players else "open", encode_state(engine.to_json(state)), moment, state)
     values = {
         "kind": kind,
         "settings": engine.normalize_settings(kind, settings),

@@ -393,11 +393,11 @@ def play_scheduled(
 
 
 class Started(NamedTuple):
-    """The game of a scheduled game whose lease was just taken: its id; its state's text when it is known without
+    """The game of a scheduled game whose lease was just taken: its id; its engine state when it is known without
     a read (``None``: read it, and the ply, from the game log); whether it was started before (a resumed game)."""
 
     game_id: int
-    state: str | None
+    state: Any
     resumed: bool
 
 
@@ -419,7 +419,7 @@ def start_game(session: Session, found: ScheduledGame, leased: leases.Leased, se
     scheduled.set_game(session, found.id, created.id)
     if all(player.connection is not None for player in seats):
         # its seats are all push bots: nobody but this worker moves in it, so it is as created
-        return Started(created.id, created.state, False)
+        return Started(created.id, created.engine_state, False)
     return Started(created.id, None, False)
 
 
@@ -465,16 +465,16 @@ def play_leased(
 ) -> str:
     """:func:`play_scheduled` once the lease is taken and the game exists."""
     tournament, game_id = found.tournament, started.game_id
-    text, ply = started.state, 0
-    if text is None:
+    state, ply = started.state, 0
+    if state is None:
         stored = gamelog.position(session, game_id)
         assert stored is not None
-        text, ply = stored.state, stored.ply
+        state, ply = gamelog.decode_state(stored.state), stored.ply
     play = Play(
         session,
         found,
         game_id,
-        gamelog.decode_state(text),
+        state,
         Saved(ply),
         seats,
         settings,

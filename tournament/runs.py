@@ -22,8 +22,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
@@ -63,22 +64,33 @@ def run_seed(seed: int, run: int) -> int:
     return int.from_bytes(digest, "big") >> 2
 
 
-def lay_out(tournament: Tournament, pairings: Sequence[Pairing] | None = None) -> list[TournamentGame]:
-    """The rows of a run's scheduled games: ``pairings`` (a match's pairs, a challenge's game), else the run's
-    round robin."""
+_GAME = insert(TournamentGame).values(
+    tournament_id=param("tournament_id"),
+    number=param("number"),
+    round=param("round"),
+    bot_ids=param("bot_ids"),
+    seed=param("seed"),
+    status="pending",
+    fed=False,
+    attempts=0,
+)
+
+
+def lay_out(tournament: Tournament, pairings: Sequence[Pairing] | None = None) -> list[dict[str, Any]]:
+    """The rows of a run's scheduled games (:data:`_GAME`'s values): ``pairings`` (a match's pairs, a challenge's
+    game), else the run's round robin."""
     if pairings is None:
         pairings = schedule(
             tournament.bot_ids, tournament.table_size, tournament.rounds, tournament.seed, tournament.seed_salt
         )
     return [
-        TournamentGame(
-            tournament_id=tournament.id,
-            number=pairing.index,
-            round=pairing.round,
-            bot_ids=list(pairing.seats),
-            seed=pairing.seed,
-            status="pending",
-        )
+        {
+            "tournament_id": tournament.id,
+            "number": pairing.index,
+            "round": pairing.round,
+            "bot_ids": list(pairing.seats),
+            "seed": pairing.seed,
+        }
         for pairing in pairings
     ]
 
@@ -105,10 +117,9 @@ def start(session: Session, tournament: Tournament) -> bool:
     if not claimed.rowcount:  # type: ignore[attr-defined]
         session.rollback()
         return False
-    # a match's games come in pairs; a challenge is one game
-    session.add_all(
-        lay_out(tournament, matches.pairings(session, tournament) or challenge_pairings(tournament) or None)
-    )
+    # a match's games come in pairs; a challenge is one game: all in one statement
+    games = lay_out(tournament, matches.pairings(session, tournament) or challenge_pairings(tournament) or None)
+    fastlane.executemany(session, _GAME, games)
     session.commit()
     return True
 
@@ -145,7 +156,7 @@ def create(session: Session, parent: Tournament, run: int) -> Tournament | None:
         if run not in made_runs(session, parent.id):
             raise  # some other constraint failed
         return None
-    session.add_all(lay_out(child))
+    fastlane.executemany(session, _GAME, lay_out(child))
     session.commit()
     return child
 

@@ -17,6 +17,7 @@ of a bot (``version_id``, its ``version`` number and its ``bot_id``), fitted on 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -166,17 +167,20 @@ def refresh_pool(session: Session, game: str, variant: str) -> bool:
     return True
 
 
-def tournament_table(session: Session, tournament: Tournament) -> dict[str, Any]:
-    """The fitted table of the tournament's stored results, with their 95% intervals."""
-    results = session.execute(
-        select(Result.bot_ids, Result.ranks, Result.forfeited)
-        .where(Result.tournament_id == tournament.id)
-        .order_by(Result.id)
-    ).all()
-    games = [(result.bot_ids, result.ranks) for result in results]
-    forfeits = [set(result.forfeited) for result in results]
+_RESULTS = (
+    select(Result.bot_ids, Result.ranks, Result.forfeited)
+    .where(Result.tournament_id == param("tournament_id"))
+    .order_by(Result.id)
+)
+
+
+def tournament_table(session: Session, tournament_id: int, bot_ids: Sequence[int]) -> dict[str, Any]:
+    """The fitted table of the tournament's stored results, with their 95% intervals (``bot_ids``: its bots)."""
+    results = fastlane.rows(session, _RESULTS, {"tournament_id": tournament_id})
+    games = [(seats, ranks) for seats, ranks, _ in results]
+    forfeits = [set(forfeited) for _, _, forfeited in results]
     rows = summarize(games, forfeited=forfeits)
-    named = names(session, set(tournament.bot_ids))
+    named = names(session, set(bot_ids))
     return {
         "through": len(results),
         "standings": [
@@ -198,31 +202,33 @@ def tournament_table(session: Session, tournament: Tournament) -> dict[str, Any]
 _RESULTS_IN = select(
     Tournament.games_total,
     select(func.count(Result.id)).where(Result.tournament_id == Tournament.id).scalar_subquery(),
+    Tournament.bot_ids,
 ).where(Tournament.id == param("tournament_id"))
-"""A tournament's games and its results written so far, in one statement."""
+"""A tournament's games, its results written so far and its bots, in one statement."""
+_STANDINGS = (
+    update(Tournament)
+    .where(Tournament.id == param("tournament_id"), Tournament.standings_through < param("through"))
+    .values(standings=param("table"), standings_through=param("through"))
+)
+"""A table stored, unless the one stored counts as many results already."""
 
 
 def refresh_tournament(session: Session, tournament_id: int) -> bool:
     """Refit the tournament's table at every 5% of its games (but no sooner than :data:`REFIT_EVERY` results after
-    the last refit) and at its last result (a fit with its intervals costs about 10 ms per 1,000 games, and the reads and write around it a few
-    milliseconds more). Whether every result of the tournament is in (or it is gone)."""
+    the last refit) and at its last result (a fit with its intervals costs about 10 ms per 1,000 games, and the
+    reads and write around it a few milliseconds more). Whether every result of the tournament is in (or it is
+    gone)."""
     found = fastlane.first(session, _RESULTS_IN, {"tournament_id": tournament_id})
     if found is None:
         return True
-    games_total, done = int(found[0]), int(found[1])
+    games_total, done, bot_ids = int(found[0]), int(found[1]), list(found[2])
     step = max(REFIT_EVERY, games_total // 20)
     last = done >= games_total
     if not last and done % step:
         return False
-    tournament = session.get(Tournament, tournament_id)
-    if tournament is None:
-        return True
-    table = tournament_table(session, tournament)  # not from ``done``: a result may have come in since
-    session.execute(
-        update(Tournament)
-        .where(Tournament.id == tournament_id, Tournament.standings_through < table["through"])
-        .values(standings=table, standings_through=table["through"])
-    )
+    table = tournament_table(session, tournament_id, bot_ids)  # not from ``done``: a result may have come in since
+    values = {"tournament_id": tournament_id, "through": table["through"], "table": table}
+    fastlane.execute(session, _STANDINGS, values)
     session.commit()
     return last
 

@@ -319,7 +319,7 @@ def check_tournament(app: Flask, tournament_id: int, *, only_tournament_games: b
             everywhere = session.scalar(select(func.count(TournamentGame.id)))
             assert games == everywhere, f"{games} games for {everywhere} scheduled games: one was created twice"
         assert tournament.standings_through == tournament.games_total
-        recomputed = standings.tournament_table(session, tournament)
+        recomputed = standings.tournament_table(session, tournament.id, tournament.bot_ids)
         assert tournament.standings == json.loads(json.dumps(recomputed))
         if tournament.rated:
             pool = session.scalars(

@@ -127,6 +127,6 @@ def test_the_table_of_every_result_has_its_intervals_whoever_refits_it(finished:
         standings.refresh_tournament(session, tournament_id)  # the worker that wrote the last result
         tournament = session.get(Tournament, tournament_id)
         assert tournament is not None and tournament.standings_through == 2
-        recomputed = standings.tournament_table(session, tournament)
+        recomputed = standings.tournament_table(session, tournament.id, tournament.bot_ids)
         assert tournament.standings == recomputed
         assert any(row["low"] < row["elo"] < row["high"] for row in recomputed["standings"])

@@ -81,7 +81,7 @@ def test_an_account_less_busy_than_another_goes_ahead_of_its_waiting_games(datab
         assert {game.ahead for game in fed if game.scheduled_id not in small} == {False}
         assert sum(game.scheduled_id in small for game in fed) == 6
         assert all(game.bot_ids == [1, 2] for game in fed), "each with its bots, for its job"
-        assert sum(scheduled_id not in small for scheduled_id, _ in fed) == 4, "A topped up to its window only"
+        assert sum(game.scheduled_id not in small for game in fed) == 4, "A topped up to its window only"
         assert take(session, window=8) == [], "every window full"
         session.execute(update(TournamentGame).where(TournamentGame.id.in_(small)).values(status="done"))
         session.execute(

@@ -32,7 +32,7 @@ EXPECTED = collections.Counter(
         "INSERT actions": 1,
         "SELECT bot_versions": 1,
         "INSERT results": 1,
-        "SELECT results": 1,  # the standings: the results counted (with the tournament's games)
+        "SELECT results": 1,  # the standings: the results counted (with the tournament's games and bots)
         "SELECT matches": 1,
     }
 )
@@ -40,11 +40,9 @@ EXPECTED = collections.Counter(
 batch at its end, each by its verb and first table; besides these, a game that checks its bots' health first (the
 first game of each bot, here) stores each check (``UPDATE bots``)."""
 
-REFIT = collections.Counter(
-    {"SELECT tournaments": 1, "SELECT results": 1, "SELECT bots": 1, "UPDATE tournaments": 1}
-)
-"""What a game that refits the tournament's table adds (here, the last: ``standings.REFIT_EVERY``): the tournament,
-its results, its bots' names, the table stored."""
+REFIT = collections.Counter({"SELECT results": 1, "SELECT bots": 1, "UPDATE tournaments": 1})
+"""What a game that refits the tournament's table adds (here, the last: ``standings.REFIT_EVERY``): its results,
+its bots' names, the table stored."""
 COMPLETING = collections.Counter({"SELECT results": 1, "UPDATE tournaments": 1})
 """What the game that ends the tournament adds: the results counted again, and the tournament marked done."""
 
