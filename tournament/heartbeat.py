@@ -72,11 +72,15 @@ class Heartbeat:
         self._wake = threading.Condition(self._lock)
         self._thread: threading.Thread | None = None
         self._failing = False
+        self._stopping = False
 
     def hold(self, scheduled_id: int) -> Holding:
-        """Start renewing the game's lease (the caller has just taken it)."""
+        """Start renewing the game's lease (the caller has just taken it). Once the process stops
+        (:meth:`stop_all`), a game held after that stops at its first step too: it gives its lease back at once."""
         holding = Holding(scheduled_id)
         with self._lock:
+            if self._stopping:
+                holding.stop.set()
             self._held[scheduled_id] = holding
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="sorry-arena-heartbeat", daemon=True)
@@ -94,7 +98,10 @@ class Heartbeat:
             return list(self._held.values())
 
     def stop_all(self) -> None:
-        """Ask every game held to stop at its next step (the process stops)."""
+        """Ask every game held to stop at its next step, and every game held from now on at its first (the process
+        stops: a game whose lease was being taken meanwhile does not play on)."""
+        with self._lock:
+            self._stopping = True
         for holding in self.held():
             holding.stop.set()
 

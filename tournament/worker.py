@@ -14,7 +14,9 @@ alive and runs its maintenance on time. The maintenance, every ``maintenance_int
 database that fails meanwhile only skips that pass. The clock (``tournament.clock``) starts the runs due every
 second, so start times and repeats keep their planned times without RQ's scheduler (no child process to outlive
 the worker). On SIGTERM or SIGINT the worker takes no more jobs, its games stop at their next step, save what they
-played and give their leases back, and it exits.
+played and give their leases back, and it exits. RQ's handler of the signal raises into whatever the main thread
+runs; while that is a job or the maintenance (statements half sent to the database, a game half handed over) the stop
+waits for its end instead (``ArenaWorker.request_stop``).
 
 RQ's work loop quits on most Redis errors, and a Redis that restarts empty has forgotten the worker. So when the
 worker loses Redis (a connection error, or its own registration gone from Redis) it ends that RQ worker, waits until
@@ -84,12 +86,35 @@ class ArenaWorker(SimpleWorker):
         self._last_beat = float("-inf")
         """When the last plain heartbeat reached Redis (``time.monotonic``)."""
         self._suspension_checked = float("-inf")
+        self._deferring = 0
+        """How deep the main thread is in work that a stop must not cut (``_stop_after``)."""
         self.stop = threading.Event()
         """Set when the process is asked to stop (SIGINT, SIGTERM): no new worker then (``run`` shares one)."""
 
     def request_stop(self, signum: Any, frame: Any) -> None:
+        """RQ's warm stop: it raises ``StopRequested`` into the main thread, unless a job runs. Here a job, or the
+        maintenance, never has it raised in the middle (a statement half sent leaves its connection unusable, and a
+        ``StopRequested`` caught with the statement's error was lost: the worker went on): the stop is noted, as RQ
+        notes one during a job, and taken once that work is done (:meth:`_stop_after`). A second signal stops at once,
+        as with RQ."""
         self.stop.set()
-        super().request_stop(signum, frame)
+        if not self._deferring:
+            super().request_stop(signum, frame)
+            return
+        signal.signal(signal.SIGINT, self.request_force_stop)
+        signal.signal(signal.SIGTERM, self.request_force_stop)
+        self.handle_warm_shutdown_request()
+        self._stop_requested = True
+
+    @contextlib.contextmanager
+    def _stop_after(self) -> Iterator[None]:
+        """Work that a stop asked meanwhile waits for (:meth:`request_stop`); RQ's loop takes the stop after it, at
+        its check before the next job."""
+        self._deferring += 1
+        try:
+            yield
+        finally:
+            self._deferring -= 1
 
     @contextlib.contextmanager
     def _noting_redis_loss(self) -> Iterator[None]:
@@ -183,7 +208,7 @@ class ArenaWorker(SimpleWorker):
         self._suspension_checked = moment
 
     def execute_job(self, job: Any, queue: Any) -> None:
-        with self._noting_redis_loss():
+        with self._noting_redis_loss(), self._stop_after():
             try:
                 if self.held_back(job):
                     queue.enqueue_job(job)  # to the end of the queue: the other games go first
@@ -223,12 +248,16 @@ class ArenaWorker(SimpleWorker):
             ended.execute()
 
     def run_maintenance_tasks(self) -> None:
-        with self._noting_redis_loss():
+        """RQ's maintenance and the recovery (``jobs.recover``); a stop asked meanwhile is taken after them, before
+        the wait for a job that RQ's loop may go on to."""
+        with self._noting_redis_loss(), self._stop_after():
             super().run_maintenance_tasks()
             try:
                 jobs.recover()
             except SQLAlchemyError as error:  # the database restarts: the next pass tries again
                 log.warning("recovery skipped: the database failed: %s", str(error).splitlines()[0])
+        if self._stop_requested:
+            raise StopRequested()
 
 
 def wait_for_redis(connection: Any, stop: threading.Event, longest_pause: float = 5.0) -> bool:

@@ -134,6 +134,19 @@ def test_a_stopping_worker_gives_its_game_back_at_once(made: sessionmaker[Sessio
     assert holder(made, game) == ("next", 2)
 
 
+def test_a_game_leased_as_the_worker_stops_is_given_back_at_its_first_step(made: sessionmaker[Session]) -> None:
+    """Its runner took the lease while the process was told to stop: it does not play the game to its end."""
+    game = scheduled_game(made)
+    heartbeat = Heartbeat(made, "leaving", 60)
+    heartbeat.stop_all()
+    with made() as session:
+        assert take(session, game, "leaving", 60)
+    holding = heartbeat.hold(game)
+    with pytest.raises(Stopping):
+        holding.check()
+    heartbeat.release(holding)
+
+
 def test_a_worker_takes_back_its_own_game_without_a_new_attempt(made: sessionmaker[Session]) -> None:
     """After its database came back, a worker resumes a game it still holds: the same attempt, the same job."""
     game = scheduled_game(made)
