@@ -109,14 +109,23 @@ def awake_cores(count: int | None = None) -> Iterator[list[int]]:
 
 
 def end_all(processes: list[subprocess.Popen[bytes]], *, kill: bool = False, timeout: float = 10) -> None:
-    """Stop the processes (SIGTERM, or SIGKILL with ``kill``), all at once, and wait for each."""
+    """Stop the processes (SIGTERM, or SIGKILL with ``kill``), all at once, and wait for each, ``timeout`` seconds
+    in all. One still running then is killed, with every other, and the wait's ``TimeoutExpired`` raised: a process
+    that ignores SIGTERM is an error to report, and none outlives the benchmark."""
     for process in processes:
         if kill:
             process.kill()
         else:
             process.terminate()
-    for process in processes:
-        process.wait(timeout)
+    end = time.monotonic() + timeout
+    try:
+        for process in processes:
+            process.wait(max(0.0, end - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        for process in processes:
+            process.kill()
+            process.wait()
+        raise
 
 
 def load_average() -> float:

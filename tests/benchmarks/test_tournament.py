@@ -139,3 +139,22 @@ def test_usage_errors() -> None:
         timeout=60,
     )
     assert ran.returncode == 2 and "is no checkout of this project" in ran.stderr
+
+
+def test_a_process_that_ignores_sigterm_is_reported_and_killed() -> None:
+    """A worker that missed its SIGTERM failed a benchmark's run, and went on running after it (its database and
+    Redis gone): now it is killed, with the others, before the error is raised."""
+    ignoring = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"
+    stubborn = subprocess.Popen([sys.executable, "-c", ignoring], stdout=subprocess.PIPE)
+    polite = subprocess.Popen(
+        [sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(60)"], stdout=subprocess.PIPE
+    )
+    for process in (stubborn, polite):
+        assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+    with pytest.raises(subprocess.TimeoutExpired):
+        bench.end_all([stubborn, polite], timeout=1)
+    assert stubborn.returncode == -9
+    assert polite.returncode is not None
+    for process in (stubborn, polite):
+        assert process.stdout is not None
+        process.stdout.close()
