@@ -6,14 +6,16 @@ timeout, goes on on that connection, without a new TCP connection per game (nor,
 connection, a new thread per game). A connection is used by one game at a time, and kept for ``max_age`` seconds
 after it was made: then its address is resolved and checked again (``botlink.netguard``), as a new bot's is. One
 whose URL was refused, or whose host did not resolve, is never kept. A bot that closed a kept connection meanwhile
-costs nothing: the connection's pool sees it closed before its next request, and connects again.
+costs nothing: the connection's pool sees it closed before its next request, and connects again. A bot that plays
+no more games here (removed, its URL changed, its tournaments over) does not keep its connections open: every
+``max_age`` at most, a game's start or end closes every idle connection past its age, whoever its bot.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from botlink import netguard
 from botlink.calls import DEFAULT_TIMEOUT_S, BotConnection
@@ -27,11 +29,16 @@ MAX_IDLE = 64
 class Kept:
     """The idle connections of this process, by bot (URL, secret, timeout and allowlist)."""
 
-    def __init__(self, max_age: float = MAX_AGE_S, max_idle: int = MAX_IDLE) -> None:
+    def __init__(
+        self, max_age: float = MAX_AGE_S, max_idle: int = MAX_IDLE, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.max_age = max_age
         self.max_idle = max_idle
+        self.clock = clock
+        """The time the connections' ages are taken at (``time.monotonic``, as their ``made_at``)."""
         self._lock = threading.Lock()
         self._idle: dict[tuple[object, ...], list[tuple[float, BotConnection]]] = {}
+        self._swept = clock()
 
     def take(
         self, url: str, secret: str, allow: Iterable[netguard.Network] = (), timeout: float = DEFAULT_TIMEOUT_S
@@ -39,7 +46,7 @@ class Kept:
         """An idle connection to this bot, kept less than ``max_age`` ago, else a new one."""
         allowed = tuple(allow)
         key = (url, secret, float(timeout), allowed)
-        moment = time.monotonic()
+        moment = self.clock()
         stale: list[BotConnection] = []
         found = None
         with self._lock:
@@ -50,6 +57,7 @@ class Kept:
                     found = connection
                 else:
                     stale.append(connection)
+            stale.extend(self._aged(moment))
         for connection in stale:
             connection.close()
         return found if found is not None else BotConnection(url, secret, allow=allowed, timeout=timeout)
@@ -57,15 +65,35 @@ class Kept:
     def give_back(self, connection: BotConnection) -> None:
         """Keep ``connection`` for the bot's next game (unless it is refused, unresolved, too old or one too many)."""
         key = (connection.url, connection.secret, connection.timeout, connection.allow)
-        if connection.target is None or time.monotonic() - connection.made_at >= self.max_age:
-            connection.close()
-            return
+        moment = self.clock()
         with self._lock:
-            idle = self._idle.setdefault(key, [])
-            if len(idle) < self.max_idle:
-                idle.append((connection.made_at, connection))
-                return
-        connection.close()
+            stale = self._aged(moment)
+            if connection.target is None or moment - connection.made_at >= self.max_age:
+                stale.append(connection)
+            else:
+                idle = self._idle.setdefault(key, [])
+                if len(idle) < self.max_idle:
+                    idle.append((connection.made_at, connection))
+                else:
+                    stale.append(connection)
+        for closing in stale:
+            closing.close()
+
+    def _aged(self, moment: float) -> list[BotConnection]:
+        """Under the lock: take out every idle connection past its age, of any bot, at most once per ``max_age``
+        (to be closed outside the lock)."""
+        if moment - self._swept < self.max_age:
+            return []
+        self._swept = moment
+        aged: list[BotConnection] = []
+        for key in list(self._idle):
+            kept = [(made, connection) for made, connection in self._idle[key] if moment - made < self.max_age]
+            aged.extend(connection for made, connection in self._idle[key] if moment - made >= self.max_age)
+            if kept:
+                self._idle[key] = kept
+            else:
+                del self._idle[key]
+        return aged
 
     def close(self) -> None:
         """Close every idle connection (the process stops)."""

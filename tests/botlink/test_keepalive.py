@@ -1,9 +1,11 @@
 """Connections kept from one game to the next (``botlink/keepalive.py``), against real bot servers on loopback: a
 bot's next game goes on on the connection its last game left, one game at a time; a connection is kept for its
 maximum age only, never when its URL was refused, and never past the most kept per bot; a bot that closed a kept
-connection still answers the next game."""
+connection still answers the next game; the aged connections of a bot that plays no more are closed by another's."""
 
 from __future__ import annotations
+
+import time
 
 from botlink.keepalive import Kept
 from botlink.netguard import parse_allowlist
@@ -72,3 +74,26 @@ def test_a_bot_that_closed_its_kept_connection_still_answers_the_next_game() -> 
         answer = again.move({"type": "move"})
         assert answer.ok and answer.body == {"action": "a"}
         assert len({request.client_port for request in server.received}) == 2
+
+
+def test_the_connections_of_a_bot_that_plays_no_more_are_closed_once_aged() -> None:
+    """Another bot's game, starting or ending, closes them: a bot gone from the arena keeps no connection (nor, at
+    a bot served by a thread per connection, a thread) open to this worker."""
+    later = [0.0]
+    kept = Kept(max_age=60.0, clock=lambda: time.monotonic() + later[0])
+    closed: list[str] = []
+    with BotServer(reply({"action": "a"})) as gone, BotServer(reply({"action": "a"})) as playing:
+        left = kept.take(gone.url(), SECRET, LOOPBACK)
+        young = kept.take(playing.url(), SECRET, LOOPBACK)
+        for name, connection in (("left", left), ("young", young)):
+            closing = connection.close
+            connection.close = lambda name=name, closing=closing: (closed.append(name), closing())  # type: ignore[method-assign]
+        assert left.move({"type": "move"}).ok
+        kept.give_back(left)
+        kept.give_back(young)
+        assert closed == []
+        later[0] = 61.0  # a minute on: no game of the gone bot since
+        fresh = kept.take(playing.url(), SECRET, LOOPBACK)
+        assert sorted(closed) == ["left", "young"], "every aged connection closed, not only the bot's being taken"
+        assert fresh is not young and fresh.move({"type": "move"}).ok
+        fresh.close()
