@@ -26,6 +26,12 @@ MAX_IDLE = 64
 """The most idle connections kept for one bot (its seats in this process's games at once, at most)."""
 
 
+def _bot(url: str, secret: str, timeout: float, allow: tuple[netguard.Network, ...]) -> tuple[object, ...]:
+    """The key of a bot's idle connections: what a connection is made with (a connection made with other values
+    serves another bot, or the same one as it was before)."""
+    return (url, secret, timeout, allow)
+
+
 class Kept:
     """The idle connections of this process, by bot (URL, secret, timeout and allowlist)."""
 
@@ -45,7 +51,7 @@ class Kept:
     ) -> BotConnection:
         """An idle connection to this bot, kept less than ``max_age`` ago, else a new one."""
         allowed = tuple(allow)
-        key = (url, secret, float(timeout), allowed)
+        key = _bot(url, secret, float(timeout), allowed)
         moment = self.clock()
         stale: list[BotConnection] = []
         found = None
@@ -64,7 +70,7 @@ class Kept:
 
     def give_back(self, connection: BotConnection) -> None:
         """Keep ``connection`` for the bot's next game (unless it is refused, unresolved, too old or one too many)."""
-        key = (connection.url, connection.secret, connection.timeout, connection.allow)
+        key = _bot(connection.url, connection.secret, connection.timeout, connection.allow)
         moment = self.clock()
         with self._lock:
             stale = self._aged(moment)
