@@ -35,7 +35,9 @@ cores the bare rate drops by a third to a half in some rounds and not in others,
 The 1-minute load average printed counts the spinners (one per core).
 
 Each measurement also reads the CPU time used meanwhile (Linux's /proc): by the bare client's threads and by the
-bots, per call; by the worker (from the tournament's creation to its end) and by the bots, per move.
+bots, per call; by the worker (from the tournament's creation to its end) and by the bots, per move; on PostgreSQL
+(a server on this machine), by the server's processes that serve the benchmark's database, per move of one worker
+(the work the worker's statements cost the server, on the same cores).
 Every round is printed with the 1-minute load average before and after it, then the medians over the rounds of
 the two ratios, each taken within its round: one worker's moves/s over the bare calls/s (goal >= 0.7) and two
 workers' moves/s over one worker's (goal >= 1.6). The machine is shared (the bots, the workers and this process
@@ -141,6 +143,36 @@ def cpu_seconds(pids: list[int]) -> float:
             fields = stat.read().rsplit(")", 1)[1].split()
         total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
+
+
+def server_cpu_seconds(sessions: Any) -> dict[int, float] | None:
+    """The CPU time used so far by each PostgreSQL server process serving this benchmark's database (its
+    connections' backends, as ``pg_stat_activity`` lists them, read from /proc); ``None`` on SQLite, or when the
+    server runs on another machine (a process of that id here is no backend of this database)."""
+    with sessions() as session:
+        if session.get_bind().dialect.name != "postgresql":
+            return None
+        name = session.scalar(text("SELECT current_database()"))
+        pids = session.scalars(text("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")).all()
+    found = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                serving = f" {name} ".encode() in cmdline.read()
+            seconds = cpu_seconds([pid])
+        except OSError:  # ended meanwhile, or not on this machine
+            continue
+        if serving:
+            found[pid] = seconds
+    return found if found else None
+
+
+def server_cpu_used(before: dict[int, float] | None, after: dict[int, float] | None) -> float | None:
+    """The server's CPU time between two :func:`server_cpu_seconds` (a backend started meanwhile: all of its time;
+    one ended meanwhile is not counted)."""
+    if before is None or after is None:
+        return None
+    return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
 
 
 @contextmanager
@@ -427,12 +459,16 @@ def rows(
                 def measure() -> dict[str, float]:
                     with workers(count, url, queue_url, connection, slots, root) as pids:
                         worker_cpu, bots_cpu = cpu_seconds(pids), cpu_seconds(bot_pids)
+                        server_cpu = server_cpu_seconds(sessions)
                         moves, elapsed = tournament_moves(client, token, bot_ids, game, rounds, sessions)
                         worker_cpu, bots_cpu = cpu_seconds(pids) - worker_cpu, cpu_seconds(bot_pids) - bots_cpu
+                        server_used = server_cpu_used(server_cpu, server_cpu_seconds(sessions))  # workers still up
                     figures = {f"{key}_moves_per_s": moves / elapsed}
                     if count == 1:
                         figures[f"{key}_cpu_us_per_move"] = worker_cpu / moves * 1e6
                         figures[f"{key}_bots_cpu_us_per_move"] = bots_cpu / moves * 1e6
+                        if server_used is not None:
+                            figures[f"{key}_database_cpu_us_per_move"] = server_used / moves * 1e6
                     return figures
 
                 return measure
@@ -464,8 +500,9 @@ def rows(
 
 
 def summary(found: list[dict[str, Any]]) -> dict[str, float]:
-    """The medians over the rounds of each figure and each ratio (each ratio taken within its round)."""
-    keys = [key for key in found[0] if key != "round"]
+    """The medians over the rounds of each figure and each ratio (each ratio taken within its round); a figure
+    some round could not take (the database server's CPU, its backends gone) is left out."""
+    keys = [key for key in found[0] if key != "round" and all(key in row for row in found)]
     return {key: round(statistics.median(row[key] for row in found), 3) for key in keys}
 
 
@@ -558,7 +595,12 @@ def main() -> int:
         f"median CPU: bare client {medians['bare_client_cpu_us_per_call']:.0f} us/call"
         f" (the bots {medians['bare_bots_cpu_us_per_call']:.0f}),"
         f" 1 worker {medians['one_worker_cpu_us_per_move']:.0f} us/move"
-        f" (the bots {medians['one_worker_bots_cpu_us_per_move']:.0f})"
+        f" (the bots {medians['one_worker_bots_cpu_us_per_move']:.0f}"
+        + (
+            f", PostgreSQL {medians['one_worker_database_cpu_us_per_move']:.0f})"
+            if "one_worker_database_cpu_us_per_move" in medians
+            else ")"
+        )
     )
     if args.compare_root is not None:
         runs = ", ".join(f"{row['one_worker_compare_moves_per_s']:.1f}" for row in found)

@@ -70,6 +70,10 @@ def test_rows_measure_each_round_with_its_ratios_and_load(database: str, redis_u
         assert row["load_before"] >= 0 and row["load_after"] >= 0
         for key in ("bare_client", "bare_bots", "one_worker", "one_worker_bots"):
             assert row[f"{key}_cpu_us_per_{'move' if key.startswith('one') else 'call'}"] > 0
+        if database == "postgresql":  # the server's backends of the benchmark's database, on this machine
+            assert row["one_worker_database_cpu_us_per_move"] > 0
+        else:
+            assert "one_worker_database_cpu_us_per_move" not in row
         if compare_root is None:
             assert "one_worker_compare_moves_per_s" not in row
         else:
@@ -113,6 +117,24 @@ def test_awake_cores_spin_at_the_lowest_priority_and_stop_with_the_block() -> No
             assert time.monotonic() < deadline, "the spinners never took SCHED_IDLE"
             time.sleep(0.05)
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)  # killed and reaped
+
+
+def test_server_cpu_counts_each_backend_from_the_first_reading_or_from_its_start() -> None:
+    assert bench.server_cpu_used({1: 2.0, 2: 5.0}, {1: 3.5, 3: 0.25}) == 1.75  # 3 started meanwhile; 2 ended
+    assert bench.server_cpu_used(None, {1: 1.0}) is None and bench.server_cpu_used({1: 1.0}, None) is None
+
+
+def test_server_cpu_is_none_on_sqlite(tmp_path: Path) -> None:
+    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'x.db'}"))
+    try:
+        assert bench.server_cpu_seconds(app.extensions["db_sessions"]) is None
+    finally:
+        app.extensions["db_engine"].dispose()
+
+
+def test_summary_leaves_out_a_figure_some_round_lacks() -> None:
+    found = [{"round": 1, "a": 1.0, "b": 2.0}, {"round": 2, "a": 3.0}]
+    assert bench.summary(found) == {"a": 2.0}
 
 
 def test_bare_rate_counts_the_calls_of_every_thread() -> None:
