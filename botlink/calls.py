@@ -190,7 +190,11 @@ _current = threading.local()
 
 
 class _WatchedMixin:
-    """Tell the watchdog which connection the current call uses, before connecting and before each request."""
+    """Tell the watchdog which connection the current call uses, before connecting and before each request; and
+    send a request's head and body in one write (urllib3 writes them apart: two system calls, each giving up and
+    taking back the interpreter's lock, and two reads at the bot)."""
+
+    _held: list[bytes] | None = None
 
     def connect(self) -> None:
         self._attach()
@@ -199,7 +203,20 @@ class _WatchedMixin:
 
     def request(self, *args: Any, **kwargs: Any) -> None:
         self._attach()
-        super().request(*args, **kwargs)  # type: ignore[misc]
+        self._held = []
+        try:
+            super().request(*args, **kwargs)  # type: ignore[misc]
+            held = b"".join(self._held)
+        finally:
+            self._held = None
+        super().send(held)  # type: ignore[misc]
+
+    def send(self, data: Any) -> None:
+        """Hold what a request writes until it is whole (:meth:`request`); write anything else at once."""
+        if self._held is not None and isinstance(data, bytes | bytearray | memoryview):
+            self._held.append(bytes(data))
+            return
+        super().send(data)  # type: ignore[misc]
 
     def _attach(self) -> None:
         call: _Call | None = getattr(_current, "call", None)

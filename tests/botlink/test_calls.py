@@ -3,6 +3,7 @@ against endless or trickled replies, signed requests, the resolved address pinne
 
 from __future__ import annotations
 
+import http.client
 import multiprocessing
 import shutil
 import socket
@@ -92,6 +93,24 @@ def test_info_echoes_the_nonce_and_start_or_end_may_answer_nothing() -> None:
     with BotServer(botservers.raw(b"")) as server, connect(server) as connection:
         reply = connection.call("start", {"type": "start", "game_id": 1})
         assert (reply.body, reply.fault, reply.detail) == (None, None, "")
+
+
+def test_a_request_is_written_in_one_piece(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its head and its body in one write (urllib3 alone writes them apart), on a new connection and a kept one."""
+    writes: list[bytes] = []
+    send = http.client.HTTPConnection.send
+
+    def counted(self: http.client.HTTPConnection, data: Any) -> None:
+        writes.append(bytes(data))
+        send(self, data)
+
+    monkeypatch.setattr(http.client.HTTPConnection, "send", counted)
+    with BotServer(botservers.reply()) as server, connect(server) as connection:
+        for _ in range(2):
+            assert connection.move(MOVE).ok
+    assert len(writes) == 2 and len(server.received) == 2
+    for write, request in zip(writes, server.received, strict=True):
+        assert write.startswith(b"POST /bot/move HTTP/1.1\r\n") and write.endswith(b"\r\n\r\n" + request.body)
 
 
 def test_one_connection_is_kept_alive_across_calls() -> None:
