@@ -12,10 +12,11 @@ other user of Redis is touched or adds its load. Then ``--repeat`` rounds, each 
 measurements (in this order in the first, third... rounds, the reverse in the others, so that a drift of the
 machine's load falls on all of them alike):
 
-- bare: what the worker's own bot client does alone. ``--slots`` threads (as many as a worker's game slots, the
-  games it plays at once), each with its own :class:`botlink.calls.BotConnection` to one of the bots (thread ``i``
-  to bot ``i % bots``), call ``move`` for ``--seconds`` with a real move request (a position of ``--game`` with its
-  legal actions; the connection serialises, signs, sends, reads and checks it): calls/s, all threads together.
+- bare: what the worker's own bot client does alone, in a process of its own (as a worker's is). ``--slots``
+  threads (as many as a worker's game slots, the games it plays at once), each with its own
+  :class:`botlink.calls.BotConnection` to one of the bots (thread ``i`` to bot ``i % bots``), call ``move`` for
+  ``--seconds`` with a real move request (a position of ``--game`` with its legal actions; the connection
+  serialises, signs, sends, reads and checks it): calls/s, all threads together.
 - 1 worker, then 2 workers (``sorry-arena worker --games SLOTS`` processes, started and registered with Redis
   before the clock starts): a round robin of ``--game`` between the bots (table of 2, ``--rounds`` rounds) is
   created through the API and played to its end. The figure is the moves saved by the workers divided by the time
@@ -25,7 +26,9 @@ machine's load falls on all of them alike):
 With ``--compare-root``, each round also plays the 1-worker tournament with a worker started from another checkout
 of the project (another version of the worker, e.g. ``git archive <commit> | tar -x -C DIR``; it must work with
 this checkout's database schema), and prints this worker's moves/s over that one's, measured in the same round: an
-A/B of two versions of the worker.
+A/B of two versions of the worker. It measures that checkout's bare client too (its own ``bare_calls``): how far the
+baseline moved between the versions, and that version's own ratio of one worker to its bare client, in the same
+rounds (a change that speeds the client speeds the baseline as well).
 
 The cores are kept awake throughout (:func:`awake_cores`: one spinning process per core at Linux's lowest
 priority, ``SCHED_IDLE``, which runs only when nothing else wants the core), unless ``--idle-cores``. A core left
@@ -257,6 +260,35 @@ class Bare(NamedTuple):
     """The CPU time of the threads over their timed calls."""
 
 
+BARE_IN_CHECKOUT = (
+    "import json, sys\n"
+    "sys.path.insert(0, '.')\n"
+    "from benchmarks.tournament import bare_calls\n"
+    "asked = json.loads(sys.stdin.read())\n"
+    "found = bare_calls(asked['urls'], asked['payload'], asked['threads'], asked['seconds'])\n"
+    "print(json.dumps(found._asdict()))\n"
+)
+"""What :func:`bare_calls_of` runs in the checkout's directory: its own :func:`bare_calls`, and so its own client."""
+
+
+def bare_calls_of(root: Path, urls: list[str], payload: dict[str, Any], threads: int, seconds: float) -> Bare:
+    """:func:`bare_calls` as the checkout at ``root`` makes them (its own bot client), in a process of its own, as
+    a worker's client is alone in its process (not beside this one's app and threads). The process's start-up is
+    not timed: the figures are those its ``bare_calls`` returns."""
+    asked = {"urls": urls, "payload": payload, "threads": threads, "seconds": seconds}
+    done = subprocess.run(
+        [sys.executable, "-c", BARE_IN_CHECKOUT],
+        cwd=root,
+        input=json.dumps(asked),
+        capture_output=True,
+        text=True,
+        timeout=seconds + 120,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the bare client of {root} failed: {done.stderr.strip()[-2000:]}")
+    return Bare(**json.loads(done.stdout.splitlines()[-1]))
+
+
 def bare_calls(urls: list[str], payload: dict[str, Any], threads: int, seconds: float) -> Bare:
     """:func:`bare_rate`'s timed calls, seconds and CPU time (after ``WARM_UP_CALLS`` calls of each thread)."""
     allow = netguard.parse_allowlist("loopback")
@@ -445,15 +477,18 @@ def rows(
             payload = move_payload(game)
             sessions = app.extensions["db_sessions"]
 
-            def bare() -> dict[str, float]:
-                bots_cpu = cpu_seconds(bot_pids)
-                timed = bare_calls(urls, payload, slots, seconds)
-                bots_cpu = cpu_seconds(bot_pids) - bots_cpu
-                return {
-                    "bare_calls_per_s": timed.calls / timed.seconds,
-                    "bare_client_cpu_us_per_call": timed.cpu_seconds / timed.calls * 1e6,
-                    "bare_bots_cpu_us_per_call": bots_cpu / (timed.calls + WARM_UP_CALLS * slots) * 1e6,
-                }
+            def bare(key: str, root: Path = ROOT) -> Callable[[], dict[str, float]]:
+                def measure() -> dict[str, float]:
+                    bots_cpu = cpu_seconds(bot_pids)
+                    timed = bare_calls_of(root, urls, payload, slots, seconds)
+                    bots_cpu = cpu_seconds(bot_pids) - bots_cpu
+                    return {
+                        f"{key}_calls_per_s": timed.calls / timed.seconds,
+                        f"{key}_client_cpu_us_per_call": timed.cpu_seconds / timed.calls * 1e6,
+                        f"{key}_bots_cpu_us_per_call": bots_cpu / (timed.calls + WARM_UP_CALLS * slots) * 1e6,
+                    }
+
+                return measure
 
             def on_workers(key: str, count: int, root: Path = ROOT) -> Callable[[], dict[str, float]]:
                 def measure() -> dict[str, float]:
@@ -474,12 +509,13 @@ def rows(
                 return measure
 
             measurements: dict[str, Callable[[], dict[str, float]]] = {
-                "bare": bare,
+                "bare": bare("bare"),
                 "one_worker": on_workers("one_worker", 1),
                 "two_workers": on_workers("two_workers", 2),
             }
             if compare_root is not None:
                 measurements["one_worker_compare"] = on_workers("one_worker_compare", 1, compare_root)
+                measurements["bare_compare"] = bare("bare_compare", compare_root)
             for number in range(repeat):
                 row: dict[str, Any] = {"round": number + 1, "load_before": load_average()}
                 order = list(measurements) if number % 2 == 0 else list(reversed(measurements))
@@ -493,6 +529,10 @@ def rows(
                 if compare_root is not None:
                     compared = row["one_worker_moves_per_s"] / row["one_worker_compare_moves_per_s"]
                     row["one_worker_vs_compare"] = round(compared, 3)
+                    row["bare_vs_compare"] = round(row["bare_calls_per_s"] / row["bare_compare_calls_per_s"], 3)
+                    row["one_worker_vs_bare_of_compare"] = round(
+                        row["one_worker_compare_moves_per_s"] / row["bare_compare_calls_per_s"], 3
+                    )
                 found.append(row)
             app.extensions["db_engine"].dispose()
         connection.close()
@@ -607,6 +647,14 @@ def main() -> int:
         print(f"1 worker of {args.compare_root}: {runs} moves/s")
         print(f"median 1 worker / 1 worker of {args.compare_root}: {medians['one_worker_vs_compare']:.3f}")
         print(f"median CPU of that worker: {medians['one_worker_compare_cpu_us_per_move']:.0f} us/move")
+        runs = ", ".join(f"{row['bare_compare_calls_per_s']:.1f}" for row in found)
+        print(f"bare client of {args.compare_root}: {runs} calls/s")
+        print(f"median bare calls / bare calls of {args.compare_root}: {medians['bare_vs_compare']:.3f}")
+        print(
+            f"median 1 worker / bare calls, both of {args.compare_root}: "
+            f"{medians['one_worker_vs_bare_of_compare']:.3f}"
+            f" (CPU: its bare client {medians['bare_compare_client_cpu_us_per_call']:.0f} us/call)"
+        )
     return 0
 
 

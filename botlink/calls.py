@@ -28,8 +28,11 @@ https trusts the system's certificate authorities unless given a ``ca_bundle``. 
 or one reset or closed before the whole reply came (a bot that restarts, or was killed mid-call or mid-answer), is
 tried again, after 50 ms doubling to 250 ms, until the call's deadline; only then is it a ``connection`` fault.
 
-Deadlines: urllib3's timeouts bound each socket operation, not a whole reply, so one daemon thread (the
-:class:`_Watchdog`) shuts down the socket of any call still running at its deadline, which wakes the blocked read.
+Deadlines: one daemon thread (the :class:`_Watchdog`) shuts down the socket of any call still running at its
+deadline, which wakes the blocked write or read. Only connecting (and the TLS handshake) has a socket timeout (the
+call's timeout); the connected socket blocks without one, so a request is one system call to send and one to read
+its reply, with no ``poll`` before either (each system call gives up the interpreter's lock, which a worker's other
+game threads are waiting for).
 """
 
 from __future__ import annotations
@@ -137,11 +140,12 @@ def _cut(connection: HTTPConnection | None) -> None:
 
 
 class _Watchdog:
-    """A daemon thread that cuts the connection of every call still running at its deadline.
+    """A daemon thread that cuts the connection of every call still running at its deadline: the only deadline
+    of a connected socket, which has no timeout of its own.
 
-    It looks every ``TICK`` seconds rather than being woken per call: a wake-up per call would cost a thread
-    switch, and the GIL, on every move. A deadline is thus enforced within ``TICK`` (urllib3's own socket
-    timeouts end ordinary slow calls on time; this catches a bot that trickles bytes)."""
+    It wakes at the earliest deadline of the calls it watches, or after ``TICK`` seconds, whichever comes first,
+    rather than being woken per call (a wake-up per call would cost a thread switch, and the interpreter's lock, on
+    every move); only a call whose deadline comes before its next wake-up (a timeout under ``TICK``) wakes it."""
 
     TICK = 0.05
 
@@ -153,6 +157,7 @@ class _Watchdog:
         self._lock = threading.Condition()
         self._calls: set[_Call] = set()
         self._thread: threading.Thread | None = None
+        self._wakes_at = 0.0
 
     def watch(self, call: _Call) -> None:
         with self._lock:
@@ -160,6 +165,8 @@ class _Watchdog:
                 self._thread = threading.Thread(target=self._run, name="botcall-watchdog", daemon=True)
                 self._thread.start()
             self._calls.add(call)
+            if call.deadline < self._wakes_at:
+                self._lock.notify()
 
     def unwatch(self, call: _Call) -> None:
         with self._lock:
@@ -180,7 +187,8 @@ class _Watchdog:
                     self._calls.discard(call)
                     call.expired = True
                     _cut(call.connection)
-                self._lock.wait(self.TICK)
+                self._wakes_at = min([now + self.TICK, *(call.deadline for call in self._calls)])
+                self._lock.wait(self._wakes_at - now)
 
 
 _watchdog = _Watchdog()
@@ -189,16 +197,35 @@ _current = threading.local()
 """The :class:`_Call` of this thread, for the connection classes below to attach themselves to."""
 
 
+class _BlockingSocket(socket.socket):
+    """A connected plain-HTTP socket of a bot call: it blocks, and ignores the timeouts urllib3 sets before every
+    request and every reply (each a system call that gives up the interpreter's lock); the watchdog's cut is its
+    deadline."""
+
+    __slots__ = ()
+
+    def settimeout(self, value: float | None) -> None:
+        pass
+
+
 class _WatchedMixin:
-    """Tell the watchdog which connection the current call uses, before connecting and before each request; and
-    send a request's head and body in one write (urllib3 writes them apart: two system calls, each giving up and
-    taking back the interpreter's lock, and two reads at the bot)."""
+    """Tell the watchdog which connection the current call uses, before connecting and before each request; send
+    a request's head and body in one write (urllib3 writes them apart: two system calls, each giving up and taking
+    back the interpreter's lock, and two reads at the bot); and send it, and read its reply, on a socket without a
+    timeout (the watchdog's cut is the deadline), so that neither is preceded by a ``poll``. A plain-HTTP socket
+    becomes a :class:`_BlockingSocket` once connected; a TLS one is made blocking before each request."""
 
     _held: list[bytes] | None = None
 
     def connect(self) -> None:
         self._attach()
         super().connect()  # type: ignore[misc]
+        connection: Any = self  # an HTTPConnection, which has the socket
+        sock = connection.sock
+        if type(sock) is socket.socket:
+            blocking = _BlockingSocket(sock.family, sock.type, sock.proto, fileno=sock.detach())
+            socket.socket.settimeout(blocking, None)
+            connection.sock = blocking
         self._attach()  # the socket exists now: cut it at once if the deadline passed while connecting
 
     def request(self, *args: Any, **kwargs: Any) -> None:
@@ -209,6 +236,10 @@ class _WatchedMixin:
             held = b"".join(self._held)
         finally:
             self._held = None
+        connection: Any = self
+        if connection.sock is None:
+            self.connect()  # with the timeout: connecting is the one step the watchdog cannot cut
+        connection.sock.settimeout(None)  # a TLS socket's (a plain one is blocking already)
         super().send(held)  # type: ignore[misc]
 
     def send(self, data: Any) -> None:
@@ -310,7 +341,7 @@ class BotConnection:
             return
         target = self.target
         ip = str(target.ip)  # an IPv6 address without brackets (and with its %scope, if any), as sockets want it
-        timeout = Timeout(connect=self.timeout, read=self.timeout)
+        timeout = Timeout(connect=self.timeout, read=None)  # a connected socket's deadline is the watchdog's cut
         if target.scheme == "https":
             # Connect to the IP address; send the URL's host name as SNI and check the certificate against it.
             # Without a ca_bundle, urllib3 trusts the system's certificate authorities (its default store).

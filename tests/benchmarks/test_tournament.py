@@ -80,6 +80,10 @@ def test_rows_measure_each_round_with_its_ratios_and_load(database: str, redis_u
             compared = row["one_worker_moves_per_s"] / row["one_worker_compare_moves_per_s"]
             assert row["one_worker_vs_compare"] == round(compared, 3)
             assert row["one_worker_compare_cpu_us_per_move"] > 0
+            assert row["bare_compare_calls_per_s"] > 0 and row["bare_compare_client_cpu_us_per_call"] > 0
+            assert row["bare_vs_compare"] == round(row["bare_calls_per_s"] / row["bare_compare_calls_per_s"], 3)
+            own = row["one_worker_compare_moves_per_s"] / row["bare_compare_calls_per_s"]
+            assert row["one_worker_vs_bare_of_compare"] == round(own, 3)
     medians = bench.summary(found)
     assert medians["one_worker_vs_bare"] == round(
         (found[0]["one_worker_vs_bare"] + found[1]["one_worker_vs_bare"]) / 2, 3
@@ -141,6 +145,14 @@ def test_bare_rate_counts_the_calls_of_every_thread() -> None:
     with bench.bot_processes(1) as urls:
         rate = bench.bare_rate(urls, bench.move_payload("card"), threads=3, seconds=0.3)
     assert rate > 0
+
+
+def test_a_checkouts_bare_client_runs_in_a_process_of_its_own() -> None:
+    with bench.bot_processes(1) as urls:
+        timed = bench.bare_calls_of(bench.ROOT, urls, bench.move_payload("board"), threads=2, seconds=0.3)
+        assert timed.calls > 0 and timed.seconds >= 0.3 and timed.cpu_seconds > 0
+        with pytest.raises(RuntimeError, match="the bare client of"):
+            bench.bare_calls_of(bench.ROOT, ["http://127.0.0.1:1/bot"], {}, threads=1, seconds=0.1)
 
 
 def test_usage_errors() -> None:

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import urllib3.util.connection
 
-from botlink import signing
+from botlink import calls, signing
 from botlink.calls import FAULTS, BotConnection, BotReply
 from botlink.netguard import parse_allowlist
 from tests import botservers
@@ -111,6 +112,58 @@ def test_a_request_is_written_in_one_piece(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(writes) == 2 and len(server.received) == 2
     for write, request in zip(writes, server.received, strict=True):
         assert write.startswith(b"POST /bot/move HTTP/1.1\r\n") and write.endswith(b"\r\n\r\n" + request.body)
+
+
+def test_only_connecting_has_a_socket_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Connecting is bounded by the call's timeout; the connected socket sends and reads without one (no ``poll``
+    before each system call: the watchdog's cut is the deadline), on a new connection and a kept one, where no
+    timeout is set at all (each setting is a system call)."""
+    connects: list[object] = []
+    timeouts: list[float | str | None] = []
+    settings: list[float | None] = []
+    settimeout = socket.socket.settimeout
+
+    def setting(self: socket.socket, value: float | None) -> None:
+        settings.append(value)
+        settimeout(self, value)
+
+    create_connection = urllib3.util.connection.create_connection
+    send = http.client.HTTPConnection.send
+    readinto = socket.SocketIO.readinto
+
+    def connecting(address: Any, timeout: Any = None, *args: Any, **kwargs: Any) -> socket.socket:
+        connects.append(timeout)
+        return create_connection(address, timeout, *args, **kwargs)
+
+    def sending(self: http.client.HTTPConnection, data: Any) -> None:
+        timeouts.append("not connected" if self.sock is None else self.sock.gettimeout())
+        send(self, data)
+
+    def reading(self: socket.SocketIO, buffer: Any) -> int | None:
+        timeouts.append(self._sock.gettimeout())  # type: ignore[attr-defined]
+        return readinto(self, buffer)
+
+    monkeypatch.setattr(urllib3.util.connection, "create_connection", connecting)
+    monkeypatch.setattr(http.client.HTTPConnection, "send", sending)
+    monkeypatch.setattr(socket.SocketIO, "readinto", reading)
+    monkeypatch.setattr(socket.socket, "settimeout", setting)
+    with BotServer(botservers.reply()) as server, connect(server, timeout=0.5) as connection:
+        assert connection.move(MOVE).ok
+        settings.clear()
+        assert connection.move(MOVE).ok
+    assert settings == []
+    assert connects == [0.5]
+    assert len(timeouts) >= 4 and set(timeouts) == {None}
+
+
+def test_a_deadline_shorter_than_the_watchdogs_tick_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watchdog wakes at the earliest deadline it watches, not only every tick: with a 30 s tick a silent
+    bot is still cut at the call's 0.3 s deadline."""
+    monkeypatch.setattr(calls._Watchdog, "TICK", 30.0)
+    with BotServer(botservers.slow(3.0)) as server, connect(server, timeout=0.3) as connection:
+        for _ in range(2):  # the second call finds the watchdog asleep for its long tick
+            reply, elapsed = timed_move(connection)
+            assert reply.fault == "timeout" and elapsed < 0.3 + SLACK_S
 
 
 def test_one_connection_is_kept_alive_across_calls() -> None:

@@ -4,8 +4,10 @@ stale timestamps, malformed headers, on both sides; and the bot side's refusal o
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,6 +68,26 @@ def test_headers_carry_the_timestamp_a_fresh_request_id_and_the_signature() -> N
     assert signing.verify(SECRET, "POST", PATH, headers, BODY, now=TIMESTAMP)
     ids = {signing.headers(SECRET, "POST", PATH, BODY)[signing.REQUEST_ID_HEADER] for _ in range(50)}
     assert len(ids) == 50 and all(len(found) == 32 for found in ids)
+
+
+def _request_id_in_child(results: Any) -> None:
+    results.put(signing.headers(SECRET, "POST", PATH, BODY)[signing.REQUEST_ID_HEADER])
+
+
+def test_request_ids_are_hex_and_new_in_a_forked_process() -> None:
+    """Every id is 32 lowercase hex digits; a forked worker draws its own random half, so its ids are not its
+    parent's, whatever either has counted."""
+    parent = [signing.headers(SECRET, "POST", PATH, BODY)[signing.REQUEST_ID_HEADER] for _ in range(3)]
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=_request_id_in_child, args=(results,))
+    child.start()
+    forked = results.get(timeout=10)
+    child.join(10)
+    for found in [*parent, forked]:
+        assert len(found) == 32 and set(found) <= set("0123456789abcdef")
+    assert len({found[:16] for found in parent}) == 1 and forked[:16] != parent[0][:16]
+    assert signature.verify(SECRET, "POST", PATH, signing.headers(SECRET, "POST", PATH, BODY), BODY)
 
 
 def test_header_names_are_case_insensitive() -> None:
