@@ -68,6 +68,8 @@ def test_rows_measure_each_round_with_its_ratios_and_load(database: str, redis_u
             row["two_workers_moves_per_s"] / row["one_worker_moves_per_s"], 3
         )
         assert row["load_before"] >= 0 and row["load_after"] >= 0
+        beyond = row["one_worker_cpu_us_per_move"] / row["bare_client_cpu_us_per_call"] - 1
+        assert row["worker_cpu_beyond_call"] == round(beyond, 3)
         for key in ("bare_client", "bare_bots", "one_worker", "one_worker_bots"):
             assert row[f"{key}_cpu_us_per_{'move' if key.startswith('one') else 'call'}"] > 0
         if database == "postgresql":  # the server's backends of the benchmark's database, on this machine
