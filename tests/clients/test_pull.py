@@ -142,11 +142,12 @@ def test_the_request_has_the_push_requests_keys(service: Service) -> None:
         pusher = register(service.client, owner, "pusher", servers[0].url)
         puller = register(service.client, owner, "puller", None)
         running = Running(
-            PullClient(recording(random_choice, pulled), service.url, puller["token"], wait=1, deadline_ms=5000)
+            PullClient(recording(random_choice, pulled), service.url, puller["token"], wait=1, deadline_ms=5000),
+            max_games=2,
         )
         created = create_tournament(service.client, owner, [pusher["id"], puller["id"]], move_timeout_ms=5000)
         done = wait_done(service.client, created["id"])
-        stats = running.finish()
+        stats = running.join()  # once it has seen both games end (not when this test sees the tournament done)
     assert done["progress"] == {"done": 2, "total": 2}
     assert pushed and pulled and stats.moves == len(pulled) and stats.games == 2
     push_keys = {key for request in pushed for key in request}
@@ -232,10 +233,10 @@ def test_choose_raising_or_answering_no_offered_id_posts_nothing(
         pusher = register(service.client, owner, "pusher", servers[0].url)
         puller = register(service.client, owner, "puller", None)
         client = Spinning(faulty, service.url, puller["token"], wait=1)
-        running = Running(client)
+        running = Running(client, max_games=2)
         created = create_tournament(service.client, owner, [pusher["id"], puller["id"]], move_timeout_ms=600)
         done = wait_done(service.client, created["id"])
-        stats = running.finish()
+        stats = running.join()  # once it has seen both games end (not when this test sees the tournament done)
     assert sorted(failed.values()) == ["illegal", "raise"]
     assert stats.skipped == 2 and stats.games == 2
     assert "choose() raised on game" in caplog.text and "RuntimeError: a bug in the bot" in caplog.text

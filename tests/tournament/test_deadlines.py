@@ -317,10 +317,10 @@ def test_the_pull_client_gives_choose_the_time_left_until_the_services_deadline(
     with serving(arena) as url, push_bots(random_choice) as servers:
         pusher = register(client, owner, "pusher", servers[0].url)
         puller = register(client, owner, "puller", None)
-        running = Running(PullClient(choose, url, puller["token"], wait=1, deadline_ms=flag_ms))
+        running = Running(PullClient(choose, url, puller["token"], wait=1, deadline_ms=flag_ms), max_games=2)
         created = create_tournament(client, owner, [pusher["id"], puller["id"]], move_timeout_ms=timeout_ms)
         done = wait_done(client, created["id"])
-        stats = running.finish()
+        stats = running.join()  # once it has seen both games end (not when this test sees the tournament done)
     assert stats.games == 2 and len(pulled) == stats.moves > 10
     for result in done["results"]:
         assert result["faults"] == [0, 0]
