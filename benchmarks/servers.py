@@ -1,21 +1,26 @@
 """The servers a benchmark runs on its own: a free loopback port, and a Redis nobody else uses.
 
 A benchmark killed with SIGTERM (:func:`end_on_sigterm`) stops the servers and processes it started, as it does
-when it ends. A benchmark never empties a Redis database it did not fill: by default it starts a private ``redis-server`` (a
+when it ends (and kills them, if that has not ended it 30 s later). A benchmark never empties a Redis database it did not fill: by default it starts a private ``redis-server`` (a
 child process on a free port, nothing kept on disk) and stops it at the end; given a database (``--redis-url``),
 it takes it only if it is empty, and empties it again when done, so that what it removes is its own.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -76,7 +81,50 @@ def own_redis(redis_url: str | None) -> Iterator[str]:
         connection.close()
 
 
-def end_on_sigterm() -> None:
+END_GRACE_SECONDS = 30.0
+"""How long a benchmark ended by SIGTERM may take to stop what it started before it is ended anyway."""
+
+
+def end_on_sigterm(grace: float = END_GRACE_SECONDS) -> None:
     """Make SIGTERM end the benchmark as an error does (``SystemExit``), through its context managers: its bots,
-    workers and servers are stopped and its databases dropped, none left behind."""
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    workers and servers are stopped and its databases dropped, none left behind.
+
+    The exception lands wherever the main thread is, which may be a place it cannot unwind from (a thread it then
+    waits for that never ends). So if the process still runs ``grace`` seconds later, its child processes are killed
+    and it exits anyway, with the same status (and says so: a database it created may then be left)."""
+
+    def ended(signum: int, frame: Any) -> None:
+        threading.Thread(target=end_anyway, args=(grace, 128 + signum), daemon=True).start()
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, ended)
+
+
+def end_anyway(grace: float, status: int) -> None:
+    """After ``grace`` seconds: kill this process's children and exit with ``status`` (:func:`end_on_sigterm`)."""
+    time.sleep(grace)
+    for pid in child_processes(os.getpid()):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    print(
+        f"the benchmark did not stop within {grace:g} s of SIGTERM: its processes were killed, and a database it "
+        "created may be left",
+        file=sys.stderr,
+        flush=True,
+    )
+    os._exit(status)
+
+
+def child_processes(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (Linux's /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found

@@ -95,3 +95,32 @@ def test_sigterm_ends_the_benchmark_with_its_bots_and_redis() -> None:
     for pid in left:  # a failing test leaves nothing running either
         os.kill(pid, signal.SIGKILL)
     assert not left, f"processes the benchmark started outlived it: {left}"
+
+
+STUCK = """
+import subprocess, sys, threading
+sys.path.insert(0, '.')
+from benchmarks import servers
+servers.end_on_sigterm(grace=0.5)
+child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])
+threading.Thread(target=threading.Event().wait).start()  # never ends: the exit waits for it for ever
+print(child.pid, flush=True)
+threading.Event().wait()
+"""
+
+
+def test_a_benchmark_that_cannot_unwind_after_sigterm_kills_its_children_and_exits() -> None:
+    process = subprocess.Popen([sys.executable, "-c", STUCK], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        child = int(process.stdout.readline())
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(60) == 128 + signal.SIGTERM
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    deadline = time.monotonic() + 30
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(child)
