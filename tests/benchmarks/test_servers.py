@@ -42,21 +42,6 @@ def test_without_a_url_a_private_server_runs_for_the_block_only(redis_url: str) 
         redis.Redis.from_url(url, socket_connect_timeout=2).ping()
 
 
-def children(pid: int) -> set[int]:
-    """The live processes whose parent is ``pid`` (Linux's /proc)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.add(int(entry.name))
-    return found
-
-
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -80,7 +65,7 @@ def test_sigterm_ends_the_benchmark_with_its_bots_and_redis() -> None:
         started: set[int] = set()
         while len(started) < 3 + (os.cpu_count() or 1):  # redis-server, 2 bots, a spinner per core
             assert process.poll() is None and time.monotonic() < deadline, "the benchmark never started its bots"
-            started |= children(process.pid)
+            started |= set(servers.child_processes(process.pid))
             time.sleep(0.1)
         process.send_signal(signal.SIGTERM)
         assert process.wait(120) == 128 + signal.SIGTERM
