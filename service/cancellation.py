@@ -25,8 +25,8 @@ LIVE = ("scheduled", "running")
 
 
 def cancel(session: Session, tournament: Tournament) -> list[tuple[int, int]] | None:
-    """Cancel the tournament (see the module docstring); the (game id, ply) of the games it stopped while they were
-    played, to wake; ``None`` if it was cancelled already, a 409 if it is over with no run to come."""
+    """Cancel the tournament (see the module docstring); the (game id, ply) of the games begun that it stopped, to
+    wake; ``None`` if it was cancelled already, a 409 if it is over with no run to come."""
     targets = [tournament.id]
     made = 1
     if tournament.parent_id is None:
@@ -49,23 +49,17 @@ def cancel(session: Session, tournament: Tournament) -> list[tuple[int, int]] | 
     )
     if to_come:
         session.execute(update(Tournament).where(Tournament.id == tournament.id).values(repeat_times=made))
-    playing = session.execute(
-        select(Game.id, Game.ply)
-        .join(TournamentGame, TournamentGame.game_id == Game.id)
-        .where(TournamentGame.tournament_id.in_(targets), TournamentGame.status == "running")
-    ).all()
-    started = session.scalars(
-        select(TournamentGame.game_id).where(
-            TournamentGame.tournament_id.in_(targets),
-            TournamentGame.status.in_(("pending", "running")),
-            TournamentGame.game_id.is_not(None),
-        )
-    ).all()
-    gamelog.cancel(session, [game_id for game_id in started if game_id is not None])
-    session.execute(
+    # The scheduled games first: on PostgreSQL this statement waits for a lease being taken (its game created in
+    # the same transaction) and then sees that game, which a read made before it would miss: its runner would then
+    # wait for a pull bot's move, unwoken, until the deadline, in a game left active.
+    stopped = session.execute(
         update(TournamentGame)
         .where(TournamentGame.tournament_id.in_(targets), TournamentGame.status.in_(("pending", "running")))
         .values(status="cancelled", worker=None, lease_until=None)
+        .returning(TournamentGame.game_id)
     )
+    begun = [game_id for game_id in stopped.scalars() if game_id is not None]
+    gamelog.cancel(session, begun)
+    woken = session.execute(select(Game.id, Game.ply).where(Game.id.in_(begun))).all() if begun else []
     session.commit()
-    return [(game_id, ply) for game_id, ply in playing]
+    return [(game_id, ply) for game_id, ply in woken]

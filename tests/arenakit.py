@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -138,6 +140,20 @@ def wait_done(client: FlaskClient, tournament_id: int, timeout: float = 120) -> 
             return body
         assert time.monotonic() < deadline, f"tournament not done in {timeout} s: {body['progress']}"
         time.sleep(0.1)
+
+
+def assert_idle(app: Flask, timeout: float) -> None:
+    """Assert that the app's embedded queue has no job queued or running within ``timeout`` seconds; if it still
+    has, the message shows where each of its threads is (a game stuck past a cancellation, say)."""
+    if app.extensions["queue"].wait(timeout=timeout):
+        return
+    frames = sys._current_frames()
+    stacks = [
+        f"{thread.name}:\n{''.join(traceback.format_stack(frames[thread.ident]))}"
+        for thread in threading.enumerate()
+        if thread.name.startswith("sorry-arena") and thread.ident in frames
+    ]
+    raise AssertionError(f"the queue is not idle after {timeout} s; its threads:\n" + "\n".join(stacks))
 
 
 def random_choice(request: dict[str, Any]) -> str:

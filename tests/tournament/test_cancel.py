@@ -5,19 +5,35 @@ operator's only; its results out of the rating pool."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
+from sqlalchemy.orm import Session, sessionmaker
 
-from store.models import RatingPool, Result, Tournament, TournamentGame
+from service import cancellation
+from store import gamelog
+from store.database import make_engine, sessions
+from store.models import Game, RatingPool, Result, Tournament, TournamentGame
+from store.models import Player as Account
 from tests.apikit import API, Player, new_player
-from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
+from tests.arenakit import (
+    arena_app,
+    assert_idle,
+    create_tournament,
+    push_bots,
+    random_choice,
+    register,
+    tournament_row,
+    wait_done,
+)
 from tests.conftest import dispose
-from tournament import jobs
+from tournament import jobs, leases
+from tournament import scheduled as tournament_scheduled
 
 OPERATOR_TOKEN = "op-" + "x" * 40
 
@@ -68,7 +84,7 @@ def test_a_cancelled_tournament_stops_its_games_and_gives_the_slots_back(arena: 
     assert response.get_json()["status"] == "cancelled" and response.get_json()["finished_at"] is not None
     assert set(statuses(arena, tournament_id)) == {"cancelled"}
     # the game waiting for its pull bot's move stops now: the queue is idle long before the 60 s deadline
-    assert arena.extensions["queue"].wait(timeout=30)
+    assert_idle(arena, timeout=30)
     assert time.monotonic() - started < 30
     assert set(statuses(arena, tournament_id)) == {"cancelled"}
     with arena.extensions["db_sessions"]() as session:
@@ -92,7 +108,7 @@ def test_only_the_owner_or_the_operator_cancels(arena: Flask) -> None:
     operator = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
     cancelled = client.post(f"{API}/tournaments/{tournament_id}/cancel", headers=operator)
     assert cancelled.status_code == 200 and cancelled.get_json()["status"] == "cancelled"
-    assert arena.extensions["queue"].wait(timeout=30)
+    assert_idle(arena, timeout=30)
 
 
 def test_a_done_tournament_cannot_be_cancelled_and_a_cancelled_one_leaves_the_pool(arena: Flask) -> None:
@@ -155,5 +171,65 @@ def test_a_cancelled_tournaments_games_end_and_take_no_more_moves(arena: Flask) 
     assert waited.status_code == 200 and waited.get_json()["status"] == "cancelled"
     listed = client.get(f"{API}/games", query_string={"status": "cancelled"}).get_json()
     assert game_id in [found["id"] for found in listed]
-    assert arena.extensions["queue"].wait(timeout=30)
+    assert_idle(arena, timeout=30)
     assert client.get(f"{API}/games/{game_id}").get_json()["ply"] == ply, "nothing was written after the cancel"
+
+
+def waiting_on_a_lock(made: sessionmaker[Session]) -> int:
+    """How many statements of the PostgreSQL database wait on a lock."""
+    with made() as session:
+        query = (
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return int(session.scalar(text(query)) or 0)
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_cancel_that_waits_for_a_lease_being_taken_stops_the_game_it_created(database_url: str) -> None:
+    """A runner takes a game's lease and creates its game in one transaction; a cancellation that comes meanwhile
+    waits for it (PostgreSQL: seen waiting on a lock) and must then see that game: end it and return it to wake,
+    or the runner would wait for a pull bot's move, unwoken, until the deadline, in a game left active."""
+    engine = make_engine(database_url)
+    made = sessions(engine)
+    try:
+        with made() as session:
+            owner = Account(name="owner", token_hash="0" * 64)
+            session.add(owner)
+            session.flush()
+            bots = [Account(name=name, token_hash=name * 64) for name in "ab"]
+            session.add_all(bots)
+            session.flush()
+            tournament = tournament_row(session, owner.id, bot_ids=[1, 2], status="running")
+            scheduled = TournamentGame(
+                tournament_id=tournament.id, number=0, round=0, bot_ids=[1, 2], seed=1, status="pending"
+            )
+            session.add(scheduled)
+            session.commit()
+            tournament_id, scheduled_id, seats = tournament.id, scheduled.id, [bot.id for bot in bots]
+        runner = made()
+        assert leases.lease(runner, scheduled_id, "runner", 30) is not None
+        game = gamelog.create(runner, "card", {}, 1, 2, owner.id, seats)
+        tournament_scheduled.set_game(runner, scheduled_id, game.id)
+        cancelled: list[object] = []
+
+        def cancel() -> None:
+            with made() as session:
+                found = session.get(Tournament, tournament_id)
+                assert found is not None
+                cancelled.append(cancellation.cancel(session, found))
+
+        thread = threading.Thread(target=cancel)
+        thread.start()
+        wait_for(lambda: waiting_on_a_lock(made) == 1)
+        runner.commit()
+        runner.close()
+        thread.join(timeout=60)
+        assert not thread.is_alive()
+        assert cancelled == [[(game.id, 0)]]
+        with made() as session:
+            assert session.scalar(select(Game.status).where(Game.id == game.id)) == "cancelled"
+            assert session.scalar(select(TournamentGame.status).where(TournamentGame.id == scheduled_id)) == (
+                "cancelled"
+            )
+    finally:
+        engine.dispose()
