@@ -26,7 +26,9 @@ Transport: urllib3 directly, one pool of one kept-alive connection per :class:`B
 a worker's moves/s are bound by that. No redirects, no decompression, no proxies or settings from the environment;
 https trusts the system's certificate authorities unless given a ``ca_bundle``. One retry rule: a refused connection,
 or one reset or closed before the whole reply came (a bot that restarts, or was killed mid-call or mid-answer), is
-tried again, after 50 ms doubling to 250 ms, until the call's deadline; only then is it a ``connection`` fault.
+tried again, after 50 ms doubling to 250 ms, until the call's deadline; only then is it a ``connection`` fault. A
+kept connection is reused without first asking whether the bot closed it meanwhile (a ``poll``): a request that
+finds it dropped is sent again at once, on a new connection, and then follows that rule.
 
 Deadlines: one daemon thread (the :class:`_Watchdog`) shuts down the socket of any call still running at its
 deadline, which wakes the blocked write or read. Only connecting (and the TLS handshake) has a socket timeout (the
@@ -122,12 +124,14 @@ def _restarting(exc: BaseException) -> bool:
 class _Call:
     """One call in flight: its deadline and, once known, the connection it uses."""
 
-    __slots__ = ("connection", "deadline", "expired")
+    __slots__ = ("connection", "deadline", "expired", "kept")
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
         self.connection: HTTPConnection | None = None
         self.expired = False
+        self.kept = False
+        """Whether the attempt under way went on a connection kept from an earlier call (not a new one)."""
 
 
 def _cut(connection: HTTPConnection | None) -> None:
@@ -213,9 +217,21 @@ class _WatchedMixin:
     a request's head and body in one write (urllib3 writes them apart: two system calls, each giving up and taking
     back the interpreter's lock, and two reads at the bot); and send it, and read its reply, on a socket without a
     timeout (the watchdog's cut is the deadline), so that neither is preceded by a ``poll``. A plain-HTTP socket
-    becomes a :class:`_BlockingSocket` once connected; a TLS one is made blocking before each request."""
+    becomes a :class:`_BlockingSocket` once connected; a TLS one is made blocking before each request.
+
+    A kept connection is reused without urllib3's ``poll`` to see whether the bot closed it meanwhile (one more
+    system call, and hand-over of the interpreter's lock, per call): a request on a connection the bot closed
+    finds it dropped, and :meth:`BotConnection.call` sends it again at once on a new one."""
 
     _held: list[bytes] | None = None
+    _sent_on: socket.socket | None = None
+    """The socket of the last request sent (a request on it again goes on a kept connection)."""
+
+    @property
+    def is_connected(self) -> bool:
+        """Whether the connection has a socket (urllib3 reuses it then; see the class's docstring)."""
+        connection: Any = self
+        return connection.sock is not None
 
     def connect(self) -> None:
         self._attach()
@@ -230,17 +246,21 @@ class _WatchedMixin:
 
     def request(self, *args: Any, **kwargs: Any) -> None:
         self._attach()
+        connection: Any = self
+        call: _Call | None = getattr(_current, "call", None)
+        if call is not None:
+            call.kept = connection.sock is not None and connection.sock is self._sent_on
         self._held = []
         try:
             super().request(*args, **kwargs)  # type: ignore[misc]
             held = b"".join(self._held)
         finally:
             self._held = None
-        connection: Any = self
         if connection.sock is None:
             self.connect()  # with the timeout: connecting is the one step the watchdog cannot cut
         connection.sock.settimeout(None)  # a TLS socket's (a plain one is blocking already)
         super().send(held)  # type: ignore[misc]
+        self._sent_on = connection.sock
 
     def send(self, data: Any) -> None:
         """Hold what a request writes until it is whole (:meth:`request`); write anything else at once."""
@@ -374,6 +394,7 @@ class BotConnection:
         _current.call = call
         try:
             pause = RESTART_FIRST_PAUSE
+            at_once = True
             while True:
                 try:
                     signed = signing.headers(self._secret, "POST", path, body)  # each attempt its own id
@@ -381,6 +402,9 @@ class BotConnection:
                     data = self._exchange(self._pool, path, body, headers, call)
                     break
                 except Exception as exc:
+                    if at_once and call.kept and not call.expired and _restarting(exc):
+                        at_once = False  # a kept connection the bot closed meanwhile: at once on a new one
+                        continue
                     left = call.deadline - time.monotonic()
                     if call.expired or not _restarting(exc) or left <= pause:  # no time left to try again
                         raise

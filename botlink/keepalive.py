@@ -6,7 +6,8 @@ timeout, goes on on that connection, without a new TCP connection per game (nor,
 connection, a new thread per game). A connection is used by one game at a time, and kept for ``max_age`` seconds
 after it was made: then its address is resolved and checked again (``botlink.netguard``), as a new bot's is. One
 whose URL was refused, or whose host did not resolve, is never kept. A bot that closed a kept connection meanwhile
-costs nothing: the connection's pool sees it closed before its next request, and connects again. A bot that plays
+costs no fault: the next request on it finds it dropped and is sent again at once on a new connection
+(``botlink.calls``). A bot that plays
 no more games here (removed, its URL changed, its tournaments over) does not keep its connections open: every
 ``max_age`` at most, a game's start or end closes every idle connection past its age, whoever its bot.
 """

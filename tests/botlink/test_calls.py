@@ -156,6 +156,59 @@ def test_only_connecting_has_a_socket_timeout(monkeypatch: pytest.MonkeyPatch) -
     assert len(timeouts) >= 4 and set(timeouts) == {None}
 
 
+def test_a_kept_connection_is_reused_without_a_poll(monkeypatch: pytest.MonkeyPatch) -> None:
+    """urllib3 asks with a ``poll`` whether a kept connection was closed before reusing it (a system call, and the
+    interpreter's lock given up, per call): a bot's kept connection is reused without it."""
+    polls: list[object] = []
+    wait_for_read = urllib3.connection.wait_for_read  # type: ignore[attr-defined]
+
+    def polling(sock: socket.socket, timeout: float | None = None) -> bool:
+        polls.append(sock)
+        return bool(wait_for_read(sock, timeout))
+
+    monkeypatch.setattr(urllib3.connection, "wait_for_read", polling)
+    with BotServer(botservers.reply()) as server, connect(server) as connection:
+        for _ in range(3):
+            assert connection.move(MOVE).ok
+    assert polls == []
+    assert len(server.received) == 3 and len({request.client_port for request in server.received}) == 1
+
+
+def test_a_kept_connection_the_bot_closed_is_asked_again_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot that closes each connection after its reply (without saying so): the next call finds the kept
+    connection dropped and is sent again at once on a new one, not after the pause of a bot that restarts (made
+    longer than the deadline here, so that a paused call would be a fault)."""
+    monkeypatch.setattr(calls, "RESTART_FIRST_PAUSE", 30.0)
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(10)
+    closed = threading.Event()
+    accepted: list[int] = []
+
+    def answer_once_per_connection() -> None:
+        for _ in range(2):
+            connection, address = listener.accept()
+            accepted.append(address[1])
+            with connection:
+                data = b""
+                while not data.endswith(b"}"):  # the request's JSON body ends the request
+                    data += connection.recv(65536)
+                reply = b'{"action": "1:start:red"}'
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))
+            closed.set()
+
+    bot = threading.Thread(target=answer_once_per_connection, daemon=True)
+    bot.start()
+    port = listener.getsockname()[1]
+    with BotConnection(f"http://127.0.0.1:{port}/bot", SECRET, LOOPBACK, timeout=10) as connection:
+        assert connection.move(MOVE).ok
+        assert closed.wait(10)
+        reply = connection.move(MOVE)
+    bot.join(10)
+    listener.close()
+    assert (reply.fault, reply.body) == (None, {"action": "1:start:red"})
+    assert len(accepted) == 2
+
+
 def test_a_deadline_shorter_than_the_watchdogs_tick_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     """The watchdog wakes at the earliest deadline it watches, not only every tick: with a 30 s tick a silent
     bot is still cut at the call's 0.3 s deadline."""
