@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,14 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def outliving(pids: Iterable[int], seconds: float) -> list[int]:
+    """Those of ``pids`` still running ``seconds`` from now at most (none: as soon as all are gone)."""
+    deadline = time.monotonic() + seconds
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return [pid for pid in pids if alive(pid)]
+
+
 def test_sigterm_ends_the_benchmark_with_its_bots_and_redis() -> None:
     """Killed while it runs, ``benchmarks/tournament.py`` stops the bots, the spinners and the private Redis it
     started (killed without this, they outlived it and held the machine's cores)."""
@@ -73,10 +82,7 @@ def test_sigterm_ends_the_benchmark_with_its_bots_and_redis() -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
-    deadline = time.monotonic() + 30
-    while any(alive(pid) for pid in started) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    left = [pid for pid in started if alive(pid)]
+    left = outliving(started, 30)
     for pid in left:  # a failing test leaves nothing running either
         os.kill(pid, signal.SIGKILL)
     assert not left, f"processes the benchmark started outlived it: {left}"
@@ -105,7 +111,4 @@ def test_a_benchmark_that_cannot_unwind_after_sigterm_kills_its_children_and_exi
         if process.poll() is None:
             process.kill()
             process.wait()
-    deadline = time.monotonic() + 30
-    while alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(child)
+    assert outliving([child], 30) == []
