@@ -1,9 +1,10 @@
 """The servers a benchmark runs on its own: a free loopback port, and a Redis nobody else uses.
 
 A benchmark killed with SIGTERM (:func:`end_on_sigterm`) stops the servers and processes it started, as it does
-when it ends (and kills them, if that has not ended it 30 s later). A benchmark never empties a Redis database it did not fill: by default it starts a private ``redis-server`` (a
-child process on a free port, nothing kept on disk) and stops it at the end; given a database (``--redis-url``),
-it takes it only if it is empty, and empties it again when done, so that what it removes is its own.
+when it ends (and kills them, if that has not ended it 30 s later). A benchmark never empties a Redis database it
+did not fill: by default it starts a private ``redis-server`` (a child process on a free port, nothing kept on
+disk) and stops it at the end; given a database (``--redis-url``), it takes it only if it is empty, and empties it
+again when done, so that what it removes is its own.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 
 In one transaction the tournament (and, for a first run, its runs not over) is marked ``cancelled`` and its
 repeats cut to the runs made, so the workers' clock starts no later run; its games not played are marked
-``cancelled`` and their leases dropped, and the games begun end ``cancelled`` too (``store.gamelog.cancel``: no
-move lands in them any more, no pull bot is asked to move in them). A queued game's job then finds nothing to lease and ends; a game being
-played stops at its next step, as a worker's heartbeat or its next save finds its lease gone
+``cancelled`` and their leases dropped, and then the games begun end ``cancelled`` too (``store.gamelog.cancel``:
+no move lands in them any more, no pull bot is asked to move in them; read after the leases, so that a game whose
+lease was being taken as the cancellation came is among them). A queued game's job then finds nothing to lease and
+ends; a game being played stops at its next step, as a worker's heartbeat or its next save finds its lease gone
 (``tournament/heartbeat.py``, ``tournament/leases.py``), and gives its slot back; a game waiting for a pull bot's
 move is woken (the games' channels are published on) and stops at once. A result being written at that
 moment is refused (``tournament/results.py``), and the rating pools leave cancelled tournaments out
