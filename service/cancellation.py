@@ -1,13 +1,15 @@
 """Cancelling a tournament (``POST /api/v1/tournaments/{id}/cancel``): what the service writes.
 
 In one transaction the tournament (and, for a first run, its runs not over) is marked ``cancelled`` and its
-repeats cut to the runs made, so the workers' clock starts no later run; its games not played are marked
-``cancelled`` and their leases dropped, and then the games begun end ``cancelled`` too (``store.gamelog.cancel``:
-no move lands in them any more, no pull bot is asked to move in them; read after the leases, so that a game whose
-lease was being taken as the cancellation came is among them). A queued game's job then finds nothing to lease and
-ends; a game being played stops at its next step, as a worker's heartbeat or its next save finds its lease gone
-(``tournament/heartbeat.py``, ``tournament/leases.py``), and gives its slot back; a game waiting for a pull bot's
-move is woken (the games' channels are published on) and stops at once. A result being written at that
+repeats cut to the runs made, so the workers' clock starts no later run; its games begun end ``cancelled``
+(``store.gamelog.cancel``: no move lands in them any more, no pull bot is asked to move in them), then its games not
+played are marked ``cancelled`` and their leases dropped (a game's row before its scheduled game's, the order a
+worker saving a game locks them in). A game whose lease was being taken meanwhile, created in the lease's
+transaction, is seen only by that last step, which waits for it: it ends just after, in a transaction of its own. A
+queued game's job then finds nothing to lease and ends; a game being played stops at its next step, as a worker's
+heartbeat or its next save finds its lease gone (``tournament/heartbeat.py``, ``tournament/leases.py``), and gives
+its slot back; a game waiting for a pull bot's move is woken (the games' channels are published on) and stops at
+once. A result being written at that
 moment is refused (``tournament/results.py``), and the rating pools leave cancelled tournaments out
 (``tournament/standings.py``): the job ``tournament.jobs.cancelled`` refits the pool at once. Cancelling again
 changes nothing.
@@ -50,9 +52,15 @@ def cancel(session: Session, tournament: Tournament) -> list[tuple[int, int]] | 
     )
     if to_come:
         session.execute(update(Tournament).where(Tournament.id == tournament.id).values(repeat_times=made))
-    # The scheduled games first: on PostgreSQL this statement waits for a lease being taken (its game created in
-    # the same transaction) and then sees that game, which a read made before it would miss: its runner would then
-    # wait for a pull bot's move, unwoken, until the deadline, in a game left active.
+    # A game's row before its scheduled game's, as a worker saving a game locks them (the other order deadlocks).
+    started = session.scalars(
+        select(TournamentGame.game_id).where(
+            TournamentGame.tournament_id.in_(targets),
+            TournamentGame.status.in_(("pending", "running")),
+            TournamentGame.game_id.is_not(None),
+        )
+    ).all()
+    gamelog.cancel(session, [game_id for game_id in started if game_id is not None])
     stopped = session.execute(
         update(TournamentGame)
         .where(TournamentGame.tournament_id.in_(targets), TournamentGame.status.in_(("pending", "running")))
@@ -60,7 +68,15 @@ def cancel(session: Session, tournament: Tournament) -> list[tuple[int, int]] | 
         .returning(TournamentGame.game_id)
     )
     begun = [game_id for game_id in stopped.scalars() if game_id is not None]
-    gamelog.cancel(session, begun)
-    woken = session.execute(select(Game.id, Game.ply).where(Game.id.in_(begun))).all() if begun else []
     session.commit()
+    # A game whose lease was being taken as the games were read was created in the lease's transaction: only the
+    # update above saw it, having waited for that transaction (PostgreSQL). It ends now, in a transaction of its
+    # own (no game row locked after a scheduled game's); left active, its runner would wait for a pull bot's move,
+    # unwoken, until the deadline.
+    late = sorted(set(begun) - set(started))
+    if late:
+        gamelog.cancel(session, late)
+        session.commit()
+    woken = session.execute(select(Game.id, Game.ply).where(Game.id.in_(begun))).all() if begun else []
+    session.rollback()
     return [(game_id, ply) for game_id, ply in woken]

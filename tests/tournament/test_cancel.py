@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import pytest
 from flask import Flask
@@ -184,52 +185,110 @@ def waiting_on_a_lock(made: sessionmaker[Session]) -> int:
         return int(session.scalar(text(query)) or 0)
 
 
-@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_a_cancel_that_waits_for_a_lease_being_taken_stops_the_game_it_created(database_url: str) -> None:
-    """A runner takes a game's lease and creates its game in one transaction; a cancellation that comes meanwhile
-    waits for it (PostgreSQL: seen waiting on a lock) and must then see that game: end it and return it to wake,
-    or the runner would wait for a pull bot's move, unwoken, until the deadline, in a game left active."""
+@pytest.fixture
+def made(database_url: str) -> Iterator[sessionmaker[Session]]:
     engine = make_engine(database_url)
-    made = sessions(engine)
-    try:
-        with made() as session:
-            owner = Account(name="owner", token_hash="0" * 64)
-            session.add(owner)
-            session.flush()
-            bots = [Account(name=name, token_hash=name * 64) for name in "ab"]
-            session.add_all(bots)
-            session.flush()
-            tournament = tournament_row(session, owner.id, bot_ids=[1, 2], status="running")
-            scheduled = TournamentGame(
-                tournament_id=tournament.id, number=0, round=0, bot_ids=[1, 2], seed=1, status="pending"
-            )
-            session.add(scheduled)
-            session.commit()
-            tournament_id, scheduled_id, seats = tournament.id, scheduled.id, [bot.id for bot in bots]
-        runner = made()
-        assert leases.lease(runner, scheduled_id, "runner", 30) is not None
-        game = gamelog.create(runner, "card", {}, 1, 2, owner.id, seats)
-        tournament_scheduled.set_game(runner, scheduled_id, game.id)
-        cancelled: list[object] = []
+    yield sessions(engine)
+    engine.dispose()
 
-        def cancel() -> None:
+
+class Scheduled(NamedTuple):
+    tournament_id: int
+    scheduled_id: int
+    owner_id: int
+    seats: list[int]
+
+
+def scheduled_game(made: sessionmaker[Session]) -> Scheduled:
+    """A running tournament's one scheduled game, not started, between two accounts."""
+    with made() as session:
+        owner = Account(name="owner", token_hash="0" * 64)
+        bots = [Account(name=name, token_hash=name * 64) for name in "ab"]
+        session.add_all([owner, *bots])
+        session.flush()
+        tournament = tournament_row(session, owner.id, bot_ids=[1, 2], status="running")
+        scheduled = TournamentGame(
+            tournament_id=tournament.id, number=0, round=0, bot_ids=[1, 2], seed=1, status="pending"
+        )
+        session.add(scheduled)
+        session.commit()
+        return Scheduled(tournament.id, scheduled.id, owner.id, [bot.id for bot in bots])
+
+
+def start(runner: Session, scheduled: Scheduled) -> int:
+    """Take the game's lease and create its game, as a runner does, in ``runner``'s transaction: the game's id."""
+    assert leases.lease(runner, scheduled.scheduled_id, "runner", 30) is not None
+    game = gamelog.create(runner, "card", {}, 1, 2, scheduled.owner_id, scheduled.seats)
+    tournament_scheduled.set_game(runner, scheduled.scheduled_id, game.id)
+    return game.id
+
+
+def cancelling(made: sessionmaker[Session], tournament_id: int) -> tuple[threading.Thread, list[object]]:
+    """A thread cancelling the tournament (``cancellation.cancel``, as the API does), started, and what it returns
+    (or raises) once done."""
+    outcome: list[object] = []
+
+    def cancel() -> None:
+        try:
             with made() as session:
                 found = session.get(Tournament, tournament_id)
                 assert found is not None
-                cancelled.append(cancellation.cancel(session, found))
+                outcome.append(cancellation.cancel(session, found))
+        except Exception as error:
+            outcome.append(error)
 
-        thread = threading.Thread(target=cancel)
-        thread.start()
+    thread = threading.Thread(target=cancel)
+    thread.start()
+    return thread, outcome
+
+
+def statuses_of(made: sessionmaker[Session], game_id: int, scheduled_id: int) -> tuple[str | None, str | None]:
+    with made() as session:
+        return (
+            session.scalar(select(Game.status).where(Game.id == game_id)),
+            session.scalar(select(TournamentGame.status).where(TournamentGame.id == scheduled_id)),
+        )
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_cancel_that_waits_for_a_lease_being_taken_stops_the_game_it_created(
+    made: sessionmaker[Session],
+) -> None:
+    """A runner takes a game's lease and creates its game in one transaction; a cancellation that comes meanwhile
+    waits for it (PostgreSQL: seen waiting on a lock) and must then see that game: end it and return it to wake,
+    or the runner would wait for a pull bot's move, unwoken, until the deadline, in a game left active."""
+    scheduled = scheduled_game(made)
+    with made() as runner:
+        game_id = start(runner, scheduled)
+        thread, outcome = cancelling(made, scheduled.tournament_id)
         wait_for(lambda: waiting_on_a_lock(made) == 1)
         runner.commit()
-        runner.close()
-        thread.join(timeout=60)
-        assert not thread.is_alive()
-        assert cancelled == [[(game.id, 0)]]
-        with made() as session:
-            assert session.scalar(select(Game.status).where(Game.id == game.id)) == "cancelled"
-            assert session.scalar(select(TournamentGame.status).where(TournamentGame.id == scheduled_id)) == (
-                "cancelled"
-            )
-    finally:
-        engine.dispose()
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert outcome == [[(game_id, 0)]]
+    assert statuses_of(made, game_id, scheduled.scheduled_id) == ("cancelled", "cancelled")
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_cancel_and_a_worker_saving_its_game_do_not_deadlock(made: sessionmaker[Session]) -> None:
+    """A worker saving a game locks the game's row, then its scheduled game's (its lease); a cancellation that
+    comes meanwhile waits for the game's row (seen waiting on a lock) holding no scheduled game's lock, so the save
+    goes on, and then the cancellation (the other order is a deadlock: PostgreSQL ends one of them with an error)."""
+    scheduled = scheduled_game(made)
+    with made() as runner:
+        game_id = start(runner, scheduled)
+        runner.commit()
+        runner.execute(update(Game).where(Game.id == game_id).values(ply=Game.ply))
+        thread, outcome = cancelling(made, scheduled.tournament_id)
+        wait_for(lambda: waiting_on_a_lock(made) == 1)
+        renewed = runner.execute(
+            update(TournamentGame)
+            .where(TournamentGame.id == scheduled.scheduled_id, TournamentGame.worker == "runner")
+            .values(attempts=TournamentGame.attempts)
+        )
+        assert renewed.rowcount == 1  # type: ignore[attr-defined]
+        runner.commit()
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert outcome == [[(game_id, 0)]]
+    assert statuses_of(made, game_id, scheduled.scheduled_id) == ("cancelled", "cancelled")
