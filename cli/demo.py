@@ -35,7 +35,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cli.options import bounded_int
-from cli.tournament import print_standings
+from cli.tournament import print_standings, shown
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -142,8 +142,9 @@ def stop(process: subprocess.Popen[Any]) -> None:
 
 
 def intervals_apart(standings: list[dict[str, Any]]) -> bool:
-    """Whether each bot's 95% interval lies wholly above the next one's (standings are best first)."""
-    return all(upper["low"] > lower["high"] for upper, lower in itertools.pairwise(standings))
+    """Whether each bot's 95% interval lies wholly above the next one's (standings are best first), as the table
+    prints them: two intervals that meet at one whole point once rounded are not called apart."""
+    return all(shown(upper["low"]) > shown(lower["high"]) for upper, lower in itertools.pairwise(standings))
 
 
 class DemoError(Exception):

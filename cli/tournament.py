@@ -239,6 +239,11 @@ def watch(api: Api, tournament: dict[str, Any], console: Console) -> dict[str, A
             tournament = api.call("GET", f"/tournaments/{tournament['id']}")
 
 
+def shown(elo: float) -> int:
+    """An Elo figure as the standings table prints it: to the nearest whole point."""
+    return int(f"{elo:.0f}")
+
+
 def print_standings(tournament: dict[str, Any], console: Console) -> None:
     table = Table(title=f"{tournament['name']} ({tournament['game']}, {tournament['variant']}): standings")
     for column in ("#", "bot", "Elo", "95% interval", "games", "wins", "mean rank", "forfeits"):
@@ -247,8 +252,8 @@ def print_standings(tournament: dict[str, Any], console: Console) -> None:
         table.add_row(
             str(place),
             row["name"],
-            f"{row['elo']:.0f}",
-            f"{row['low']:.0f} to {row['high']:.0f}",
+            str(shown(row["elo"])),
+            f"{shown(row['low'])} to {shown(row['high'])}",
             str(row["games"]),
             str(row["wins"]),
             f"{row['mean_rank']:.2f}",

@@ -88,6 +88,14 @@ def test_intervals_apart_needs_every_interval_above_the_next() -> None:
     assert not intervals_apart(rows)
 
 
+def test_intervals_apart_judges_the_intervals_the_table_prints() -> None:
+    """1599.6 and 1600.4 both print as 1600: the table shows the intervals meeting, so they are not called apart."""
+    rows = [{"low": 1600.4, "high": 1700.0}, {"low": 1500.0, "high": 1599.6}]
+    assert not intervals_apart(rows)
+    rows[1]["high"] = 1599.4
+    assert intervals_apart(rows)
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
