@@ -2,7 +2,11 @@
 (each invalid field's messages) on a 422. flask-smorest's ``ErrorSchema`` documents it; this module renders it
 for every HTTP error of the app, writes a 422's message from its field errors, and turns any unexpected
 exception into the same shape (a logged 500, never a traceback): :func:`http_error` and :func:`unexpected_error`,
-Flask's error handlers, which the move path outside Flask's dispatch (``service/api/movepath.py``) calls too."""
+Flask's error handlers, which the move path outside Flask's dispatch (``service/api/movepath.py``) calls too.
+
+A failure of the database rather than of the request (it restarts or is stopped, or gave the request's transaction
+up to another's: a deadlock; :func:`store.database.failed_not_faulty`) is a 503 with ``Retry-After``, logged in one
+line: the request may be sent again as it was."""
 
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ from flask import Flask, Response, jsonify
 from flask_smorest import abort
 from flask_smorest.error_handler import ErrorSchema
 from werkzeug.exceptions import HTTPException
+
+from store.database import failed_not_faulty
 
 __all__ = ["ErrorSchema", "fail", "init_app"]
 
@@ -66,8 +72,22 @@ def http_error(error: HTTPException) -> Response:
     return response
 
 
+DATABASE_RETRY_AFTER_S = 1
+DATABASE_FAILED = (
+    "the database could not complete this request just now (it is restarting, or the request collided with "
+    f"another's): send it again in {DATABASE_RETRY_AFTER_S} s"
+)
+
+
 def unexpected_error(error: Exception) -> Response:
-    """The response of any other exception: logged with its traceback, answered as a 500 that tells nothing."""
+    """The response of any other exception: a failure of the database is a 503 with ``Retry-After``, logged in one
+    line; anything else is logged with its traceback and answered as a 500 that tells nothing."""
+    if failed_not_faulty(error):
+        log.warning("a request failed on the database: %s", (str(error).strip().splitlines() or ["?"])[0])
+        response = jsonify({"code": 503, "status": "Service Unavailable", "message": DATABASE_FAILED})
+        response.status_code = 503
+        response.headers["Retry-After"] = str(DATABASE_RETRY_AFTER_S)
+        return response
     log.exception("unexpected error", exc_info=error)
     response = jsonify({"code": 500, "status": "Internal Server Error", "message": "internal error"})
     response.status_code = 500

@@ -13,7 +13,8 @@ database work is two or three round trips).
 
 A connection the pool could not reset as it came back (its rollback failed because the database went away: a
 restart, a stop) is logged by SQLAlchemy with a traceback; :class:`QuietOutage` makes that one line, as every other
-report of an outage is, for the pool of every engine made here.
+report of an outage is, for the pool of every engine made here. :func:`failed_not_faulty` tells such a failure of
+the database (asked again by the workers, a 503 from the API) from a bug of the statement.
 """
 
 from __future__ import annotations
@@ -36,6 +37,22 @@ def normalize_database_url(url: str) -> str:
     return url
 
 
+TRANSIENT = ("OperationalError", "InterfaceError")
+"""PEP 249's names of the errors of a database that failed, not of the statement: SQLAlchemy's wrappers and each
+driver's own classes carry them."""
+
+
+def failed_not_faulty(error: BaseException) -> bool:
+    """Whether ``error`` is the database's failure, gone once it answers again, not a bug of the statement (an
+    ``IntegrityError``, a ``ProgrammingError``): a restart, a stop, a cut connection, SQLite's "database is locked",
+    a transaction PostgreSQL gave up (a deadlock, a serialization failure: psycopg's are ``OperationalError``s), or
+    any error after which SQLAlchemy dropped the connection. Nothing of such a transaction was committed, except
+    when the connection was cut during its commit."""
+    return getattr(error, "connection_invalidated", False) is True or any(
+        kind.__name__ in TRANSIENT for kind in type(error).__mro__
+    )
+
+
 class QuietOutage(logging.Filter):
     """A pool's log record of a connection it could not reset because the database went away (the DB-API's
     ``OperationalError`` or ``InterfaceError``, by PEP 249's names) becomes a one-line warning that names the error,
@@ -43,9 +60,7 @@ class QuietOutage(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
-        if error is not None and any(
-            kind.__name__ in ("OperationalError", "InterfaceError") for kind in type(error).__mro__
-        ):
+        if error is not None and failed_not_faulty(error):
             first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
             record.msg, record.args = f"{record.getMessage()}: {first_line} (the database went away)", ()
             record.levelno, record.levelname = logging.WARNING, "WARNING"

@@ -34,23 +34,17 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.utils import utcparse
 from sqlalchemy import select
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from runtime.jobqueue import GAME_JOB
 from store import bottallies, fastlane
+from store.database import failed_not_faulty
 from store.fastlane import param
 from store.models import Tournament, TournamentGame, now
 from tournament import context, feed, leases, poolfit, results, runner, runs, standings
 from tournament.writes import writing
 
 log = logging.getLogger(__name__)
-
-
-def database_down(error: DBAPIError) -> bool:
-    """Whether ``error`` is what a database that restarts, is stopped or is locked raises (an OperationalError or an
-    InterfaceError: psycopg's lost connections, SQLite's "database is locked"), not a bug (an IntegrityError, a
-    ProgrammingError), which is never retried."""
-    return isinstance(error, OperationalError | InterfaceError) or error.connection_invalidated
 
 
 RECOVERY_LOCK = "sorry-arena:recovery"
@@ -129,7 +123,7 @@ def play(ctx: context.Context, scheduled_id: int, feed: bool = True) -> str:
                 top_up(ctx)
             return "lost"
         except DBAPIError as error:
-            if not database_down(error):
+            if not failed_not_faulty(error):  # a bug is never asked again
                 raise
             if waiting_since is None:
                 waiting_since = time.monotonic()
@@ -159,7 +153,7 @@ def wait_for_database(ctx: context.Context) -> bool:
                 session.execute(select(1))
             return True
         except DBAPIError as error:
-            if not database_down(error):
+            if not failed_not_faulty(error):
                 raise
     return False
 

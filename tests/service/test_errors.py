@@ -3,13 +3,17 @@ the issue says, a message naming the problem, and never a 500 for bad input (on 
 
 from __future__ import annotations
 
+import logging
 from http import HTTPStatus
 from typing import Any
 
 import pytest
+from flask import Flask
 
 import engine
+from service import errors
 from tests.apikit import API, SHORT_CARD, create_game, get_game, new_player, started_game, submit, take_seat
+from tests.store.test_database import deadlocked
 
 
 def assert_error(response: Any, code: int, *fragments: str) -> dict[str, Any]:
@@ -251,3 +255,23 @@ def test_errors_show_no_traceback(client, game):
         text = response.get_data(as_text=True)
         assert response.status_code == 422, text
         assert "Traceback" not in text and 'File "' not in text
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_deadlock_is_a_503_that_asks_for_the_request_again_and_a_bug_a_500(
+    app: Flask, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A transaction PostgreSQL gave up to another's is no fault of the request: a 503 with ``Retry-After``, logged
+    in one line naming the error; any other exception stays a 500 that tells nothing, logged with its traceback."""
+    deadlock = deadlocked(database_url)
+    with app.test_request_context(), caplog.at_level(logging.WARNING, logger=errors.log.name):
+        busy = errors.unexpected_error(deadlock)
+        bug = errors.unexpected_error(ValueError("a bug"))
+    body = assert_error(busy, 503, "the database could not complete this request", "send it again")
+    assert busy.headers["Retry-After"] == str(errors.DATABASE_RETRY_AFTER_S)
+    assert "deadlock" not in body["message"]  # the database's own words stay in the log
+    assert_error(bug, 500, "internal error")
+    warning, error = [record for record in caplog.records if record.name == errors.log.name]
+    assert warning.levelno == logging.WARNING and warning.exc_info is None
+    assert "deadlock detected" in warning.getMessage() and "\n" not in warning.getMessage()
+    assert error.levelno == logging.ERROR and error.exc_info is not None

@@ -1,19 +1,22 @@
 """The database engine (``store/database.py``): on PostgreSQL, a pooled connection that the server cut is found at
 checkout without a round trip, and replaced with every connection pooled before it; a request never gets it. On
-both, the pool's report of a reset that failed because the database went away is one line, without a traceback."""
+both, the pool's report of a reset that failed because the database went away is one line, without a traceback.
+A deadlock and a locked database are failures of the database (asked again, a 503), a broken constraint a bug."""
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
 import psycopg
 import pytest
 from sqlalchemy import create_engine, text
+from sqlalchemy.exc import DBAPIError
 
-from store.database import make_engine
+from store.database import failed_not_faulty, make_engine
 from tests.databases import ADMIN_URL
 
 
@@ -96,3 +99,63 @@ def test_any_other_error_of_the_pool_keeps_its_traceback(caplog: pytest.LogCaptu
     (record,) = [record for record in caplog.records if record.name == database.pool.logger.name]
     assert record.levelname == "ERROR" and record.exc_info is not None
     assert "Traceback" in caplog.text and "ValueError: a bug" in caplog.text
+
+
+def deadlocked(database_url: str) -> DBAPIError:
+    """The error PostgreSQL gives one of two transactions that each wait for a row the other has locked: a real
+    deadlock (the other transaction then goes on)."""
+    database = make_engine(database_url)
+    lock = text("SELECT id FROM deadlock_rows WHERE id = :id FOR UPDATE")
+    both_hold_one = threading.Barrier(2)
+    caught: list[DBAPIError] = []
+
+    def take(first: int, second: int) -> None:
+        try:
+            with database.begin() as connection:
+                connection.execute(lock, {"id": first})
+                both_hold_one.wait(timeout=60)
+                connection.execute(lock, {"id": second})
+        except DBAPIError as error:
+            caught.append(error)
+
+    try:
+        with database.begin() as connection:
+            connection.execute(text("CREATE TABLE deadlock_rows (id integer PRIMARY KEY)"))
+            connection.execute(text("INSERT INTO deadlock_rows VALUES (1), (2)"))
+        threads = [threading.Thread(target=take, args=rows) for rows in ((1, 2), (2, 1))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        database.dispose()
+    (error,) = caught
+    return error
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_deadlock_is_a_failure_of_the_database_not_a_bug(database_url: str) -> None:
+    error = deadlocked(database_url)
+    assert isinstance(error.orig, psycopg.errors.DeadlockDetected)
+    assert failed_not_faulty(error)
+
+
+def test_a_locked_database_is_a_failure_of_the_database_and_a_broken_constraint_a_bug(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'locked.db'}"
+    holder = make_engine(url)
+    impatient = create_engine(url, connect_args={"timeout": 0})  # fails at once where the service's would wait
+    try:
+        with holder.begin() as connection:
+            connection.execute(text("CREATE TABLE rows (id integer PRIMARY KEY)"))
+            connection.execute(text("INSERT INTO rows VALUES (1)"))
+        with holder.begin() as connection:
+            connection.execute(text("INSERT INTO rows VALUES (2)"))  # holds the write lock until the block ends
+            with pytest.raises(DBAPIError) as locked, impatient.begin() as other:
+                other.execute(text("INSERT INTO rows VALUES (3)"))
+        assert "database is locked" in str(locked.value) and failed_not_faulty(locked.value)
+        with pytest.raises(DBAPIError) as broken, impatient.begin() as other:
+            other.execute(text("INSERT INTO rows VALUES (1)"))
+        assert isinstance(broken.value.orig, sqlite3.IntegrityError) and not failed_not_faulty(broken.value)
+    finally:
+        holder.dispose()
+        impatient.dispose()
