@@ -60,7 +60,13 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
         OPENAPI_REDOC_URL=redoc.URL + redoc.SCRIPT,  # served by the app itself (service/redoc.py): no CDN
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         API_SPEC_OPTIONS={
-            "info": {"description": "Play SORRY! games through HTTP: create games, take seats, poll, move."},
+            "info": {
+                "description": (
+                    "Play SORRY! games through HTTP: create games, take seats, poll, move. Every error has one "
+                    "shape (`Error`); a 503 with `Retry-After` means the database could not complete the request "
+                    "just then: send it again after that many seconds."
+                )
+            },
             "components": {
                 "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
             },
