@@ -79,11 +79,16 @@ DATABASE_FAILED = (
 )
 
 
+def log_database_failure(what: str, error: BaseException) -> None:
+    """A failure of the database, logged as a warning in one line: ``what``, then the first line of the error."""
+    log.warning("%s: %s", what, (str(error).strip().splitlines() or [type(error).__name__])[0])
+
+
 def unexpected_error(error: Exception) -> Response:
     """The response of any other exception: a failure of the database is a 503 with ``Retry-After``, logged in one
     line; anything else is logged with its traceback and answered as a 500 that tells nothing."""
     if failed_not_faulty(error):
-        log.warning("a request failed on the database: %s", (str(error).strip().splitlines() or ["?"])[0])
+        log_database_failure("a request failed on the database", error)
         response = jsonify({"code": 503, "status": "Service Unavailable", "message": DATABASE_FAILED})
         response.status_code = 503
         response.headers["Retry-After"] = str(DATABASE_RETRY_AFTER_S)

@@ -15,7 +15,8 @@ for its whole life, a 429 when none is free. The decisions stream needs a token;
 without a token, and holds a slot of its client address and one of the service's streams without a token instead
 (``waiting.anonymous_stream``), a 429 that says which cap when either is full. Served by gunicorn's gevent worker
 (``sorry-arena serve``), a stream waits on the event loop and holds no thread, nor a database connection while it
-waits.
+waits. A stream whose database fails (a restart, a stop) ends, logged in one line: its client reconnects, as after
+:data:`STREAM_SECONDS`.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ from runtime.wakeups import game_channel, player_channel
 from service import auth, db, gameplay, ratelimits, waiting
 from service.api.decisions import RECHECK_SECONDS, decision_of
 from service.api.games import UNAUTHORIZED, language
-from service.errors import ErrorSchema, fail
+from service.errors import ErrorSchema, fail, log_database_failure
 from service.schemas import MAX_INT
+from store.database import failed_not_faulty
 from store.models import Game
 
 blp = Blueprint(
@@ -106,11 +108,22 @@ def last_event_id(since: int) -> int:
 def streamed(events: Iterator[str], slot: ExitStack) -> Response:
     """The response of a stream whose account slot is ``slot``: given back when the response closes, whether the
     stream ran, ended or its client went away."""
-    response = Response(stream_with_context(events), mimetype="text/event-stream")
+    response = Response(stream_with_context(ended_quietly(events)), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"  # a proxy must pass each event on at once
     response.call_on_close(slot.close)
     return response
+
+
+def ended_quietly(events: Iterator[str]) -> Iterator[str]:
+    """The stream's events until they end, or until the database fails: then the stream ends, logged in one line
+    without a traceback, and its client reconnects (an ``EventSource`` by itself, resuming after Last-Event-ID)."""
+    try:
+        yield from events
+    except Exception as error:
+        if not failed_not_faulty(error):
+            raise
+        log_database_failure("a stream ended as the database failed", error)
 
 
 def hold_slot(player_id: int | None) -> ExitStack:
