@@ -19,7 +19,7 @@ from flask_smorest import abort
 from flask_smorest.error_handler import ErrorSchema
 from werkzeug.exceptions import HTTPException
 
-from store.database import failed_not_faulty
+from store.database import failed_not_faulty, first_line
 
 __all__ = ["ErrorSchema", "fail", "init_app"]
 
@@ -81,7 +81,7 @@ DATABASE_FAILED = (
 
 def log_database_failure(what: str, error: BaseException) -> None:
     """A failure of the database, logged as a warning in one line: ``what``, then the first line of the error."""
-    log.warning("%s: %s", what, (str(error).strip().splitlines() or [type(error).__name__])[0])
+    log.warning("%s: %s", what, first_line(error))
 
 
 def unexpected_error(error: Exception) -> Response:

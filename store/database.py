@@ -53,6 +53,12 @@ def failed_not_faulty(error: BaseException) -> bool:
     )
 
 
+def first_line(error: BaseException) -> str:
+    """The first line of an error's message (a database error's goes on with its statement and parameters), or its
+    class's name if it has none: how a failure of the database is logged, in one line."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
 class QuietOutage(logging.Filter):
     """A pool's log record of a connection it could not reset because the database went away (the DB-API's
     ``OperationalError`` or ``InterfaceError``, by PEP 249's names) becomes a one-line warning that names the error,
@@ -61,8 +67,7 @@ class QuietOutage(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
         if error is not None and failed_not_faulty(error):
-            first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            record.msg, record.args = f"{record.getMessage()}: {first_line} (the database went away)", ()
+            record.msg, record.args = f"{record.getMessage()}: {first_line(error)} (the database went away)", ()
             record.levelno, record.levelname = logging.WARNING, "WARNING"
             record.exc_info, record.exc_text = None, None
         return True

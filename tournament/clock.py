@@ -17,6 +17,7 @@ import threading
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
+from store.database import first_line
 from tournament import context, jobs, poolfit
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ class Clock:
             poolfit.ask_due(self.ctx)
         except (SQLAlchemyError, RedisError) as error:  # the database or Redis restarts: the next tick tries again
             if not self._failing:
-                log.warning("the clock waits: %s", str(error).splitlines()[0])
+                log.warning("the clock waits: %s", first_line(error))
             self._failing = True
             return []
         self._failing = False

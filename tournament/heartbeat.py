@@ -22,6 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from store.database import first_line
 from store.models import TournamentGame
 from tournament.leases import Cancelled, LeaseLost, renew
 from tournament.writes import writing
@@ -133,7 +134,7 @@ class Heartbeat:
                         holding.lost.set()
         except SQLAlchemyError as error:
             if not self._failing:
-                log.warning("leases not renewed: the database failed: %s", str(error).splitlines()[0])
+                log.warning("leases not renewed: the database failed: %s", first_line(error))
             self._failing = True
         else:
             if self._failing:

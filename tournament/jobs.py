@@ -38,7 +38,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from runtime.jobqueue import GAME_JOB
 from store import bottallies, fastlane
-from store.database import failed_not_faulty
+from store.database import failed_not_faulty, first_line
 from store.fastlane import param
 from store.models import Tournament, TournamentGame, now
 from tournament import context, feed, leases, poolfit, results, runner, runs, standings
@@ -127,9 +127,7 @@ def play(ctx: context.Context, scheduled_id: int, feed: bool = True) -> str:
                 raise
             if waiting_since is None:
                 waiting_since = time.monotonic()
-                log.warning(
-                    "scheduled game %s waits for the database: %s", scheduled_id, str(error).splitlines()[0]
-                )
+                log.warning("scheduled game %s waits for the database: %s", scheduled_id, first_line(error))
             if not wait_for_database(ctx):
                 return "stopped"
             continue
@@ -212,7 +210,7 @@ def top_up(ctx: context.Context, wait: bool = False) -> None:
             ctx.feed_wanted.clear()
             feed_games(ctx)
         except (SQLAlchemyError, RedisError) as error:
-            log.warning("games not fed now (the next tick feeds them): %s", str(error).splitlines()[0])
+            log.warning("games not fed now (the next tick feeds them): %s", first_line(error))
         finally:
             ctx.feeding.release()
 

@@ -45,6 +45,7 @@ from rq.utils import utcformat
 from sqlalchemy.exc import SQLAlchemyError
 
 from runtime.jobqueue import GAME_JOB, QUEUE_NAME
+from store.database import first_line
 from tournament import context, jobs
 from tournament.clock import Clock
 from tournament.slots import Slots
@@ -255,7 +256,7 @@ class ArenaWorker(SimpleWorker):
             try:
                 jobs.recover()
             except SQLAlchemyError as error:  # the database restarts: the next pass tries again
-                log.warning("recovery skipped: the database failed: %s", str(error).splitlines()[0])
+                log.warning("recovery skipped: the database failed: %s", first_line(error))
         if self._stop_requested:
             raise StopRequested()
 

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import DBAPIError
 
-from store.database import failed_not_faulty, make_engine
+from store.database import failed_not_faulty, first_line, make_engine
 from tests.databases import ADMIN_URL
 
 
@@ -159,3 +159,10 @@ def test_a_locked_database_is_a_failure_of_the_database_and_a_broken_constraint_
     finally:
         holder.dispose()
         impatient.dispose()
+
+
+def test_a_database_error_is_logged_by_its_first_line_or_its_name() -> None:
+    assert (
+        first_line(psycopg.OperationalError("deadlock detected\nDETAIL:  Process 7 waits")) == "deadlock detected"
+    )
+    assert first_line(psycopg.InterfaceError("")) == "InterfaceError"
