@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import select
+import sqlite3
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, exc
@@ -40,17 +41,25 @@ def normalize_database_url(url: str) -> str:
 TRANSIENT = ("OperationalError", "InterfaceError")
 """PEP 249's names of the errors of a database that failed, not of the statement: SQLAlchemy's wrappers and each
 driver's own classes carry them."""
+SQLITE_FAILED = frozenset({5, 6, 10, 13, 14})
+"""SQLite's primary result codes of a database that failed, not of the statement: busy and locked (another writer
+held it past the busy wait), an I/O error, a full disk, a file it cannot open. SQLite names a statement's own
+errors (no such table, a syntax error: code 1) ``OperationalError`` too, so its codes decide."""
 
 
 def failed_not_faulty(error: BaseException) -> bool:
-    """Whether ``error`` is the database's failure, gone once it answers again, not a bug of the statement (an
-    ``IntegrityError``, a ``ProgrammingError``): a restart, a stop, a cut connection, SQLite's "database is locked",
-    a transaction PostgreSQL gave up (a deadlock, a serialization failure: psycopg's are ``OperationalError``s), or
-    any error after which SQLAlchemy dropped the connection. Nothing of such a transaction was committed, except
-    when the connection was cut during its commit."""
-    return getattr(error, "connection_invalidated", False) is True or any(
-        kind.__name__ in TRANSIENT for kind in type(error).__mro__
-    )
+    """Whether ``error`` is the database's failure, gone once it answers again, not a bug of the statement or of
+    the setup (an ``IntegrityError``, a ``ProgrammingError``, SQLite's "no such table"): a restart, a stop, a cut
+    connection, SQLite's "database is locked", a transaction PostgreSQL gave up (a deadlock, a serialization
+    failure: psycopg's are ``OperationalError``s), or any error after which SQLAlchemy dropped the connection.
+    Nothing of such a transaction was committed, except when the connection was cut during its commit."""
+    if getattr(error, "connection_invalidated", False) is True:
+        return True
+    cause = getattr(error, "orig", None) or error  # SQLAlchemy's wrapper: the driver's own error
+    code = getattr(cause, "sqlite_errorcode", None) if isinstance(cause, sqlite3.Error) else None
+    if code is not None:  # an error SQLite raised (one made in Python has no code: its class decides)
+        return code & 0xFF in SQLITE_FAILED
+    return any(kind.__name__ in TRANSIENT for kind in type(cause).__mro__)
 
 
 def first_line(error: BaseException) -> str:

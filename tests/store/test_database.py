@@ -140,7 +140,9 @@ def test_a_deadlock_is_a_failure_of_the_database_not_a_bug(database_url: str) ->
     assert failed_not_faulty(error)
 
 
-def test_a_locked_database_is_a_failure_of_the_database_and_a_broken_constraint_a_bug(tmp_path: Path) -> None:
+def test_a_locked_database_is_a_failure_of_the_database_and_a_broken_constraint_or_a_missing_table_a_bug(
+    tmp_path: Path,
+) -> None:
     url = f"sqlite:///{tmp_path / 'locked.db'}"
     holder = make_engine(url)
     impatient = create_engine(url, connect_args={"timeout": 0})  # fails at once where the service's would wait
@@ -156,6 +158,9 @@ def test_a_locked_database_is_a_failure_of_the_database_and_a_broken_constraint_
         with pytest.raises(DBAPIError) as broken, impatient.begin() as other:
             other.execute(text("INSERT INTO rows VALUES (1)"))
         assert isinstance(broken.value.orig, sqlite3.IntegrityError) and not failed_not_faulty(broken.value)
+        with pytest.raises(DBAPIError) as unmigrated, impatient.begin() as other:
+            other.execute(text("SELECT * FROM players"))  # SQLite's OperationalError too, but no failure of it
+        assert "no such table" in str(unmigrated.value) and not failed_not_faulty(unmigrated.value)
     finally:
         holder.dispose()
         impatient.dispose()
