@@ -69,8 +69,8 @@ def first_line(error: BaseException) -> str:
 
 
 class QuietOutage(logging.Filter):
-    """A pool's log record of a connection it could not reset because the database went away (the DB-API's
-    ``OperationalError`` or ``InterfaceError``, by PEP 249's names) becomes a one-line warning that names the error,
+    """A pool's log record of a connection it could not reset because the database went away (an error that
+    :func:`failed_not_faulty` calls a failure of the database) becomes a one-line warning that names the error,
     without its traceback; any other record passes as it is."""
 
     def filter(self, record: logging.LogRecord) -> bool:
