@@ -7,9 +7,9 @@ connection, a new thread per game). A connection is used by one game at a time, 
 after it was made: then its address is resolved and checked again (``botlink.netguard``), as a new bot's is. One
 whose URL was refused, or whose host did not resolve, is never kept. A bot that closed a kept connection meanwhile
 costs no fault: the next request on it finds it dropped and is sent again at once on a new connection
-(``botlink.calls``). A bot that plays
-no more games here (removed, its URL changed, its tournaments over) does not keep its connections open: every
-``max_age`` at most, a game's start or end closes every idle connection past its age, whoever its bot.
+(``botlink.calls``). A bot that plays no more games here (removed, its URL changed, its tournaments over) does not
+keep its connections open: every ``max_age`` at most, a game's start or end closes every idle connection past its
+age, whoever its bot.
 """
 
 from __future__ import annotations

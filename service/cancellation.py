@@ -1,7 +1,7 @@
 """Cancelling a tournament (``POST /api/v1/tournaments/{id}/cancel``): what the service writes.
 
-In one transaction the tournament (and, for a first run, its runs not over) is marked ``cancelled`` and its
-repeats cut to the runs made, so the workers' clock starts no later run; its games begun end ``cancelled``
+In one transaction the tournament (and, for a first run, its runs not over) is marked ``cancelled`` and its repeats
+cut to the runs made, so the workers' clock starts no later run; its games begun end ``cancelled``
 (``store.gamelog.cancel``: no move lands in them any more, no pull bot is asked to move in them), then its games not
 played are marked ``cancelled`` and their leases dropped (a game's row before its scheduled game's, the order a
 worker saving a game locks them in). A game whose lease was being taken meanwhile, created in the lease's
@@ -9,10 +9,9 @@ transaction, is seen only by that last step, which waits for it: it ends just af
 queued game's job then finds nothing to lease and ends; a game being played stops at its next step, as a worker's
 heartbeat or its next save finds its lease gone (``tournament/heartbeat.py``, ``tournament/leases.py``), and gives
 its slot back; a game waiting for a pull bot's move is woken (the games' channels are published on) and stops at
-once. A result being written at that
-moment is refused (``tournament/results.py``), and the rating pools leave cancelled tournaments out
-(``tournament/standings.py``): the job ``tournament.jobs.cancelled`` refits the pool at once. Cancelling again
-changes nothing.
+once. A result being written at that moment is refused (``tournament/results.py``), and the rating pools leave
+cancelled tournaments out (``tournament/standings.py``): the job ``tournament.jobs.cancelled`` refits the pool at
+once. Cancelling again changes nothing.
 """
 
 from __future__ import annotations
