@@ -45,7 +45,7 @@ from service.app import create_app  # noqa: E402
 from store import bottallies, migrate  # noqa: E402
 from store.database import make_engine, sessions  # noqa: E402
 from store.models import ActionRecord, Bot  # noqa: E402
-from tournament import poolstate, standings  # noqa: E402
+from tournament.standings import poolstate, tables  # noqa: E402
 
 
 class Arena:
@@ -61,7 +61,7 @@ class Arena:
             self.bot_id = min(session.scalars(select(Bot.id)))
             poolstate.rebuild(session, "card", "standard")
             session.commit()
-            standings.refresh_pool(session, "card", "standard")
+            tables.refresh_pool(session, "card", "standard")
         self.app = create_app(Settings(database_url=url, maintenance_seconds=None))
         self.client = self.app.test_client()
 

@@ -17,7 +17,7 @@ in the app's settings and the workers' environment. ``--repeat`` rounds, interle
 - unfair (for the record; ``--unfair-timeout 0`` leaves it out): the same with ``SORRY_ARENA_FEED_WINDOW=1000``
   (the setting's maximum) for the workers, so that the big tournament goes to the queue a thousand games at once.
   The small one's games still go to the front of the queue (the account with the least left to play goes first:
-  ``tournament/feed.py``), so this shows what the window alone adds, no longer a queue without fair dispatch.
+  ``tournament/dispatch/feed.py``), so this shows what the window alone adds, no longer a queue without fair dispatch.
   Capped at ``--unfair-timeout`` seconds from B's creation: reported as "> N s" if it did not end by then; then
   both are cancelled.
 

@@ -1,4 +1,4 @@
-"""The queue's top-up at a game's end (``tournament.feed.take``) against the games waiting in running tournaments.
+"""The queue's top-up at a game's end (``tournament.dispatch.feed.take``) against the games waiting in running tournaments.
 
     .venv/bin/python benchmarks/feed.py [--sizes 200,1000,10000] [--ends 40] [--rounds 3]
         [--database-url postgresql+psycopg://HOST:PORT]
@@ -32,7 +32,7 @@ from benchmarks.standings import interleaved, load  # noqa: E402
 from store import migrate  # noqa: E402
 from store.database import make_engine, sessions  # noqa: E402
 from store.models import Player, Tournament, TournamentGame  # noqa: E402
-from tournament import feed  # noqa: E402
+from tournament.dispatch import feed  # noqa: E402
 
 WINDOW = 8
 """The feed window (``SORRY_ARENA_FEED_WINDOW``'s default)."""

@@ -59,8 +59,8 @@ def pool_tournaments(
     from runtime.settings import Settings
     from service.app import create_app
     from store.database import make_engine
-    from tournament import poolstate
-    from tournament import standings as table
+    from tournament.standings import poolstate
+    from tournament.standings import tables as table
 
     found: list[dict[str, Any]] = []
     with ExitStack() as stack:

@@ -7,20 +7,20 @@ over pools of 0, 10,000 and 100,000 stored results.
 Each size gets a database of its own (a SQLite file in a temporary directory, or, with ``--database-url`` naming a
 PostgreSQL server, a uniquely named database it creates there and drops at the end), migrated to the head, then
 seeded fast (:func:`seed_pool`: bulk inserts of synthetic rated results of 4-seat card games between ``--bots`` bot
-versions, with their games and scheduled games) and counted once by ``tournament.poolstate.rebuild`` (its time is
+versions, with their games and scheduled games) and counted once by ``tournament.standings.poolstate.rebuild`` (its time is
 printed: the one-time recount after migrations 0008 and 0011, and what a cancellation cost before (d)) and
 fitted. Then ``--rounds`` rounds, the sizes in turn (in reverse order in the odd rounds, so a drift of the machine's
 load falls on all alike), each:
 
-- (a) game path: ``--results`` results written as ``tournament.results.finish`` writes them (insert, count in the
+- (a) game path: ``--results`` results written as ``tournament.play.results.finish`` writes them (insert, count in the
   pool's state, commit), against the same inserts and commits without the count: the ms per result of each and
   their difference, what the pool's state adds to a result;
 - (b) the standings page ``/standings/card/standard`` and ``GET /api/v1/standings`` through the Flask app (its test
   client, no HTTP): the median ms of 5 requests each;
-- (c) the full refit end to end, ``tournament.standings.refresh_pool``: its tallies read, the fit, the table stored
+- (c) the full refit end to end, ``tournament.standings.tables.refresh_pool``: its tallies read, the fit, the table stored
   (the stored table's count is set back first, so that it is stored every time);
 - (d) a cancellation: a new tournament of ``--results`` results between the pool's versions, counted last, is
-  cancelled, and ``tournament.poolstate.recount`` takes its results out of the state (against the one-time recount
+  cancelled, and ``tournament.standings.poolstate.recount`` takes its results out of the state (against the one-time recount
   of everything printed at the seeding, what a cancellation cost before).
 
 Every row carries the 1-minute load average when it was measured; the medians over the rounds are printed per
@@ -68,7 +68,7 @@ from store.models import (  # noqa: E402
     TournamentGame,
     now,
 )
-from tournament import poolstate, standings  # noqa: E402
+from tournament.standings import poolstate, tables  # noqa: E402
 
 SEATS = 4
 BATCH = 5_000
@@ -365,7 +365,7 @@ class Pool:
             poolstate.rebuild(session, "card", "standard")
             session.commit()
             self.rebuild_s = time.perf_counter() - started
-            standings.refresh_pool(session, "card", "standard")
+            tables.refresh_pool(session, "card", "standard")
         self.app = create_app(Settings(database_url=url, maintenance_seconds=None))
         self.client = self.app.test_client()
 
@@ -391,7 +391,7 @@ class Pool:
             session.execute(update(RatingPool).values(games=0))
             session.commit()
             started = time.perf_counter()
-            standings.refresh_pool(session, "card", "standard")
+            tables.refresh_pool(session, "card", "standard")
             row["refit_ms"] = (time.perf_counter() - started) * 1000.0
             row["games_fitted"] = session.scalar(select(RatingPool.games))
         row["cancel_ms"] = self.cancel_newest(results)

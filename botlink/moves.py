@@ -1,24 +1,22 @@
-"""Asking a bot for a move as the service does: the request, the judgment of the answer, faults and forfeits.
+"""Asking a bot for a move as the service does: the requests of the push protocol, and the judgment of an answer.
 
-One place for what both runners of bot games share: the tournament workers (``tournament/runner.py``) and the
+One place for what both runners of bot games share: the tournament workers (``tournament/play/runner.py``) and the
 local runner of ``sorry-arena simulate`` (``cli/simulate_play.py``), so that a bot meets the same rules offline:
 
 - :func:`move_request`: the push protocol's ``move`` request (docs/bot-protocol.md), exactly what the bot's
   ``choose`` receives; :func:`start_request` and :func:`end_request`, the game's ``start`` and ``end``;
-- :func:`ask` and :func:`judged`: the fault of an answer (``illegal``: anything but an offered id);
-- :class:`FaultCount`: the third fault in a row (:data:`engine.records.FAULTS_TO_FORFEIT`) forfeits the game
-  for the seat; :func:`engine.records.final_result` then ranks it last.
+- :func:`ask` and :func:`judged`: the fault of an answer (``illegal``: anything but an offered id), as an
+  :class:`engine.gameloop.Answer`, which the game loop plays and counts (the third fault in a row forfeits).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import engine
 from botlink.calls import BotConnection
-from engine.records import FAULTS_TO_FORFEIT
+from engine.gameloop import Answer
 
 
 def move_request(
@@ -76,19 +74,6 @@ def end_request(game_id: int, seat: int, result: dict[str, Any], forfeited: bool
     return {"type": "end", "game_id": game_id, "seat": seat, "result": result, "forfeited": forfeited}
 
 
-class Answer(NamedTuple):
-    """A bot's answer to a ``move`` request, judged."""
-
-    action: str | None
-    """The action to play; ``None`` on a fault (the caller plays ``engine.fallback_action``)."""
-    latency_ms: float
-    fault: str | None
-    detail: str = ""
-    """What went wrong, in words, on a fault."""
-    debug: str | None = None
-    """The bot's ``debug`` text, as it sent it (a string, else ``None``): the game log cleans and caps it."""
-
-
 def judged(
     action: object,
     latency_ms: float,
@@ -113,24 +98,3 @@ def ask(connection: BotConnection, request: dict[str, Any], actions: Sequence[en
     reply = connection.move(request)
     body = reply.body if reply.body is not None and reply.fault is None else {}
     return judged(body.get("action"), reply.latency_ms, actions, reply.fault, reply.detail, body.get("debug"))
-
-
-@dataclass(kw_only=True)
-class FaultCount:
-    """One seat's faults in one game."""
-
-    faults_in_a_row: int = 0
-    faults: int = 0
-    forfeited: bool = False
-
-    def count(self, fault: str | None) -> None:
-        """Count one move's fault (``None``: a good move); the third in a row forfeits. A ``forfeit`` move is
-        one played for a seat that had already forfeited."""
-        if fault is None:
-            self.faults_in_a_row = 0
-        elif fault == "forfeit":
-            self.forfeited = True
-        else:
-            self.faults += 1
-            self.faults_in_a_row += 1
-            self.forfeited = self.forfeited or self.faults_in_a_row >= FAULTS_TO_FORFEIT

@@ -2,13 +2,13 @@
 
 The bots are what ``sorry-arena simulate`` takes (:mod:`cli.simulate_bots`: an engine bot's name, a Python file that
 defines ``choose(request)``, a push bot's URL), A, B and the ``--fillers`` of a 3- or 4-seat table. The games are
-the service's paired schedule (:func:`tournament.pairs.schedule`: the two games of a pair share a deal, A and B
+the service's paired schedule (:func:`tournament.plans.pairs.schedule`: the two games of a pair share a deal, A and B
 swap seats), with the bots' places in the command line as their ids (A 0, B 1, the fillers 2 and 3) and ``--seed``
 as the tournament seed (no secret salt: the deals are the caller's to know). A filler may be the same bot as A, B
 or another filler (it is counted by its seat, not its name). Each game is played as the service
 asks bots (:func:`cli.simulate_play.play_game`: faults, fallback moves and forfeits included) and written to the
 replay file as it ends (:mod:`cli.simulate_replays`); after each completed pair its pentanomial bin
-(:func:`tournament.pairs.count`) joins the counts and the SPRT (:class:`ratings.sprt.Sprt`) decides whether to go
+(:func:`tournament.plans.pairs.count`) joins the counts and the SPRT (:class:`ratings.sprt.Sprt`) decides whether to go
 on. The match stops at a verdict or when ``--max-games`` (rounded up to whole pairs) are played: inconclusive.
 
 The live bar, the final lines and the exit statuses are the service path's (:mod:`cli.match`); ``--json`` prints
@@ -38,7 +38,7 @@ from cli.simulate import SECRET_VARIABLE, Interrupts
 from cli.simulate_bots import BotError, Player, load_bots
 from cli.simulate_replays import ReplayFile
 from ratings.sprt import Sprt, estimate
-from tournament.pairs import count, pairs_of, schedule
+from tournament.plans.pairs import count, pairs_of, schedule
 
 INTERRUPTED_EXIT = 130
 

@@ -29,8 +29,9 @@ from typing import Any
 import engine
 from botlink import netguard
 from botlink.calls import BotConnection
-from botlink.moves import Answer, judged
+from botlink.moves import judged
 from engine.bots import BOTS, Bot
+from engine.gameloop import Answer
 
 Choose = Callable[[dict[str, Any]], Any]
 INFO_TIMEOUT_S = 5.0

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     os.environ["REDIS_URL"] = args.redis_url
     try:
         from runtime.settings import Settings
-        from tournament import worker
+        from tournament.dispatch import worker
 
         logging.basicConfig(level=logging.INFO, format=worker.LOG_FORMAT, datefmt=worker.DATE_FORMAT)
         games = args.games or Settings.from_env().games_per_worker

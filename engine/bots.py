@@ -1,4 +1,5 @@
-"""Engine-level bots for simulations and tests: ``random`` and ``greedy`` (a one-ply heuristic).
+"""Engine-level bots for simulations and tests, by name (:data:`BOTS`): ``random``, ``greedy`` (a one-ply heuristic,
+:mod:`engine.greedy`) and ``search`` (flat Monte Carlo over determinized hidden cards, :mod:`engine.search`).
 
 A bot sees exactly what a remote bot would: its seat's view and its legal actions (ids and descriptions), and
 returns an action id. It gets its own ``random.Random``, separate from the game's, so that a bot's choices never
@@ -11,77 +12,14 @@ import random
 from collections.abc import Callable
 
 from engine.api import Action, Json
-from engine.board.geometry import COLOUR_INDEX, HOME, PARTNER, START, parse_location, steps_to_home
+from engine.greedy import greedy_bot
+from engine.search import search_bot
 
 Bot = Callable[[Json, list[Action], random.Random], str]
 
 
 def random_bot(view: Json, actions: list[Action], rng: random.Random) -> str:
     return rng.choice(actions).id
-
-
-def _board_value(view: Json, action: Action) -> float:
-    """How much ``action`` improves the seat's (team's) race against the others, in steps."""
-    mine = COLOUR_INDEX[view["colours"][view["seat"]]]
-    team = {mine, PARTNER[mine]} if view["settings"]["variant"] == "team" else {mine}
-    value = 0.0
-    description = action.description
-    for part in description["moves"]:
-        colour = COLOUR_INDEX[part["pawn"][:-1]]
-        before = parse_location(part["from"])
-        after = parse_location(part["to"])
-        gain = steps_to_home(colour, before) - steps_to_home(colour, after)
-        if after == HOME:
-            gain += 10
-        elif after >= 60:
-            gain += 4  # safe from bumps and swaps
-        value += gain if colour in team else -gain
-    for bump in description["bumps"]:
-        colour = COLOUR_INDEX[bump["pawn"][:-1]]
-        lost = steps_to_home(colour, START) - steps_to_home(colour, parse_location(bump["from"]))
-        value += -lost if colour in team else lost
-    return value
-
-
-def _card_value(view: Json, action: Action) -> float:
-    """Card game: make 21, take a 21, block, hit the leader with SORRY!; never bust; keep totals safe."""
-    description = action.description
-    kind = description["kind"]
-    if kind in ("steal", "block"):
-        return 100.0
-    if kind == "tiebreak":
-        return float(description["score"]) * 10.0 - len(description["cards"])
-    if kind == "sorry":
-        return 20.0 + 5.0 * float(view["home"][description["target"]])
-    if kind == "pass" or kind == "discard":
-        return 0.0
-    total: int | None = description.get("total_after")
-    if total is None:  # Take 2, Switch, Play 2: no change to the total
-        return 3.0 if view["total"] >= 11 else 1.0
-    if total == 21:
-        return 100.0
-    if total > 21:
-        return -100.0
-    # a total of 11 to 20 lets the next player make 21 with one number card
-    return (2.0 if total < 11 else -5.0) - 0.01 * total
-
-
-VALUES: dict[str, Callable[[Json, Action], float]] = {"board": _board_value, "card": _card_value}
-
-
-def greedy_bot(view: Json, actions: list[Action], rng: random.Random) -> str:
-    """The action with the best one-ply value; ties broken at random."""
-    value = VALUES[view["game"]]
-    scored = [(value(view, action), action.id) for action in actions]
-    best = max(score for score, _ in scored)
-    return rng.choice([action_id for score, action_id in scored if score == best])
-
-
-def search_bot(view: Json, actions: list[Action], rng: random.Random) -> str:
-    """Flat Monte Carlo over determinized hidden cards (:mod:`engine.search`, which plays greedy continuations)."""
-    from engine.search import search_bot as search  # engine.search imports this module: import it late
-
-    return search(view, actions, rng)
 
 
 BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "search": search_bot}

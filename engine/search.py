@@ -18,7 +18,7 @@ import engine
 from engine.api import Action, Json, State
 from engine.board.geometry import COLOURS, SEAT_COLOURS
 from engine.board.state import BoardState
-from engine.bots import greedy_bot
+from engine.greedy import greedy_bot
 from engine.heuristics import value
 
 SAMPLES = 8

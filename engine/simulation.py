@@ -2,7 +2,8 @@
 
 Seats rotate from game to game so that every bot sits in every seat equally often; each game's seed is derived
 from the simulation's seed, so a simulation is reproducible. :func:`play_game` plays a game between engine-level
-bots (:mod:`engine.bots`) alone, as fast as the engine goes; a game with a bot author's own bot (a Python file or a
+bots (:mod:`engine.bots`) alone, as fast as the engine goes, through the game loop every runner shares
+(:mod:`engine.gameloop`); a game with a bot author's own bot (a Python file or a
 URL) is played by ``cli/simulate_play.py``, which gives the same :class:`GameRecord`. :class:`Summary` adds the
 records up as they come and keeps none of them: per bot its wins with their 95% Wilson interval, mean rank,
 faults, forfeits and answer times. Pure but for :func:`simulate`'s timer: the caller does any printing.
@@ -20,6 +21,7 @@ from typing import Any
 import engine
 from engine.api import Action, State
 from engine.bots import BOTS, Bot
+from engine.gameloop import Answer, FaultCount, play_out
 from engine.rng import derived_random
 
 Move = tuple[int, str, float | None, str | None]
@@ -176,20 +178,34 @@ def engine_choice(bot: Bot, state: State, seat: int, actions: list[Action], rng:
     return bot(engine.view(state, seat), actions, rng) if len(actions) > 1 else actions[0].id
 
 
+class EngineTable:
+    """A game between engine-level bots, as the game loop sees it (:class:`engine.gameloop.Table`): each seat's bot
+    chooses with a generator of its own, derived from the game's seed; no move can fault."""
+
+    def __init__(self, state: State, bots: list[Bot], seed: int) -> None:
+        self.state = state
+        self.bots = bots
+        self.rngs = [derived_random(seed, f"bot{seat}") for seat in range(len(bots))]
+        self.seats = [FaultCount() for _ in bots]
+        self.moves: list[Move] = []
+
+    def ask(self, seat: int, kind: str) -> Answer:
+        state = self.state
+        actions = engine.legal_actions(state, seat)
+        return Answer(engine_choice(self.bots[seat], state, seat, actions, self.rngs[seat]), None, None)
+
+    def moved(self, seat: int, action: str, answer: Answer) -> bool:
+        self.moves.append((seat, action, None, None))
+        return True
+
+
 def play_game(game: str, settings: dict[str, Any], seed: int, bots: list[str]) -> GameRecord:
     """One complete game between engine-level bots; ``bots[seat]`` names the bot of each seat."""
-    state = engine.new_game(game, settings, seed)
-    players = [BOTS[name] for name in bots]
-    rngs = [derived_random(seed, f"bot{seat}") for seat in range(len(bots))]
-    moves: list[Move] = []
-    while (asked := engine.decision(state)) is not None:
-        seat = asked.seat
-        choice = engine_choice(players[seat], state, seat, engine.legal_actions(state, seat), rngs[seat])
-        engine.apply(state, choice, seat, events=False)
-        moves.append((seat, choice, None, None))
-    result = engine.result(state)
+    table = EngineTable(engine.new_game(game, settings, seed), [BOTS[name] for name in bots], seed)
+    play_out(table)
+    result = engine.result(table.state)
     assert result is not None
-    return GameRecord(seed, bots, result.ranks, result.reason, state.turn, len(moves), moves)
+    return GameRecord(seed, bots, result.ranks, result.reason, table.state.turn, len(table.moves), table.moves)
 
 
 def check_bots(bots: list[str]) -> None:

@@ -36,7 +36,7 @@ In simulations with known strengths (``tests/ratings/test_coverage.py``) the 95%
 of the time for 2-, 3- and 4-seat games alike; ``docs/ratings.md`` gives the model and its references. 10 bots and
 2,000 4-seat games take about 20 ms, 100 bots and 100,000 games about 1.5 s (a third less from ``start``). Games
 that repeat (the same players at the same ranks) may be given once with their ``counts``: the same fit, in the
-time of the distinct games (a rating pool keeps such tallies, ``tournament/poolstate.py``).
+time of the distinct games (a rating pool keeps such tallies, ``tournament/standings/poolstate.py``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ player's rating after each of its games. Its last points are near the fitted rat
 incremental Elo weighs recent games more.
 
 A pool keeps these points as the results come in (``rating_points``, one per seat of each result, written by
-``tournament/poolstate.py`` with :func:`replay`'s arithmetic) and a chart draws about a hundred per line whatever the
+``tournament/standings/poolstate.py`` with :func:`replay`'s arithmetic) and a chart draws about a hundred per line whatever the
 pool's size: the point of a player's ``number``-th game has the :func:`level` of ``number`` (how many times 2
 divides it), and a line of ``games`` points is drawn from those of level :func:`line_level` and above, every
 ``2**level``-th, at most ``max_points``.

@@ -3,7 +3,7 @@
 Neither the service nor this module imports ``tournament``: jobs are named by their dotted path
 (``tournament.jobs.play_game``), as microblog does; RQ workers (``sorry-arena worker``) import them. Without Redis
 (the embedded default) the same job functions run on this process's threads, after the app's ``configure`` hook
-(``tournament.context.configure``, found by its dotted name) points them at this app's database and notifier, and a
+(``tournament.jobs.configure``, found by its dotted name) points them at this app's database and notifier, and a
 maintenance function (``tournament.jobs.maintain_embedded``) runs every second on a thread of its own: it starts
 the runs due (start times, repeats) and gives a job to every game that needs one, so that a service killed and
 started again goes on with the games it left once their leases run out.
@@ -22,6 +22,9 @@ QUEUE_NAME = "sorry-arena"
 GAME_JOB = "tournament.jobs.play_game"
 START_JOB = "tournament.jobs.start_tournament"
 CANCELLED_JOB = "tournament.jobs.cancelled"
+FIT_JOB = "tournament.jobs.fit_pool"
+CONFIGURE = "tournament.jobs.configure"
+MAINTAIN_EMBEDDED = "tournament.jobs.maintain_embedded"
 GAME_TIMEOUT = 4 * 3600
 """An RQ job that plays its game itself has a generous time limit; the lease, not this, detects a dead worker."""
 

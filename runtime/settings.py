@@ -46,7 +46,7 @@
   operator may make official tournaments with any bots, is held to no quota, and may cancel any tournament.
 - ``SORRY_ARENA_FEED_WINDOW``: how many games of each account wait in the job queue at most (default 8): games go
   to the queue a few at a time per account, round-robin across accounts and their tournaments
-  (``tournament/feed.py``), so that one account's big tournament cannot starve another's.
+  (``tournament/dispatch/feed.py``), so that one account's big tournament cannot starve another's.
 - Request bodies above ``MAX_BODY_BYTES`` (64 KiB) are refused with a 413, also when sent without a Content-Length
   (chunked) (``service/bodylimit.py``).
 """
@@ -77,7 +77,7 @@ DEFAULT_QUOTA_TOURNAMENTS = 5
 DEFAULT_QUOTA_REPEATS = 100
 DEFAULT_FEED_WINDOW = 8
 MAX_GAMES = 100_000
-"""The most games of one tournament whatever the quota (``tournament.schedule.MAX_GAMES`` is the same)."""
+"""The most games of one tournament whatever the quota (``tournament.plans.schedule.MAX_GAMES`` is the same)."""
 MIN_OPERATOR_TOKEN = 32
 RATE_FORMS = "a rate such as '100/second', '20 per minute' or '5/2 minutes' (several separated by ';'), or 'off'"
 

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
-from runtime.jobqueue import LocalQueue, RQQueue, job_function
+from runtime.jobqueue import CONFIGURE, MAINTAIN_EMBEDDED, LocalQueue, RQQueue, job_function
 from runtime.settings import MAX_BODY_BYTES, Settings
 from runtime.wakeups import make_notifier
 from service import db, errors, ratelimits, redoc, swagger_ui, web, webhooks
@@ -120,13 +120,13 @@ def make_queue(app: Flask, settings: Settings) -> RQQueue | LocalQueue:
         return RQQueue(settings.redis_url)
 
     def configure() -> None:
-        job_function("tournament.context.configure")(
+        job_function(CONFIGURE)(
             settings, app.extensions["db_engine"], app.extensions["notifier"], app.extensions["queue"]
         )
 
     return LocalQueue(
         configure,
         workers=settings.games_per_worker,
-        maintain=None if settings.maintenance_seconds is None else "tournament.jobs.maintain_embedded",
+        maintain=None if settings.maintenance_seconds is None else MAINTAIN_EMBEDDED,
         interval=settings.maintenance_seconds or 1.0,
     )

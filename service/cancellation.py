@@ -7,10 +7,10 @@ played are marked ``cancelled`` and their leases dropped (a game's row before it
 worker saving a game locks them in). A game whose lease was being taken meanwhile, created in the lease's
 transaction, is seen only by that last step, which waits for it: it ends just after, in a transaction of its own. A
 queued game's job then finds nothing to lease and ends; a game being played stops at its next step, as a worker's
-heartbeat or its next save finds its lease gone (``tournament/heartbeat.py``, ``tournament/leases.py``), and gives
+heartbeat or its next save finds its lease gone (``tournament/play/heartbeat.py``, ``tournament/play/leases.py``), and gives
 its slot back; a game waiting for a pull bot's move is woken (the games' channels are published on) and stops at
-once. A result being written at that moment is refused (``tournament/results.py``), and the rating pools leave
-cancelled tournaments out (``tournament/standings.py``): the job ``tournament.jobs.cancelled`` refits the pool at
+once. A result being written at that moment is refused (``tournament/play/results.py``), and the rating pools leave
+cancelled tournaments out (``tournament/standings/tables.py``): the job ``tournament.jobs.cancelled`` refits the pool at
 once. Cancelling again changes nothing.
 """
 

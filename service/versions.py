@@ -1,7 +1,7 @@
 """Bot versions as the API and the pages show them: a bot's versions with their ratings, and a pool's table cut to
 the latest version of each bot.
 
-A pool's stored table (``rating_pools.table``, written by ``tournament/standings.py``) has a row per bot version
+A pool's stored table (``rating_pools.table``, written by ``tournament/standings/tables.py``) has a row per bot version
 (``bot_id``, ``version``, ``version_id``); a row stored before bots had versions has no ``version`` and counts as
 version 1. The standings show each bot's latest rated version (as a leaderboard shows the latest submission); a
 bot's own page and ``GET /bots/{id}`` show every version.

@@ -4,7 +4,7 @@ A challenge is a ``Tournament`` row (unrated, its owner the person who plays) wh
 order: :data:`HUMAN` at the person's seat, a bot id at every other. Its one scheduled game carries the same list;
 the worker seats the owner's own account where :data:`HUMAN` stands and waits on that seat as it waits on a pull
 bot's, while the person moves through the games API with their token (``service/api/challenges.py``,
-``tournament/runner.py``). Results and records keep :data:`HUMAN` at that seat: it names no bot.
+``tournament/play/runner.py``). Results and records keep :data:`HUMAN` at that seat: it names no bot.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from store.models import ActionRecord, Game, Result, Tournament
 from tests.apikit import API, Player, new_player
 from tests.botservers import Behaviour, BotServer, Handler, Received, reply
 from tests.conftest import TEST_LIMITS, dispose
-from tournament import poolstate
+from tournament.standings import poolstate
 
 SECRET = "s" * 40
 Choose = Callable[[dict[str, Any]], str]
@@ -240,7 +240,7 @@ def replays_to_saved_state(app: Flask, game_id: int) -> bool:
 
 def write_result(session: Session, row: dict[str, Any]) -> None:
     """Write a standard card game's result (``row``: its columns) and count it in its pool's state, uncommitted, as
-    ``tournament.results.finish`` does in its transaction."""
+    ``tournament.play.results.finish`` does in its transaction."""
     counted = poolstate.record(
         session,
         row["tournament_id"],

@@ -227,8 +227,8 @@ def recorders() -> Iterator[None]:
     import cli.serve
     import clients.__main__
     import store.migrate
-    import tournament.context
-    import tournament.worker
+    import tournament.dispatch.context
+    import tournament.dispatch.worker
 
     def serve_api(server: Any) -> None:
         app = server.load()  # what each gunicorn worker loads: the real app, built on the real settings
@@ -239,7 +239,7 @@ def recorders() -> Iterator[None]:
 
     def work(**options: Any) -> bool:
         settings = Settings.from_env()  # cli/worker.py has exported its URLs: what the worker's jobs read
-        tournament.context.runner_settings(settings)  # parses the bot allowlist as the worker does
+        tournament.dispatch.context.runner_settings(settings)  # parses the bot allowlist as the worker does
         raise _Started("worker", options=options, settings=settings)
 
     def serve_bot(choose: Any, **options: Any) -> None:
@@ -248,7 +248,7 @@ def recorders() -> Iterator[None]:
     with (
         mock.patch.object(cli.serve.Server, "run", serve_api),
         mock.patch.object(store.migrate, "upgrade", migrate),
-        mock.patch.object(tournament.worker, "run", work),
+        mock.patch.object(tournament.dispatch.worker, "run", work),
         mock.patch.object(clients.__main__, "serve", serve_bot),
     ):
         yield

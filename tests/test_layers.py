@@ -58,7 +58,9 @@ def loaded_top_levels(*modules: str) -> set[str]:
 
 def test_a_worker_process_loads_no_flask() -> None:
     """What `sorry-arena worker` imports to play games: the worker, its jobs, the runner and their floors."""
-    loaded = loaded_top_levels("cli.worker", "tournament.worker", "tournament.jobs", "tournament.runner")
+    loaded = loaded_top_levels(
+        "cli.worker", "tournament.dispatch.worker", "tournament.jobs", "tournament.play.runner"
+    )
     assert {"tournament", "store", "botlink", "engine", "sqlalchemy", "rq"} <= loaded
     assert not loaded & FLASK_FAMILY, f"a worker loads {sorted(loaded & FLASK_FAMILY)}"
 

@@ -278,7 +278,7 @@ class OneBot(MethodView):
         if "open_to_others" in body:  # closing it keeps it in the tournaments it was entered in meanwhile
             bot.open_to_others = body["open_to_others"]
         with committed(name, bot.id) as session:
-            if new_version:  # it plays the games begun from now on (tournament/results.py)
+            if new_version:  # it plays the games begun from now on (tournament/play/results.py)
                 last = session.scalar(select(func.max(BotVersion.number)).where(BotVersion.bot_id == bot.id))
                 note = body.get("version_note")
                 session.add(

@@ -1,6 +1,6 @@
 """``/api/v1/matches`` and ``/api/v1/gauntlets``: is bot A stronger than bot B? A sequential test on paired deals.
 
-A match is a tournament of a kind of its own (``tournament/matches.py`` lays out its schedule in pairs of games that
+A match is a tournament of a kind of its own (``tournament/plans/matches.py`` lays out its schedule in pairs of games that
 share a deal, and stops it by the SPRT of ``ratings/sprt.py`` after each completed pair); creating one checks the
 bots as a tournament does (``service/api/tournaments.py``: the caller's own bots or bots open to others, quotas) and
 hands it to the same start job. It is unrated: a match's games never enter the rating pools. Cancel it with
@@ -40,7 +40,7 @@ blp = Blueprint(
 
 
 def pairs_of(max_games: int) -> int:
-    """Pairs laid out for ``max_games`` (the same rounding as ``tournament.matches.pairs_of``)."""
+    """Pairs laid out for ``max_games`` (the same rounding as ``tournament.plans.matches.pairs_of``)."""
     return (max_games + 1) // 2
 
 

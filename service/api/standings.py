@@ -2,7 +2,7 @@
 
 Every rated game of the pool is fitted at once (``ratings.pool``: Bradley-Terry on the Elo scale, mean 1500, with a
 95% interval robust to multiplayer games), so the table does not depend on the order results arrived. The workers
-refit it from the pool's tallies and store it (``rating_pools``, ``tournament/standings.py``: after each result
+refit it from the pool's tallies and store it (``rating_pools``, ``tournament/standings/tables.py``: after each result
 while the pool is small, off the game path at most every 10 s beyond); this only reads it, whatever the pool's
 size.
 The pool rates bot versions; the table shows each bot's latest rated version (``GET /bots/{id}`` lists them all).

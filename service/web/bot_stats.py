@@ -100,7 +100,7 @@ def bot_stats(session: Session, bot: Bot) -> BotStats:
 
 def pool_faults(session: Session, game: str, variant: str) -> dict[int, int]:
     """Faults per bot id over the results its pool counts, from the pool's running state (``rating_elo.faults``,
-    kept with each result by ``tournament/poolstate.py``): a row per bot version, whatever the pool's history."""
+    kept with each result by ``tournament/standings/poolstate.py``): a row per bot version, whatever the pool's history."""
     rows = session.execute(
         select(BotVersion.bot_id, func.sum(RatingElo.faults))
         .select_from(RatingElo)

@@ -3,7 +3,7 @@ data: the pool's fitted table as the workers stored it (``rating_pools``, the on
 and the chart's lines, each bot version's incremental Elo as the results came in.
 
 Nothing here reads the pool's results or fits anything: the lines are the points the workers appended with each
-result (``rating_points``, ``tournament/poolstate.py``), at most 128 per line whatever the pool's size (the points
+result (``rating_points``, ``tournament/standings/poolstate.py``), at most 128 per line whatever the pool's size (the points
 of level ``ratings.history.line_level`` and above, one indexed range per level), from 1500 before the version's
 first game to its current rating (``rating_elo``). The pool rates bot versions: the page shows each bot's latest
 rated version (its row and its line, for the first ``charts.MAX_LINES`` rows), a bot's page every version of that

@@ -1,4 +1,4 @@
-"""Matches: bot A against bot B on paired deals, stopped by a sequential test (``tournament/matches.py``).
+"""Matches: bot A against bot B on paired deals, stopped by a sequential test (``tournament/plans/matches.py``).
 
 A match is a tournament (its schedule, games, leases and results are the tournament's rows) with this row beside it:
 the test's settings and its state after the last completed pair, written by the worker that completed it.

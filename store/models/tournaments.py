@@ -40,7 +40,7 @@ class Tournament(Base):
     __tablename__ = "tournaments"
     __table_args__ = (UniqueConstraint("parent_id", "run"),)
     """A later run exists once: of two processes creating it at once (its RQ repeat and the maintenance's recovery),
-    one insert fails (``tournament/runs.py``). First runs have no parent: NULLs never collide."""
+    one insert fails (``tournament/plans/runs.py``). First runs have no parent: NULLs never collide."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     owner_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
@@ -83,7 +83,7 @@ class Tournament(Base):
 
 UNFED = text("status = 'pending' AND NOT fed")
 """The scheduled games not given a job yet: the ones the queue's top-up takes next, a few per running tournament
-(``tournament/feed.py``), along the partial index ``ix_tournament_games_unfed``."""
+(``tournament/dispatch/feed.py``), along the partial index ``ix_tournament_games_unfed``."""
 
 
 class TournamentGame(Base):
@@ -106,7 +106,7 @@ class TournamentGame(Base):
     """``pending``, ``running`` (leased by a worker), ``done`` or ``cancelled`` (its tournament was cancelled
     before it finished: never played, or stopped where it was)."""
     fed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    """Given a job: games are fed to the queue a few at a time per account (``tournament/feed.py``); a pending game
+    """Given a job: games are fed to the queue a few at a time per account (``tournament/dispatch/feed.py``); a pending game
     not fed yet waits its turn in the database and is no lost job."""
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     worker: Mapped[str | None] = mapped_column(String(128), nullable=True)
@@ -140,7 +140,7 @@ class Result(Base):
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     counted: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """Its place in its pool's running state (the pool's ``counted``-th result: its chart points carry the same
-    number), written with the state (``tournament/poolstate.py``); none if the state does not count it."""
+    number), written with the state (``tournament/standings/poolstate.py``); none if the state does not count it."""
 
 
 class RatingPool(Base):

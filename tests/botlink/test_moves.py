@@ -1,13 +1,11 @@
-"""botlink/moves.py: the move request both runners send, the judgment of an answer, and the fault count that
-forfeits at the third fault in a row."""
+"""botlink/moves.py: the move request both runners send, and the judgment of an answer."""
 
 from __future__ import annotations
 
 import json
 
 import engine
-from botlink.moves import FaultCount, judged, move_request
-from engine.records import FAULTS_TO_FORFEIT
+from botlink.moves import judged, move_request
 
 
 def test_the_move_request_is_the_protocols() -> None:
@@ -52,14 +50,3 @@ def test_an_answer_is_judged_as_the_service_judges_it() -> None:
     assert "'nope'" in judged("nope", 3.0, actions).detail
     assert judged(7, 3.0, actions).fault == "illegal"
     assert judged(good, 3.0, actions, "timeout", "slow")[:4] == (None, 3.0, "timeout", "slow")
-
-
-def test_the_third_fault_in_a_row_forfeits() -> None:
-    count = FaultCount()
-    for fault in ["timeout", "illegal", None, "status", "status"]:
-        count.count(fault)
-    assert (count.faults, count.faults_in_a_row, count.forfeited) == (4, 2, False)
-    count.count("exception")
-    assert count.faults_in_a_row == FAULTS_TO_FORFEIT and count.forfeited
-    count.count("forfeit")
-    assert count.faults == 5 and count.forfeited

@@ -242,7 +242,7 @@ def test_a_server_that_is_not_the_service_is_a_clear_error(
 def test_a_worker_says_when_redis_is_unreachable_or_a_setting_is_bad(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from tournament import context
+    from tournament.dispatch import context
 
     monkeypatch.setattr(context, "_context", None)
     monkeypatch.setenv("DATABASE_URL", "")  # the worker writes its flags here: restored after the test

@@ -30,7 +30,7 @@ import engine
 from store.models import ActionRecord, Game, RatingPool, Result, Tournament, TournamentGame
 from tests.apikit import Player, new_player
 from tests.arenakit import SECRET, create_tournament, register
-from tournament import standings
+from tournament.standings import tables
 
 ROOT = Path(__file__).resolve().parents[2]
 LEASE_SECONDS = 3
@@ -319,7 +319,7 @@ def check_tournament(app: Flask, tournament_id: int, *, only_tournament_games: b
             everywhere = session.scalar(select(func.count(TournamentGame.id)))
             assert games == everywhere, f"{games} games for {everywhere} scheduled games: one was created twice"
         assert tournament.standings_through == tournament.games_total
-        recomputed = standings.tournament_table(session, tournament.id, tournament.bot_ids)
+        recomputed = tables.tournament_table(session, tournament.id, tournament.bot_ids)
         assert tournament.standings == json.loads(json.dumps(recomputed))
         if tournament.rated:
             pool = session.scalars(
@@ -327,7 +327,7 @@ def check_tournament(app: Flask, tournament_id: int, *, only_tournament_games: b
                     RatingPool.game == tournament.game, RatingPool.variant == tournament.variant
                 )
             ).one()
-            through, games_rated, table = standings.pool_table(session, tournament.game, tournament.variant)
+            through, games_rated, table = tables.pool_table(session, tournament.game, tournament.variant)
             assert (pool.through, pool.games, pool.table) == (through, games_rated, json.loads(json.dumps(table)))
         session.expunge_all()
     return results

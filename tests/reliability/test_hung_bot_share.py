@@ -1,6 +1,6 @@
 """A hung bot holds only its share of a worker's slots: once its calls run out their deadlines, a job for one more of
 its games goes back to the end of the queue while it sits in ``max(1, slots // 4)`` games of that worker, and the
-other bots' games take the rest of the slots (``tournament/stalls.py``; the throughput figure is
+other bots' games take the rest of the slots (``tournament/play/stalls.py``; the throughput figure is
 ``benchmarks/hung_bot.py``'s).
 
 One worker with 4 slots (a share of 1), three random bots and one that never answers a move, a round robin of two

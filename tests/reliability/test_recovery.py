@@ -1,4 +1,4 @@
-"""The maintenance's recovery (``tournament.jobs.recover``) step by step, in this process, on the private servers:
+"""The maintenance's recovery (``tournament.dispatch.recovery.recover``) step by step, in this process, on the private servers:
 which scheduled games it enqueues again, and which it leaves to the job they already have.
 
 A game needs a job while it is pending or its lease ran out. Its job is left alone while RQ still holds it to run
@@ -27,7 +27,9 @@ from tests.arenakit import arena_app, create_tournament, push_bots, random_choic
 from tests.conftest import dispose
 from tests.reliability.harness import check_tournament
 from tests.reliability.servers import PrivatePostgres, PrivateRedis
-from tournament import context, jobs
+from tournament import jobs
+from tournament.dispatch import context, recovery
+from tournament.dispatch.feed import game_job_id
 
 
 @pytest.fixture
@@ -80,8 +82,8 @@ def scheduled_ids(tournament: int) -> list[int]:
 
 def test_pending_games_keep_their_queued_jobs(started: int, queue: RQQueue) -> None:
     games = scheduled_ids(started)
-    assert [job_status(queue, jobs.game_job_id(game, 0)) for game in games] == ["queued"] * 6
-    assert jobs.recover() == []
+    assert [job_status(queue, game_job_id(game, 0)) for game in games] == ["queued"] * 6
+    assert recovery.recover(context.get()) == []
     assert queue.queue.count == 6  # nothing enqueued twice
 
 
@@ -90,21 +92,21 @@ def test_pending_games_whose_jobs_redis_lost_are_enqueued_again_once(
 ) -> None:
     games = scheduled_ids(started)
     private_redis.flush()  # as a restart without persistence
-    assert jobs.recover() == games
-    assert [job_status(queue, jobs.game_job_id(game, 0)) for game in games] == ["queued"] * 6
-    assert jobs.recover() == []
+    assert recovery.recover(context.get()) == games
+    assert [job_status(queue, game_job_id(game, 0)) for game in games] == ["queued"] * 6
+    assert recovery.recover(context.get()) == []
     assert queue.queue.count == 6
 
 
 def test_a_job_that_failed_before_taking_its_lease_is_replaced(started: int, queue: RQQueue) -> None:
     failed = scheduled_ids(started)[0]
-    job = Job.fetch(jobs.game_job_id(failed, 0), connection=queue.connection)
+    job = Job.fetch(game_job_id(failed, 0), connection=queue.connection)
     queue.queue.remove(job)
     job.set_status(JobStatus.FAILED)  # as the database refused the job's first statement
-    assert jobs.recover() == [failed]
-    assert job_status(queue, jobs.game_job_id(failed, 0)) == "queued"
-    assert queue.queue.get_job_ids()[0] == jobs.game_job_id(failed, 0)  # recovered games go first
-    assert jobs.recover() == []
+    assert recovery.recover(context.get()) == [failed]
+    assert job_status(queue, game_job_id(failed, 0)) == "queued"
+    assert queue.queue.get_job_ids()[0] == game_job_id(failed, 0)  # recovered games go first
+    assert recovery.recover(context.get()) == []
 
 
 @pytest.mark.parametrize(("seconds_ago", "replaced"), [(10.0, True), (0.0, False)], ids=["long-ago", "just-now"])
@@ -113,12 +115,12 @@ def test_a_job_that_started_long_ago_without_taking_its_lease_is_replaced(
 ) -> None:
     """Its worker was killed between taking the job and taking the lease: RQ calls the job started for hours."""
     game = scheduled_ids(started)[0]
-    job = Job.fetch(jobs.game_job_id(game, 0), connection=queue.connection)
+    job = Job.fetch(game_job_id(game, 0), connection=queue.connection)
     queue.queue.remove(job)
     job.set_status(JobStatus.STARTED)
     queue.connection.hset(job.key, "started_at", utcformat(now() - timedelta(seconds=seconds_ago)))
-    assert jobs.recover() == ([game] if replaced else [])
-    assert job_status(queue, jobs.game_job_id(game, 0)) == ("queued" if replaced else "started")
+    assert recovery.recover(context.get()) == ([game] if replaced else [])
+    assert job_status(queue, game_job_id(game, 0)) == ("queued" if replaced else "started")
 
 
 def test_a_game_whose_lease_ran_out_gets_a_job_per_lost_lease(started: int, queue: RQQueue) -> None:
@@ -131,10 +133,10 @@ def test_a_game_whose_lease_ran_out_gets_a_job_per_lost_lease(started: int, queu
             .values(status="running", attempts=1, worker="gone:1", lease_until=now() - timedelta(seconds=1))
         )
         session.commit()
-    queue.queue.remove(jobs.game_job_id(stalled, 0))
-    assert jobs.recover() == [stalled]
-    assert job_status(queue, jobs.game_job_id(stalled, 1)) == "queued"
-    assert jobs.recover() == []  # its job waits: not enqueued again
+    queue.queue.remove(game_job_id(stalled, 0))
+    assert recovery.recover(context.get()) == [stalled]
+    assert job_status(queue, game_job_id(stalled, 1)) == "queued"
+    assert recovery.recover(context.get()) == []  # its job waits: not enqueued again
     with sessions() as session:  # the next worker took it and died too
         session.execute(
             update(TournamentGame)
@@ -142,8 +144,8 @@ def test_a_game_whose_lease_ran_out_gets_a_job_per_lost_lease(started: int, queu
             .values(attempts=2, lease_until=now() - timedelta(seconds=1))
         )
         session.commit()
-    assert jobs.recover() == [stalled]
-    assert job_status(queue, jobs.game_job_id(stalled, 2)) == "queued"
+    assert recovery.recover(context.get()) == [stalled]
+    assert job_status(queue, game_job_id(stalled, 2)) == "queued"
 
 
 def test_a_tournament_whose_last_worker_failed_before_its_standings_is_completed(
@@ -167,11 +169,11 @@ def test_a_tournament_whose_last_worker_failed_before_its_standings_is_completed
         )
         session.execute(update(Result).values(finished_at=now()))
         session.commit()
-    assert jobs.recover() == []
+    assert recovery.recover(context.get()) == []
     with sessions() as session:  # its last result is too fresh: its own worker may be refitting right now
         assert session.scalar(select(Tournament.status).where(Tournament.id == tournament)) == "running"
         session.execute(update(Result).values(finished_at=now() - timedelta(seconds=10)))
         session.commit()
-    assert jobs.recover() == []
+    assert recovery.recover(context.get()) == []
     check_tournament(app, tournament)
     dispose(app)

@@ -1,7 +1,7 @@
 """The schedule survives the kill of any process: a tournament with a start time and a repeat, one of its two
 workers killed (SIGKILL) before the start and Redis restarted empty meanwhile.
 
-Start times and repeats live in the database and every worker's clock starts the runs due (``tournament.clock``):
+Start times and repeats live in the database and every worker's clock starts the runs due (``tournament.dispatch.clock``):
 the surviving worker starts the first run at its start time and the second at its planned time (the first's start
 plus the interval), each once, and nothing of the killed worker lives on (RQ's scheduler was a child process that
 outlived a killed worker, holding its lock: no worker forks one now)."""
@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from store.models import Game, Tournament, TournamentGame, now
 from tests.reliability.harness import Arena, check_tournament, record
 from tests.reliability.servers import PrivateRedis
-from tournament import runs
+from tournament.plans import runs
 
 EVERY = 8
 ON_TIME = timedelta(seconds=3)

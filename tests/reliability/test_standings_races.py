@@ -29,7 +29,7 @@ from tests.arenakit import (
 )
 from tests.conftest import dispose
 from tests.reliability.servers import PrivatePostgres
-from tournament import standings
+from tournament.standings import tables
 
 
 @pytest.fixture
@@ -73,7 +73,7 @@ def test_the_pool_counts_a_result_committed_after_a_later_one(finished: tuple[Fl
             with sessions() as late:
                 write_result(late, second)  # takes the higher id, then waits for the pool's lock
                 late.commit()
-                standings.refresh_pool(late, "card", "standard")
+                tables.refresh_pool(late, "card", "standard")
         except BaseException as error:  # reported below
             failures.append(error)
 
@@ -82,12 +82,12 @@ def test_the_pool_counts_a_result_committed_after_a_later_one(finished: tuple[Fl
         late = threading.Thread(target=late_writer)
         late.start()
         early.commit()
-        standings.refresh_pool(early, "card", "standard")
+        tables.refresh_pool(early, "card", "standard")
         late.join(timeout=60)
     assert not failures and not late.is_alive()
     with sessions() as session:
         pool = session.scalars(select(RatingPool)).one()
-        assert (pool.through, pool.games, pool.table) == standings.pool_table(session, "card", "standard")
+        assert (pool.through, pool.games, pool.table) == tables.pool_table(session, "card", "standard")
         assert pool.games == 2 and pool.counted == 2
 
 
@@ -119,14 +119,14 @@ def test_the_table_of_every_result_has_its_intervals_whoever_refits_it(finished:
     event.listen(engine, "after_cursor_execute", last_result_lands)
     try:
         with sessions() as session:
-            standings.refresh_tournament(session, tournament_id)  # counts one result, reads two
+            tables.refresh_tournament(session, tournament_id)  # counts one result, reads two
     finally:
         event.remove(engine, "after_cursor_execute", last_result_lands)
     assert landed
     with sessions() as session:
-        standings.refresh_tournament(session, tournament_id)  # the worker that wrote the last result
+        tables.refresh_tournament(session, tournament_id)  # the worker that wrote the last result
         tournament = session.get(Tournament, tournament_id)
         assert tournament is not None and tournament.standings_through == 2
-        recomputed = standings.tournament_table(session, tournament.id, tournament.bot_ids)
+        recomputed = tables.tournament_table(session, tournament.id, tournament.bot_ids)
         assert tournament.standings == recomputed
         assert any(row["low"] < row["elo"] < row["high"] for row in recomputed["standings"])

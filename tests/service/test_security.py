@@ -51,7 +51,7 @@ from tests.apikit import (
 )
 from tests.arenakit import arena_app, push_bots, random_choice, register
 from tests.conftest import dispose
-from tournament.schedule import schedule
+from tournament.plans.schedule import schedule
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -3,14 +3,13 @@ PostgreSQL: the same results written in any order give the same table (the pool 
 is), every row has its 95% interval, ``wins`` counts games won (not opponents beaten) in the API and on the page
 alike, and a large pool's refit is asked for at most once per ``POOL_REFIT_SECONDS`` but always at a tournament's
 last result. The results are those of a real tournament of 3-seat card games, written again in shuffled orders, each
-counted in its pool's state in its transaction as the workers do (``tournament/poolstate.py``).
+counted in its pool's state in its transaction as the workers do (``tournament/standings/poolstate.py``).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from ratings.pool import PoolRow
+from runtime.jobqueue import FIT_JOB
 from store.models import RatingPool, Result
 from store.models.tournaments import RatingElo, RatingPoint, RatingTally
 from tests.apikit import API, new_player
@@ -34,7 +34,7 @@ from tests.arenakit import (
 )
 from tests.conftest import dispose
 from tests.service.web.webkit import elements, page
-from tournament import poolfit, standings
+from tournament.standings import poolfit, tables
 
 NEVER = 1e9
 """A refit interval no test run reaches: a large pool's refit is then asked for only at a tournament's last result
@@ -46,8 +46,8 @@ def played(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple
     """An app on a fresh database and a rated tournament of 3-seat card games it played (12 games), its pool
     refit as a large pool's is, by a job off the game path: asked for at the first result and at the tournament's
     last."""
-    monkeypatch.setattr(standings, "SMALL_POOL", 0)
-    monkeypatch.setattr(standings, "POOL_REFIT_SECONDS", NEVER)
+    monkeypatch.setattr(tables, "SMALL_POOL", 0)
+    monkeypatch.setattr(tables, "POOL_REFIT_SECONDS", NEVER)
     app = arena_app(database_url)
     client = app.test_client()
     owner = new_player(client, "owner")
@@ -82,11 +82,11 @@ def rewrite(app: Flask, rows: list[dict[str, Any]]) -> None:
     for row in rows:
         with sessions() as session:
             write(session, row)
-            standings.refresh_pool(session, "card", "standard")
+            tables.refresh_pool(session, "card", "standard")
 
 
 def write(session: Session, row: dict[str, Any]) -> None:
-    """Write a result and count it in its pool's state, in one transaction (``tournament.results.finish``)."""
+    """Write a result and count it in its pool's state, in one transaction (``tournament.play.results.finish``)."""
     write_result(session, row)
     session.commit()
 
@@ -199,16 +199,16 @@ def test_a_large_pool_is_refit_off_the_game_path_at_most_once_per_interval(
     with sessions() as session:
         write(session, rows[11])
         assert session.scalar(select(RatingPool.games)) == 11 and session.scalar(select(RatingPool.counted)) == 12
-        assert standings.ask_refit(session, queue, "card", "standard", NEVER) is True  # never asked for yet
-        assert standings.ask_refit(session, queue, "card", "standard", NEVER) is False  # asked for just now
-        assert queue.jobs == [(standings.FIT_JOB, ("card", "standard"))]
-        assert standings.ask_refit(session, queue, "card", "standard", 0.0) is True  # a tournament's last result
+        assert tables.ask_refit(session, queue, "card", "standard", NEVER) is True  # never asked for yet
+        assert tables.ask_refit(session, queue, "card", "standard", NEVER) is False  # asked for just now
+        assert queue.jobs == [(FIT_JOB, ("card", "standard"))]
+        assert tables.ask_refit(session, queue, "card", "standard", 0.0) is True  # a tournament's last result
         assert len(queue.jobs) == 2
         assert session.scalar(select(RatingPool.games)) == 11  # the game path did not refit
     with sessions() as session:
-        assert poolfit.refit(session, "card", "standard") == "refitted"  # the job
+        assert poolfit.fit(session, "card", "standard") == "refitted"  # the job
         pool = session.scalars(select(RatingPool)).one()
-        assert (pool.through, pool.games, pool.table) == standings.pool_table(session, "card", "standard")
+        assert (pool.through, pool.games, pool.table) == tables.pool_table(session, "card", "standard")
         assert pool.games == 12
 
 
@@ -220,13 +220,12 @@ def test_the_clock_asks_for_the_pools_behind_their_state(
     rewrite(app, rows[:11])
     sessions = app.extensions["db_sessions"]
     queue = Queue()
-    clock = SimpleNamespace(sessions=sessions, queue=queue)
-    assert poolfit.ask_due(clock) == []  # type: ignore[arg-type]  # the table counts every result
+    assert poolfit.ask_due(sessions, queue) == []  # type: ignore[arg-type]  # the table counts every result
     with sessions() as session:
         write(session, rows[11])
-    monkeypatch.setattr(standings, "POOL_REFIT_SECONDS", 0.0)
-    assert poolfit.ask_due(clock) == [("card", "standard")]  # type: ignore[arg-type]
-    assert queue.jobs == [(standings.FIT_JOB, ("card", "standard"))]
+    monkeypatch.setattr(tables, "POOL_REFIT_SECONDS", 0.0)
+    assert poolfit.ask_due(sessions, queue) == [("card", "standard")]  # type: ignore[arg-type]
+    assert queue.jobs == [(FIT_JOB, ("card", "standard"))]
 
 
 def test_a_table_stored_before_the_pools_were_fitted_is_shown_as_none_then_refit(
@@ -246,6 +245,6 @@ def test_a_table_stored_before_the_pools_were_fitted_is_shown_as_none_then_refit
     assert page_rows(client) == []
     assert "card" in page(client, "/")
     with sessions() as session:  # its table is of the old kind: the next refit replaces it
-        assert standings.refresh_pool(session, "card", "standard") is True
+        assert tables.refresh_pool(session, "card", "standard") is True
     body = api_standings(client)
     assert body["games"] == 12 and [PoolRow.from_json(row).games for row in body["standings"]] == [12, 12, 12]

@@ -19,7 +19,7 @@ from store.models import Tournament, TournamentGame
 from tests.apikit import API, Player, new_player
 from tests.arenakit import arena_app, tournament_row
 from tests.conftest import dispose
-from tournament import runs
+from tournament.plans import runs
 
 OPERATOR_TOKEN = "op-" + "y" * 40
 OPERATOR = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}

@@ -22,7 +22,7 @@ from store import bottallies
 from store.database import make_engine, sessions
 from store.models import ActionRecord, Bot, BotTally, Game, Player, Result, Seat, TournamentGame, now
 from tests.databases import index_plan
-from tournament.writes import writing
+from tournament.play.writes import writing
 
 FAULTS = ("timeout", "status", "illegal", "forfeit")
 

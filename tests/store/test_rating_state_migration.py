@@ -1,7 +1,7 @@
 """Migrations 0008 and 0011 on a database with data (store/migrations/versions/0008_rating_state.py,
 0011_result_places.py): a pool with rated results (here one without a stored table yet) is flagged for a recount,
-which the next refit makes from the stored results (``tournament.standings.refresh_pool`` ->
-``tournament.poolstate.rebuild``), placing every result counted; downgrading drops what each made."""
+which the next refit makes from the stored results (``tournament.standings.tables.refresh_pool`` ->
+``tournament.standings.poolstate.rebuild``), placing every result counted; downgrading drops what each made."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from store.database import sessions
 from store.models import RatingPool, Result
 from store.models.tournaments import RatingElo, RatingPoint, RatingTally
 from tests.store.test_bot_versions_migration import at_0006, fill  # noqa: F401 (a fixture)
-from tournament import standings
+from tournament.standings import tables
 
 
 def test_existing_results_are_counted_once_after_the_migration(at_0006: str) -> None:  # noqa: F811
@@ -30,7 +30,7 @@ def test_existing_results_are_counted_once_after_the_migration(at_0006: str) -> 
                 0,
                 0,
             )
-            standings.refresh_pool(session, "card", "standard")
+            tables.refresh_pool(session, "card", "standard")
             session.expire_all()
             pool = session.scalars(select(RatingPool)).one()
             assert (pool.rebuild, pool.counted, pool.games) == (False, 1, 1)
@@ -55,7 +55,7 @@ def test_a_counted_pool_is_counted_again_after_0011_which_places_its_results(at_
         with sessions(engine)() as session:
             assert session.execute(select(RatingPool.rebuild, RatingPool.counted)).one() == (True, 1)
             assert session.scalars(select(Result.counted)).all() == [None]
-            standings.refresh_pool(session, "card", "standard")
+            tables.refresh_pool(session, "card", "standard")
             session.expire_all()
             assert session.execute(select(RatingPool.rebuild, RatingPool.counted)).one() == (False, 1)
             assert session.scalars(select(Result.counted)).all() == [1]

@@ -1,6 +1,6 @@
-"""Health checks of push bots: ``tournament.runner.check_health`` against a real database (3 failed checks in a
+"""Health checks of push bots: ``tournament.play.seats.check_health`` against a real database (3 failed checks in a
 row exclude a bot, 2 passed in a row include it again, a pass resets the failures: counted in one statement,
-``tournament.scheduled.note_check``), and an excluded bot in a
+``tournament.play.scheduled.note_check``), and an excluded bot in a
 tournament: it forfeits its games at their start without being asked a move, the others play on."""
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from tests.arenakit import (
     wait_done,
 )
 from tests.botservers import BotServer, Handler, Received, reply, status
-from tournament import scheduled
-from tournament.runner import check_health
+from tournament.play import scheduled
+from tournament.play.seats import check_health
 
 
 class Switchable:

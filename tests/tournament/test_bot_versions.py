@@ -1,4 +1,4 @@
-"""Bot versions through real tournaments (tournament/results.py, tournament/standings.py, service/versions.py): a
+"""Bot versions through real tournaments (tournament/play/results.py, tournament/standings/tables.py, service/versions.py): a
 result records the version each bot played, the one current when its game began (a version made while a game runs
 plays from the next game on: a move of the bot is held while its owner declares the new version, so that a game
 surely straddles it); the pool rates each version on its own; the standings show each bot's latest version, the

@@ -33,8 +33,9 @@ from tests.arenakit import (
     wait_done,
 )
 from tests.conftest import dispose
-from tournament import jobs, leases
-from tournament import scheduled as tournament_scheduled
+from tournament import jobs
+from tournament.play import leases
+from tournament.play import scheduled as tournament_scheduled
 
 OPERATOR_TOKEN = "op-" + "x" * 40
 

@@ -34,7 +34,8 @@ from tests.arenakit import (
     wait_done,
 )
 from tests.botservers import garbage, slow
-from tournament import results, standings
+from tournament.play import results
+from tournament.standings import tables
 
 pytestmark = SQLITE_ONLY
 
@@ -220,7 +221,7 @@ def test_a_tournament_is_done_only_once_its_standings_count_every_result(
         results.complete(session, tournament.id, tournament.games_total)
     assert client.get(f"{API}/tournaments/{created['id']}").get_json()["status"] == "running"
     with sessions() as session:  # the second worker refits with both results, then completes
-        standings.refresh_tournament(session, created["id"])
+        tables.refresh_tournament(session, created["id"])
         tournament = session.get(Tournament, created["id"])
         assert tournament is not None
         results.complete(session, tournament.id, tournament.games_total)

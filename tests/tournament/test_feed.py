@@ -1,4 +1,4 @@
-"""Fair dispatch (``tournament/feed.py``): each account's games go to the queue a few at a time, round-robin across
+"""Fair dispatch (``tournament/dispatch/feed.py``): each account's games go to the queue a few at a time, round-robin across
 accounts, so a small tournament submitted behind another account's big one is fed long before the big one's end.
 Played with the embedded queue and push bots on SQLite and PostgreSQL: the small tournament's games all start
 before the big one's 3 * window-th game."""
@@ -14,8 +14,8 @@ from store.models import Player, TournamentGame
 from tests.apikit import new_player
 from tests.arenakit import create_tournament, push_bots, random_choice, register, tournament_row, wait_done
 from tests.databases import index_plan
-from tournament import feed
-from tournament.feed import round_robin, take
+from tournament.dispatch import feed
+from tournament.dispatch.feed import round_robin, take
 
 
 def test_round_robin_takes_in_turn() -> None:

@@ -19,7 +19,9 @@ from store.models import Result
 from tests.apikit import new_player
 from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
 from tests.conftest import dispose
-from tournament import context, runner
+from tournament.dispatch import context
+from tournament.play import runner
+from tournament.play.game import RunnerSettings
 
 EXPECTED = collections.Counter(
     {
@@ -77,7 +79,7 @@ def counted(
             games.append(local.statements)
             local.statements = None
 
-    def one_batch(*args: Any, **kwargs: Any) -> runner.RunnerSettings:
+    def one_batch(*args: Any, **kwargs: Any) -> RunnerSettings:
         return dataclasses.replace(runner_settings(*args, **kwargs), batch_moves=10**9, batch_seconds=float("inf"))
 
     def before(connection: Any, cursor: Any, statement: str, *args: Any) -> None:

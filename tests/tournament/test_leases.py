@@ -1,4 +1,4 @@
-"""Leases and the heartbeat that keeps them (``tournament/leases.py``, ``tournament/heartbeat.py``), on SQLite and
+"""Leases and the heartbeat that keeps them (``tournament/play/leases.py``, ``tournament/play/heartbeat.py``), on SQLite and
 PostgreSQL: a held game's lease moves on its own, so no other worker can take it while its holder lives; a game
 taken over anyway (its holder stalled) stops its runner at the next step; a stopping worker gives its games back.
 """
@@ -16,8 +16,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from store.database import make_engine, sessions
 from store.models import Player, TournamentGame, now
 from tests.arenakit import tournament_row
-from tournament import leases
-from tournament.heartbeat import Heartbeat, Stopping
+from tournament.play import leases
+from tournament.play.heartbeat import Heartbeat, Stopping
 
 LEASE = 0.4
 """Seconds: short, so that a lease that is not renewed runs out within the test."""

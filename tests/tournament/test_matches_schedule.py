@@ -1,10 +1,10 @@
-"""The paired schedule of a match and its pentanomial count (tournament/matches.py), pure."""
+"""The paired schedule of a match and its pentanomial count (tournament/plans/matches.py), pure."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from tournament.matches import count, pairs_of, schedule, seatings
+from tournament.plans.matches import count, pairs_of, schedule, seatings
 
 
 def test_two_seats_swap_within_a_pair_on_one_deal() -> None:

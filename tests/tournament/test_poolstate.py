@@ -1,4 +1,4 @@
-"""A rating pool's running state (tournament/poolstate.py) on SQLite and PostgreSQL: what the game path counts result
+"""A rating pool's running state (tournament/standings/poolstate.py) on SQLite and PostgreSQL: what the game path counts result
 by result is exactly what a recount from the stored results gives (tallies, each version's incremental Elo, the
 chart's points, each result's place), two workers counting results of one pool at once count each once, a cancelled
 tournament's results leave the chart at the next refit, which keeps the state as of the last result before the
@@ -27,7 +27,7 @@ from store import migrate
 from store.database import make_engine, sessions
 from store.models import RatingPool, Result, Tournament
 from store.models.tournaments import RatingElo, RatingPoint, RatingTally
-from tournament import poolstate, standings
+from tournament.standings import poolstate, tables
 
 
 @pytest.fixture
@@ -141,11 +141,11 @@ def test_a_cancelled_tournament_leaves_the_chart_at_the_next_refit(store: sessio
         write_results(session, kept, kept_spare[:6], counted=True)
         write_results(session, gone, gone_spare, counted=True)
         write_results(session, kept, kept_spare[6:], counted=True)
-        standings.refresh_pool(session, "card", "standard")
+        tables.refresh_pool(session, "card", "standard")
         assert session.scalar(select(RatingPool.games)) == 20
         session.execute(update(Tournament).where(Tournament.id == gone).values(status="cancelled"))
         session.commit()
-        standings.refresh_pool(session, "card", "standard")
+        tables.refresh_pool(session, "card", "standard")
         pool = session.scalars(select(RatingPool)).one()
         assert (pool.games, pool.counted, pool.cancelled, pool.rebuild) == (12, 12, 1, False)
         kept_games = [
@@ -167,7 +167,7 @@ def test_a_pool_awaiting_a_rebuild_is_left_to_it(store: sessionmaker[Session]) -
         session.commit()
         write_results(session, tournament_id, spare, counted=True)
         assert state(session)["counted"] == 0 and state(session)["points"] == []
-        standings.refresh_pool(session, "card", "standard")
+        tables.refresh_pool(session, "card", "standard")
         pool = session.scalars(select(RatingPool)).one()
         assert (pool.rebuild, pool.counted, pool.games) == (False, 35, 35)
         assert len(state(session)["points"]) == 35 * 4
@@ -203,7 +203,7 @@ def test_a_result_of_a_tournament_cancelled_meanwhile_is_not_counted(store: sess
         session.commit()
         write_results(session, gone, gone_spare, counted=True)
         assert state(session)["counted"] == 3 and len(state(session)["points"]) == 3 * 4
-        standings.refresh_pool(session, "card", "standard")
+        tables.refresh_pool(session, "card", "standard")
         pool = session.scalars(select(RatingPool)).one()
         assert (pool.games, pool.counted, pool.rebuild) == (3, 3, False)
 

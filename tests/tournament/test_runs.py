@@ -1,4 +1,4 @@
-"""A tournament's runs (``tournament/runs.py``), on the database alone, SQLite and PostgreSQL: which runs are due by
+"""A tournament's runs (``tournament/plans/runs.py``), on the database alone, SQLite and PostgreSQL: which runs are due by
 the clock, and each start happening once whoever asks and however many ask at once (the start job, the clocks of
 the workers, the maintenance), repeats at their planned times.
 
@@ -22,9 +22,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from store.database import make_engine
 from store.models import Player, Tournament, TournamentGame, now
-from tournament import context, jobs, runs
-from tournament.heartbeat import Heartbeat
-from tournament.runner import RunnerSettings
+from tournament.dispatch import context, starts
+from tournament.plans import runs
+from tournament.play.game import RunnerSettings
+from tournament.play.heartbeat import Heartbeat
 
 T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 BOTS = [11, 12, 13]
@@ -250,11 +251,13 @@ def test_a_start_job_and_a_workers_clock_at_once_enqueue_each_game_once(
     queue = Recorded()
     ctx = job_context(sessions, queue)
     held = Held(monkeypatch)
-    job, clock = race(lambda: jobs.start_runs(ctx, tournament_id, now()), lambda: jobs.start_overdue(ctx), held)
+    job, clock = race(
+        lambda: starts.start_runs(ctx, tournament_id, now()), lambda: starts.start_overdue(ctx), held
+    )
     assert (job, clock) == ([tournament_id], [])
     enqueued = Counter(job_id for _, _, job_id in queue.jobs)
     assert len(enqueued) == GAMES and set(enqueued.values()) == {1}
-    assert jobs.start_overdue(ctx) == []
+    assert starts.start_overdue(ctx) == []
 
 
 def test_repeats_keep_their_planned_times_after_a_late_start(sessions: sessionmaker[Session]) -> None:
@@ -265,16 +268,16 @@ def test_repeats_keep_their_planned_times_after_a_late_start(sessions: sessionma
     parent_id = add_tournament(sessions, start=start, every=10, times=4)
     queue = Recorded()
     ctx = job_context(sessions, queue)
-    started = jobs.start_overdue(ctx)
+    started = starts.start_overdue(ctx)
     assert started[0] == parent_id and len(started) == 3
     assert later_runs(sessions, parent_id) == Counter({2: 1, 3: 1})
-    assert jobs.start_overdue(ctx) == []  # the next tick of a clock (or another worker's) starts nothing more
+    assert starts.start_overdue(ctx) == []  # the next tick of a clock (or another worker's) starts nothing more
     due4 = start + timedelta(seconds=30)
-    assert jobs.start_overdue(ctx, due4 - timedelta(seconds=0.1)) == []
-    fourth = jobs.start_overdue(ctx, due4)
+    assert starts.start_overdue(ctx, due4 - timedelta(seconds=0.1)) == []
+    fourth = starts.start_overdue(ctx, due4)
     assert len(fourth) == 1
     assert later_runs(sessions, parent_id) == Counter({2: 1, 3: 1, 4: 1})
-    assert jobs.start_overdue(ctx, due4 + timedelta(days=1)) == []  # no fifth run
+    assert starts.start_overdue(ctx, due4 + timedelta(days=1)) == []  # no fifth run
     with sessions() as session:
         assert runs.overdue(session, now() + timedelta(days=1)) == []
     assert len(queue.jobs) == 4 * GAMES == len({job_id for _, _, job_id in queue.jobs})

@@ -1,4 +1,4 @@
-"""The balanced round-robin schedule: counts, seat balance, order, seeds and refusals (tournament/schedule.py)."""
+"""The balanced round-robin schedule: counts, seat balance, order, seeds and refusals (tournament/plans/schedule.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from tournament.schedule import MAX_GAMES, Pairing, game_seed, games_count, schedule
+from tournament.plans.schedule import MAX_GAMES, Pairing, game_seed, games_count, schedule
 
 BOTS = [11, 12, 13, 14, 15]
 

@@ -3,7 +3,7 @@ small tournament between two push bots, played through the API on the embedded q
 
 While a game is being played (one bot holds its first move), neither its seed nor the tournament's seed and salt
 appear in any answer of the tournaments or games API. Once the tournament is done, its published seed and salt
-give each game's published seed (``tournament.schedule``), and each game rebuilt by ``engine.replay`` from that
+give each game's published seed (``tournament.plans.schedule``), and each game rebuilt by ``engine.replay`` from that
 seed and the action ids of its record is the stored final state, with the stored result.
 """
 
@@ -24,7 +24,7 @@ from engine.records import final_result
 from store.models import Game, Tournament, TournamentGame
 from tests.apikit import API, Player
 from tests.arenakit import create_tournament, push_bots, random_choice, register, saved_game, wait_done
-from tournament.schedule import schedule
+from tournament.plans.schedule import schedule
 
 SEED = 3_141_592_653_589_793_238
 """The creator's tournament seed: long enough that finding its digits in an answer is no accident."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import secrets
 
-from tournament.schedule import game_seed, schedule
+from tournament.plans.schedule import game_seed, schedule
 
 BOTS = [11, 12, 13]
 

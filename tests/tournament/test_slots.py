@@ -1,4 +1,4 @@
-"""A worker's game slots (``tournament/slots.py``): up to ``count`` games at once, each on its own thread; a job
+"""A worker's game slots (``tournament/dispatch/slots.py``): up to ``count`` games at once, each on its own thread; a job
 is taken only with a slot free; a game already played here is not started twice; a failing game frees its slot."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from tournament.slots import Slots
+from tournament.dispatch.slots import Slots
 
 
 def blocking(started: list[int], release: threading.Event, number: int) -> object:

@@ -1,4 +1,4 @@
-"""The note of the bots that stall (``tournament/stalls.py``): a timeout or a connection that never came marks a bot
+"""The note of the bots that stall (``tournament/play/stalls.py``): a timeout or a connection that never came marks a bot
 stalling and a good answer clears it; a stalling bot is admitted to at most ``cap`` games of the process, a sound
 one to any number; a game's end wakes a job waiting to be tried again."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 
-from tournament.stalls import Stalls, stall_cap
+from tournament.play.stalls import Stalls, stall_cap
 
 
 def test_the_share_is_a_quarter_of_the_slots_and_at_least_one() -> None:

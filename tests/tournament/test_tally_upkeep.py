@@ -1,5 +1,5 @@
 """The upkeep that folds finished games into their bots' tallies (``store/bottallies.py``): the embedded service's
-maintenance (``jobs.maintain_embedded``, SQLite and PostgreSQL) and the workers' recovery (``jobs.recover``, with
+maintenance (``jobs.maintain_embedded``, SQLite and PostgreSQL) and the workers' recovery (``recovery.recover``, with
 RQ on a Redis database of the test's own) each fold every game of a finished tournament, after which the tallies
 stored alone say what counting every move said (the bots' and the tournament's), and the bot page shows the same
 figures."""
@@ -22,7 +22,8 @@ from store.models import Bot, BotTally, Game, Tournament, TournamentFaultTally
 from tests.apikit import new_player
 from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
 from tests.conftest import dispose
-from tournament import context, jobs
+from tournament import jobs
+from tournament.dispatch import context, recovery
 
 
 def sometimes_broken(request: dict[str, Any]) -> str:
@@ -103,5 +104,5 @@ def test_the_workers_recovery_folds_every_finished_game(
     expected = unfolded(played)
     monkeypatch.setattr(context, "_context", None)  # the recovery's own context, as a worker's
     context.configure(Settings(lease_seconds=3), played.extensions["db_engine"], Notifier(), RQQueue(redis_url))
-    assert jobs.recover() == []
+    assert recovery.recover(context.get()) == []
     folded(played, expected)

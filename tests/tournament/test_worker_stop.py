@@ -13,8 +13,8 @@ import redis
 from rq.exceptions import StopRequested
 
 from runtime.jobqueue import QUEUE_NAME
-from tournament import jobs
-from tournament.worker import ArenaWorker
+from tournament.dispatch import recovery
+from tournament.dispatch.worker import ArenaWorker
 
 
 @pytest.fixture
@@ -37,11 +37,11 @@ def test_a_stop_during_the_maintenance_is_taken_after_it(
 ) -> None:
     recovered = []
 
-    def recover() -> None:
+    def recover(ctx: object) -> None:
         os.kill(os.getpid(), signal.SIGTERM)  # the handler runs here, in the main thread, mid-recovery
         recovered.append("to its end")
 
-    monkeypatch.setattr(jobs, "recover", recover)
+    monkeypatch.setattr(recovery, "recover", recover)
     with pytest.raises(StopRequested):
         worker.run_maintenance_tasks()
     assert recovered == ["to its end"]

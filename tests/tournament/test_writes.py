@@ -1,6 +1,6 @@
 """What a worker does to save time around its games: one SQLite writer at a time in the process
-(``tournament/writes.py``), one top-up of the queue at a time (``jobs.top_up``), and the ``end`` requests sent
-without holding the game's slot (``runner.send_ends``). Each is checked by what happened, never by the clock."""
+(``tournament/play/writes.py``), one top-up of the queue at a time (``feed.top_up``), and the ``end`` requests sent
+without holding the game's slot (``seats.send_ends``). Each is checked by what happened, never by the clock."""
 
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ from botlink import netguard
 from botlink.calls import BotConnection
 from tests.botservers import BotServer, Handler, Received
 from tests.databases import postgres_database
-from tournament import jobs, runner
-from tournament.writes import writing
+from tournament.dispatch import feed
+from tournament.play import seats
+from tournament.play.writes import writing
 
 
 @pytest.fixture
@@ -86,11 +87,11 @@ def test_a_top_up_asked_while_another_runs_is_left_to_it_which_feeds_once_more(
             assert release.wait(10)
         return []
 
-    monkeypatch.setattr(jobs, "feed_games", feed_games)
-    first = threading.Thread(target=jobs.top_up, args=(ctx,), name="first")
+    monkeypatch.setattr(feed, "feed_games", feed_games)
+    first = threading.Thread(target=feed.top_up, args=(ctx,), name="first")
     first.start()
     assert feeding.wait(10)
-    jobs.top_up(ctx)  # returns at once: the first thread is feeding
+    feed.top_up(ctx)  # returns at once: the first thread is feeding
     assert feeds == ["first"]
     release.set()
     first.join(10)
@@ -106,9 +107,9 @@ def test_a_top_up_that_waits_feeds_after_the_one_running(monkeypatch: pytest.Mon
         feeds.append(threading.current_thread().name)
         return []
 
-    monkeypatch.setattr(jobs, "feed_games", feed_games)
+    monkeypatch.setattr(feed, "feed_games", feed_games)
     ctx.feeding.acquire()  # another thread feeds now
-    waiter = threading.Thread(target=jobs.top_up, args=(ctx,), kwargs={"wait": True}, name="waiter")
+    waiter = threading.Thread(target=feed.top_up, args=(ctx,), kwargs={"wait": True}, name="waiter")
     waiter.start()
     waiter.join(0.3)
     assert waiter.is_alive() and feeds == []
@@ -129,11 +130,10 @@ def test_the_end_requests_go_without_holding_the_game() -> None:
 
     allow = netguard.parse_allowlist("loopback")
     with BotServer(behave) as one, BotServer(behave) as two:
-        seats = [SimpleNamespace(connection=BotConnection(bot.url(), "s" * 32, allow)) for bot in (one, two)]
-        play: Any = SimpleNamespace(seats=seats)
-        runner.send_ends(play, lambda seat: {"type": "end", "game_id": 7, "seat": seat})
+        held: Any = [SimpleNamespace(connection=BotConnection(bot.url(), "s" * 32, allow)) for bot in (one, two)]
+        seats.send_ends(held, lambda seat: {"type": "end", "game_id": 7, "seat": seat})
         assert answered == []  # it returned before any bot answered
-        assert [seat.connection for seat in seats] == [None, None]  # handed over: the game lets go at once
+        assert [seat.connection for seat in held] == [None, None]  # handed over: the game lets go at once
         answer_ends.set()
         for _ in range(200):
             if len(answered) == 2:

@@ -2,7 +2,7 @@
 
 A repeating tournament's later run is created by its RQ repeat job or by the workers' recovery, whichever comes
 first: the unique ``(parent_id, run)`` makes the other's insert fail, so each run exists once
-(``tournament/runs.py``). A database holding two rows for one run (possible before this revision) is refused with
+(``tournament/plans/runs.py``). A database holding two rows for one run (possible before this revision) is refused with
 their ids, to be merged by hand.
 
 Revision ID: 0003

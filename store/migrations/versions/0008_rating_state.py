@@ -8,7 +8,7 @@
 - ``rating_points``: the chart's points, appended with each result.
 
 The existing results are counted once, off the migration: every pool that has rated results gets ``rebuild`` set
-(a row is made for a pool that has none), and the workers' upkeep (``tournament/poolfit.py``) recounts it from the
+(a row is made for a pool that has none), and the workers' upkeep (``tournament/standings/poolfit.py``) recounts it from the
 results, as after a cancellation, then refits it.
 
 Revision ID: 0008

@@ -3,7 +3,7 @@
 A result counted by its pool's running state (migration 0008) keeps its place, the pool's ``counted`` when it was
 counted (its chart points carry the same number; both are indexed by it), so that after a cancellation the state
 before the cancelled tournament's first counted result stands and only the results counted after it are counted
-again (``tournament/poolstate.py``). Each version's faults in the results counted are kept with its Elo
+again (``tournament/standings/poolstate.py``). Each version's faults in the results counted are kept with its Elo
 (``rating_elo.faults``), so that the standings' faults column reads a row per version instead of every move of the
 pool's games. The results counted before this migration have no place and their faults are not kept: every pool that
 counts any gets ``rebuild`` set, and the workers' upkeep recounts it once, as after migration 0008.

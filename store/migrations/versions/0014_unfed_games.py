@@ -1,7 +1,7 @@
 """ix_tournament_games_unfed: the queue's top-up reads each running tournament's next games, not all it has left
 
 A partial index of the scheduled games not given a job yet (``status = 'pending' AND NOT fed``), keyed by tournament
-and play order: at every game's end the top-up (``tournament/feed.py``) takes each running tournament's first few
+and play order: at every game's end the top-up (``tournament/dispatch/feed.py``) takes each running tournament's first few
 along it, at a cost that no longer grows with the games waiting.
 
 Revision ID: 0014

@@ -11,7 +11,7 @@ first takes the lock of the pool's row (an ``UPDATE`` of it: a row lock on Postg
 SQLite), so two workers writing results of one pool at once apply them one after the other, each counted once.
 
 :func:`recount` takes the results of a cancelled tournament out of the state, off the game path (they leave the
-chart as they leave the table; ``tournament/standings.py`` runs it before the refit that finds the cancellation): as
+chart as they leave the table; ``tournament/standings/tables.py`` runs it before the refit that finds the cancellation): as
 every counted result has its place, the state as of the last result before the cancelled tournament's first stands
 and only the results counted after that one are counted again, so cancelling a pool's newest tournament costs about
 its own results, not the pool's history. :func:`rebuild` recounts the state from every stored result, for a pool

@@ -2,10 +2,10 @@
 
 The worker that writes a result refits the tournament's table from its results at every 5% of its games (but no
 sooner than 10 results after the last refit) and at its last result. The pool's table (``ratings.pool``: every rated game of the pool fitted at once, so it does not depend
-on the order results arrived) is fitted from the pool's tallies (``tournament/poolstate.py`` counts each result's
+on the order results arrived) is fitted from the pool's tallies (``tournament/standings/poolstate.py`` counts each result's
 configuration in the result's own transaction): a fit reads a few rows per distinct configuration, not every result.
 While the pool is small (up to ``SMALL_POOL`` results) the worker refits it after every result, as it refits the
-tournament's; a larger pool is refit off the game path, by a job (``tournament/poolfit.py``) asked for at most once
+tournament's; a larger pool is refit off the game path, by a job (``tournament/standings/poolfit.py``) asked for at most once
 every ``POOL_REFIT_SECONDS`` per pool, by the worker that writes a result or by the workers' clock, which asks for
 every pool whose table counts fewer results than its state, so no result stays out of it for long. Each refit starts
 the solver from the stored ratings. A table is saved only if it covers more results than what is stored (two
@@ -29,12 +29,13 @@ from ratings import pool
 from ratings.elo import INITIAL_RATING
 from ratings.summary import head_to_head, summarize
 from ratings.tallies import parse
-from runtime.jobqueue import LocalQueue, RQQueue
+from runtime.jobqueue import FIT_JOB, LocalQueue, RQQueue
 from store import fastlane
 from store.fastlane import param
 from store.models import Bot, BotVersion, RatingPool, Result, Tournament, now
 from store.models.tournaments import RatingTally
-from tournament import context, matches, poolstate
+from tournament.plans import matches
+from tournament.standings import poolstate
 
 REFIT_EVERY = 10
 """A tournament's table is refit after no fewer new results than this (and at its last): a small tournament's
@@ -43,7 +44,6 @@ SMALL_POOL = 2_000
 """A pool of up to this many results is refit after every result (a fit of 2,000 games takes about 20 ms)."""
 POOL_REFIT_SECONDS = 10.0
 """A larger pool is refit at most once per this many seconds, off the game path (100,000 results: about 1 s)."""
-FIT_JOB = "tournament.poolfit.fit_pool"
 
 
 def names(session: Session, bot_ids: set[int]) -> dict[int, str]:
@@ -233,19 +233,24 @@ def refresh_tournament(session: Session, tournament_id: int) -> bool:
     return last
 
 
-def refresh(session: Session, tournament_id: int, game: str, variant: str, rated: bool) -> bool:
-    """After a result: the tournament's table (:func:`refresh_tournament`), a match's test, a rated pool's fit.
+def refresh(
+    session: Session, queue: RQQueue | LocalQueue, tournament_id: int, game: str, variant: str, rated: bool
+) -> bool:
+    """After a result: the tournament's table (:func:`refresh_tournament`), a match's test, a rated pool's fit
+    (``queue`` takes a large pool's refit job).
     Whether every result of the tournament was in when its results were counted: only then may it be complete
     (``results.complete``); a result written after that count is its own writer's to complete."""
     complete = refresh_tournament(session, tournament_id)
     if rated:  # a match's tournament is never rated (``service/api/matches.py``): no match to test
-        refresh_small_pool(session, game, variant, complete=complete)
+        refresh_small_pool(session, queue, game, variant, complete=complete)
     else:
         matches.refresh(session, tournament_id)  # a match's test after each completed pair
     return complete
 
 
-def refresh_small_pool(session: Session, game: str, variant: str, *, complete: bool) -> None:
+def refresh_small_pool(
+    session: Session, queue: RQQueue | LocalQueue, game: str, variant: str, *, complete: bool
+) -> None:
     """After a rated result: refit the pool now if it is small (and needs no rebuild), else ask for the refit job
     (at once at a tournament's last result, else at most once per ``POOL_REFIT_SECONDS``)."""
     state = session.execute(
@@ -256,7 +261,7 @@ def refresh_small_pool(session: Session, game: str, variant: str, *, complete: b
     if state is None or (state.counted <= SMALL_POOL and not state.rebuild):
         refresh_pool(session, game, variant)
     else:
-        ask_refit(session, context.get().queue, game, variant, 0.0 if complete else POOL_REFIT_SECONDS)
+        ask_refit(session, queue, game, variant, 0.0 if complete else POOL_REFIT_SECONDS)
 
 
 def ask_refit(session: Session, queue: RQQueue | LocalQueue, game: str, variant: str, interval: float) -> bool:

@@ -15,7 +15,7 @@ import socket
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from redis.exceptions import RedisError
 from sqlalchemy.orm import Session, sessionmaker
@@ -25,12 +25,10 @@ from runtime.jobqueue import LocalQueue, RQQueue
 from runtime.settings import DEFAULT_FEED_WINDOW, Settings
 from runtime.wakeups import make_notifier
 from store.database import make_engine, sessions
-from tournament.heartbeat import Heartbeat
-from tournament.slots import Slots
-from tournament.stalls import Stalls, stall_cap
-
-if TYPE_CHECKING:  # the runner imports the standings, which reach the context: a cycle at import time
-    from tournament.runner import Notifier, RunnerSettings
+from tournament.dispatch.slots import Slots
+from tournament.play.game import Notifier, RunnerSettings
+from tournament.play.heartbeat import Heartbeat
+from tournament.play.stalls import Stalls, stall_cap
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +45,11 @@ class Context:
     (the embedded queue's threads are the slots)."""
     stalls: Stalls = field(default_factory=lambda: Stalls(cap=1))
     """The bots that stall, and the games of this process each sits in (a worker sends back the jobs of a stalling
-    bot's games beyond its share of the slots: ``tournament.stalls``)."""
+    bot's games beyond its share of the slots: ``tournament.play.stalls``)."""
     stopping: threading.Event = field(default_factory=threading.Event)
     """Set when the process stops: games waiting for the database give up."""
     feed_window: int = DEFAULT_FEED_WINDOW
-    """The most games of one account waiting in the queue at once (``tournament.feed``)."""
+    """The most games of one account waiting in the queue at once (``tournament.dispatch.feed``)."""
     feeding: threading.Lock = field(default_factory=threading.Lock)
     feed_wanted: threading.Event = field(default_factory=threading.Event)
     """Held while a thread of the process tops the queue up, and set when another asks meanwhile (``jobs.top_up``)."""
@@ -95,8 +93,6 @@ def worker_name() -> str:
 
 
 def runner_settings(settings: Settings, name: str | None = None) -> RunnerSettings:
-    from tournament.runner import RunnerSettings  # here, not above: the cycle through the standings
-
     return RunnerSettings(
         worker=name or worker_name(),
         allow=parse_allowlist(settings.bot_allow),

@@ -1,7 +1,7 @@
 """Leases: which worker plays a scheduled game now.
 
 A worker leases a scheduled game with a conditional UPDATE (free, or its lease expired: the worker that held it
-died), so two workers never play one game at once. While it plays, its heartbeat (``tournament.heartbeat``) renews
+died), so two workers never play one game at once. While it plays, its heartbeat (``tournament.play.heartbeat``) renews
 the lease every fraction of it, whatever the game waits for (a slow bot), and every save of moves renews it too. A
 worker that stalled past its lease (the process was stopped, the machine froze) finds the game taken: its heartbeat
 tells it to stop at its next step, and its writes could not land anyway: the game log (``store.gamelog``) checks
@@ -114,7 +114,7 @@ def renew(session: Session, scheduled_id: int, worker: str, seconds: float) -> N
 def unplayed(session: Session, moment: datetime | None = None) -> list[tuple[int, int]]:
     """(id, attempts) of the scheduled games that need a job: the pending ones that were fed (given a job, which
     may have been lost with Redis, or failed before it took the lease; or given back by a worker that stopped) and
-    those whose lease ran out (their worker died). A pending game not fed yet waits its turn (``tournament.feed``):
+    those whose lease ran out (their worker died). A pending game not fed yet waits its turn (``tournament.dispatch.feed``):
     it never had a job to lose. In id order."""
     moment = moment or now()
     rows = session.execute(

@@ -1,10 +1,10 @@
-"""A worker's clock: every second it starts the tournament runs that are due (``jobs.start_overdue``) and tops the
-queue up with the next games of every account's turn (``jobs.feed_games``), so that every worker's slots find
+"""A worker's clock: every second it starts the tournament runs that are due (``starts.start_overdue``) and tops
+the queue up with the next games of every account's turn (``feed.feed_games``), so that every worker's slots find
 games although each account has only a few in the queue at once; and it asks for the refit of the rating pools
 whose table is behind (``poolfit.ask_due``).
 
 Start times and repeats are kept here rather than in RQ's scheduler: every worker runs a clock, starting a run is
-idempotent (``tournament.runs``), and each run is due at its planned time (the first run's start plus a whole
+idempotent (``tournament.plans.runs``), and each run is due at its planned time (the first run's start plus a whole
 number of intervals), so a late run never makes the later ones late, and the kill of any process (RQ's scheduler
 was a child process that outlived a killed worker, holding its lock) stops no schedule while another worker runs.
 """
@@ -18,7 +18,10 @@ from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
 from store.database import first_line
-from tournament import context, jobs, poolfit
+from tournament.dispatch import context
+from tournament.dispatch.feed import feed_games
+from tournament.dispatch.starts import start_overdue
+from tournament.standings import poolfit
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +42,9 @@ class Clock:
     def tick(self) -> list[int]:
         """Start the runs due now; the runs started."""
         try:
-            started = jobs.start_overdue(self.ctx)
-            jobs.feed_games(self.ctx)
-            poolfit.ask_due(self.ctx)
+            started = start_overdue(self.ctx)
+            feed_games(self.ctx)
+            poolfit.ask_due(self.ctx.sessions, self.ctx.queue)
         except (SQLAlchemyError, RedisError) as error:  # the database or Redis restarts: the next tick tries again
             if not self._failing:
                 log.warning("the clock waits: %s", first_line(error))

@@ -32,8 +32,8 @@ from store import fastlane
 from store.challenges import is_challenge
 from store.fastlane import param
 from store.models import Tournament, TournamentGame, new_seed_salt, now
-from tournament import matches
-from tournament.schedule import Pairing, game_seed, schedule
+from tournament.plans import matches
+from tournament.plans.schedule import Pairing, game_seed, schedule
 
 
 def utc(moment: datetime) -> datetime:

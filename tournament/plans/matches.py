@@ -6,13 +6,13 @@ then ``(B, A)``. At 3 or 4 seats the pairs walk through the seat pairs ``{i, j}`
 ``i`` and B in seat ``j`` in the first game, swapped in the second, the fillers in the other seats in a rotating
 order: over ``C(n, 2)`` pairs A and B each take every seat ``n - 1`` times. Each game scores A against B by their
 ranks alone (1 ahead, 0.5 tied, 0 behind: the fillers' places do not count); a pair's outcome is the sum, one of the
-five pentanomial bins. The schedule and the count are pure (``tournament/pairs.py``: ``sorry-arena match`` plays
+five pentanomial bins. The schedule and the count are pure (``tournament/plans/pairs.py``: ``sorry-arena match`` plays
 local bots' matches with them, without a database).
 
 The schedule is laid out whole (``max_games``, rounded up to whole pairs; pair ``k`` is round ``k + 1``) and fed to
-the queue a few games at a time like any tournament's (``tournament/feed.py``), so the games played are the first
+the queue a few games at a time like any tournament's (``tournament/dispatch/feed.py``), so the games played are the first
 pairs, in order. After each result, the worker that wrote it recounts the completed pairs from the stored results
-(:func:`refresh`, from ``tournament/standings.py``) and stores the pentanomial counts and the LLR if they count more
+(:func:`refresh`, from ``tournament/standings/tables.py``) and stores the pentanomial counts and the LLR if they count more
 pairs than what is stored. Once the LLR leaves the bounds the match stops: its verdict is stored, its games not
 finished are cancelled (those being played stop at their next step, as a cancelled tournament's do, and write no
 result) and its tournament is marked done. A match whose every pair is in without a verdict is ``inconclusive``.
@@ -28,8 +28,8 @@ from store import fastlane
 from store.fastlane import param
 from store.models import Result, Tournament, TournamentGame, now
 from store.models.matches import Match
-from tournament.pairs import Count, count, pairs_of, schedule, seatings
-from tournament.schedule import Pairing
+from tournament.plans.pairs import Count, count, pairs_of, schedule, seatings
+from tournament.plans.schedule import Pairing
 
 __all__ = ["Count", "count", "pairings", "pairs_of", "refresh", "schedule", "seatings", "stop", "test_of"]
 

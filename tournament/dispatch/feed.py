@@ -22,15 +22,24 @@ is fed once, by the caller whose ``UPDATE`` changed it.
 from __future__ import annotations
 
 import functools
+import logging
 from collections import defaultdict
 from typing import NamedTuple
 
+from redis.exceptions import RedisError
 from sqlalchemy import CompoundSelect, Integer, and_, case, func, select, text, union_all, update
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from runtime.jobqueue import GAME_JOB
 from store import fastlane
+from store.database import first_line
 from store.fastlane import param
 from store.models import Tournament, TournamentGame
+from tournament.dispatch import context
+from tournament.play.writes import writing
+
+log = logging.getLogger(__name__)
 
 UNFED = text("tournament_games.status = 'pending' AND NOT tournament_games.fed")
 """A game not fed yet, spelled as the predicate of the partial index ``ix_tournament_games_unfed`` so that both
@@ -178,3 +187,46 @@ def take(session: Session, window: int) -> list[Fed]:
         for scheduled_id in order
         if scheduled_id in claimed
     ]
+
+
+def game_job_id(scheduled_id: int, attempts: int) -> str:
+    """The job of a scheduled game: its first (``attempts``: leases taken so far, 0), then one per lease lost."""
+    return f"sorry-arena-game-{scheduled_id}" if attempts == 0 else f"sorry-arena-game-{scheduled_id}-{attempts}"
+
+
+def feed_games(ctx: context.Context) -> list[int]:
+    """Top every account's games waiting in the queue up to the window (``tournament.dispatch.feed``), enqueueing them in
+    their round-robin order, those of an account less busy than another at the front; the games enqueued. A game marked fed whose job is not enqueued (Redis fails now) is
+    pending without a job: the recovery enqueues it."""
+    with ctx.sessions() as session, writing(session):
+        fed = take(session, ctx.feed_window)
+    for game in fed:
+        if not game.ahead:
+            ctx.queue.enqueue(GAME_JOB, game.scheduled_id, game.bot_ids, job_id=game_job_id(game.scheduled_id, 0))
+    # the games that go ahead of the waiting ones: each put at the front, the last first, so that they keep their
+    # order there
+    for game in reversed(fed):
+        if game.ahead:
+            job_id = game_job_id(game.scheduled_id, 0)
+            ctx.queue.enqueue(GAME_JOB, game.scheduled_id, game.bot_ids, job_id=job_id, at_front=True)
+    return [game.scheduled_id for game in fed]
+
+
+def top_up(ctx: context.Context, wait: bool = False) -> None:
+    """:func:`feed_games`, where a failure only delays the feeding: the clock and the maintenance feed again.
+
+    One top-up at a time in a process: a game that ends while another thread of the process tops up leaves the
+    feeding to that thread, which feeds once more when it is done (what it read may be older than this game's end),
+    so the game's slot goes to the next game at once. With ``wait``, the caller waits for that thread and feeds
+    itself (a burst worker, before it looks at the queue a last time)."""
+    ctx.feed_wanted.set()
+    while ctx.feed_wanted.is_set():
+        if not ctx.feeding.acquire(blocking=wait):
+            return  # the thread feeding now sees the request when it is done, and feeds again
+        try:
+            ctx.feed_wanted.clear()
+            feed_games(ctx)
+        except (SQLAlchemyError, RedisError) as error:
+            log.warning("games not fed now (the next tick feeds them): %s", first_line(error))
+        finally:
+            ctx.feeding.release()

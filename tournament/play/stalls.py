@@ -6,7 +6,7 @@ row forfeits) while a sound game frees its slot in a fraction of that, so the sl
 and the others wait behind them. Here a process notes, from every answer its games get, which bots stall (their last
 call ran out its deadline: a timeout or a connection that never came; a good answer clears it), and how many of its
 games each bot plays. A stalling bot may be in at most ``cap`` of the process's games at once (a quarter of its
-slots, at least one); a job for one more of its games goes back to the end of the queue (``tournament.worker``), so
+slots, at least one); a job for one more of its games goes back to the end of the queue (``tournament.dispatch.worker``), so
 the games of the other bots keep the rest of the slots. The cap is per process and only for bots stalling now: two
 sound bots playing a long match use every slot.
 """

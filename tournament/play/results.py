@@ -3,7 +3,7 @@
 The result is a row unique per scheduled game: written once, whoever tries again (a resumed game, a second worker);
 never for a game whose tournament was cancelled meanwhile. It is written in the transaction of the game's last moves
 and end, so a game over always has its result; a rated result is counted in its pool's running state in the same
-transaction (``tournament/poolstate.py``). A cancelled tournament is never marked done. It records
+transaction (``tournament/standings/poolstate.py``). A cancelled tournament is never marked done. It records
 the version of each seat's bot that played: the latest one made before the game began (a version made while a game
 runs plays from the next game on).
 """
@@ -21,9 +21,9 @@ from store import fastlane
 from store.challenges import HUMAN
 from store.fastlane import param
 from store.models import BotVersion, Game, Result, Tournament, TournamentGame, now
-from tournament import poolstate
-from tournament.leases import Cancelled
-from tournament.scheduled import SEATS, TournamentSettings
+from tournament.play.leases import Cancelled
+from tournament.play.scheduled import SEATS, TournamentSettings
+from tournament.standings import poolstate
 
 
 def unfinished_tournaments(session: Session, before: datetime) -> list[int]:

@@ -1,7 +1,7 @@
 """The pairs of a match, pure (no database): the seats and deals of its games (:func:`schedule`, :func:`seatings`)
-and the pentanomial counts of its completed pairs (:func:`count`). ``tournament/matches.py`` (the service's
+and the pentanomial counts of its completed pairs (:func:`count`). ``tournament/plans/matches.py`` (the service's
 matches) and ``cli/match_local.py`` (``sorry-arena match`` on local bots) both play them; the module docstring of
-``tournament/matches.py`` describes the schedule.
+``tournament/plans/matches.py`` describes the schedule.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ratings.sprt import game_score, pair_bin
-from tournament.schedule import Pairing, game_seed
+from tournament.plans.schedule import Pairing, game_seed
 
 
 def pairs_of(max_games: int) -> int:
@@ -43,7 +43,7 @@ def schedule(
     bot_a: int, bot_b: int, fillers: Sequence[int], max_games: int, seed: int, salt: str | None
 ) -> list[Pairing]:
     """Every game of a match, in play order: pair ``k`` is games ``2k`` and ``2k + 1``, round ``k + 1``, both with
-    the seed of the pair's first seating (``tournament.schedule.game_seed``: keyed by the secret salt)."""
+    the seed of the pair's first seating (``tournament.plans.schedule.game_seed``: keyed by the secret salt)."""
     games: list[Pairing] = []
     for pair in range(pairs_of(max_games)):
         first, second = seatings(bot_a, bot_b, fillers, pair)

@@ -24,8 +24,8 @@ from sqlalchemy.orm import Session
 
 from store.database import first_line
 from store.models import TournamentGame
-from tournament.leases import Cancelled, LeaseLost, renew
-from tournament.writes import writing
+from tournament.play.leases import Cancelled, LeaseLost, renew
+from tournament.play.writes import writing
 
 log = logging.getLogger(__name__)
 

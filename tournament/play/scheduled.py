@@ -2,7 +2,7 @@
 each bot's health check, and the game it plays once started, each in one statement compiled once
 (``store.fastlane``), not through the ORM.
 
-A worker reads them once per game, before it takes the game's lease (``tournament.leases``): none of it changes
+A worker reads them once per game, before it takes the game's lease (``tournament.play.leases``): none of it changes
 while the game waits to be played (a tournament's settings and a game's seats are fixed at creation), but a bot's
 address, secret and health, which are read afresh for every game.
 """

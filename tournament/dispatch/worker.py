@@ -4,14 +4,14 @@ outlives a Redis outage.
 
 A ``SimpleWorker`` (a forking worker re-imports the job module for every job; a job hands its game over at once, so
 no fork is needed), with the job module imported before the first job. It takes a job from the queue only when one
-of its game slots is free (``tournament.slots``); a game job hands its game to that slot and returns, so the worker
+of its game slots is free (``tournament.dispatch.slots``); a game job hands its game to that slot and returns, so the worker
 goes on taking jobs while its games wait for their bots (and RQ's bookkeeping of a job, a dozen round trips to
 Redis, is cut to one for a game's: ``ArenaWorker.hand_over``); a job for a game of a bot that stalls (its calls run out
 their deadline) goes back to the end of the queue while that bot already sits in its share of the slots
-(``tournament.stalls``), so the slots stay with the games that move. While it waits for a free slot it keeps its registration
+(``tournament.play.stalls``), so the slots stay with the games that move. While it waits for a free slot it keeps its registration
 alive and runs its maintenance on time. The maintenance, every ``maintenance_interval`` seconds, enqueues again
-(at the front of the queue) the games that have no live job and starts the runs due (``jobs.recover``); a
-database that fails meanwhile only skips that pass. The clock (``tournament.clock``) starts the runs due every
+(at the front of the queue) the games that have no live job and starts the runs due (``recovery.recover``); a
+database that fails meanwhile only skips that pass. The clock (``tournament.dispatch.clock``) starts the runs due every
 second, so start times and repeats keep their planned times without RQ's scheduler (no child process to outlive
 the worker). On SIGTERM or SIGINT the worker takes no more jobs, its games stop at their next step, save what they
 played and give their leases back, and it exits. RQ's handler of the signal raises into whatever the main thread
@@ -46,9 +46,10 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from runtime.jobqueue import GAME_JOB, QUEUE_NAME
 from store.database import first_line
-from tournament import context, jobs
-from tournament.clock import Clock
-from tournament.slots import Slots
+from tournament.dispatch import context, playing, recovery
+from tournament.dispatch.clock import Clock
+from tournament.dispatch.feed import top_up
+from tournament.dispatch.slots import Slots
 
 log = logging.getLogger(__name__)
 
@@ -181,13 +182,13 @@ class ArenaWorker(SimpleWorker):
             return found
 
     def held_back(self, job: Any) -> bool:
-        """Whether a game's job goes back to the queue (``jobs.held_back``: a bot of it stalls in its share of the
+        """Whether a game's job goes back to the queue (``playing.held_back``: a bot of it stalls in its share of the
         slots). A job that comes back again before any game here ended waits first for one to end (a second at
         most), so that a queue of nothing but such games is not spun through."""
         if self.slots is None or job.func_name != GAME_JOB or not job.args:
             return False
         ctx = context.get()
-        if not jobs.held_back(ctx, *job.args[:2]):
+        if not playing.held_back(ctx, *job.args[:2]):
             return False
         version = ctx.stalls.version()
         if version != self._held_since:
@@ -226,7 +227,7 @@ class ArenaWorker(SimpleWorker):
         """Run a game's job (``jobs.play_game``, which hands the game to a slot and returns at once) without RQ's
         lifecycle of a job: an execution record, the started and finished registries and a stored return value
         cost a dozen round trips to Redis and milliseconds of this process per game, for a job that lasts a moment.
-        One pipeline then notes the job ended, as RQ would (its status, which the recovery reads: ``jobs.live``;
+        One pipeline then notes the job ended, as RQ would (its status, which the recovery reads: ``recovery.live``;
         kept as long as RQ keeps a result), and takes it out of the queue's list of jobs being taken. A game whose
         job fails is its lease's and the recovery's to play again, as after any failed job."""
         try:
@@ -249,12 +250,12 @@ class ArenaWorker(SimpleWorker):
             ended.execute()
 
     def run_maintenance_tasks(self) -> None:
-        """RQ's maintenance and the recovery (``jobs.recover``); a stop asked meanwhile is taken after them, before
+        """RQ's maintenance and the recovery (``recovery.recover``); a stop asked meanwhile is taken after them, before
         the wait for a job that RQ's loop may go on to."""
         with self._noting_redis_loss(), self._stop_after():
             super().run_maintenance_tasks()
             try:
-                jobs.recover()
+                recovery.recover(context.get())
             except SQLAlchemyError as error:  # the database restarts: the next pass tries again
                 log.warning("recovery skipped: the database failed: %s", first_line(error))
         if self._stop_requested:
@@ -324,9 +325,9 @@ def work(ctx: context.Context, slots: Slots, *, burst: bool, maintenance_interva
                 )
                 if burst:
                     slots.join()  # a burst ends once the games it took have ended
-                    jobs.top_up(ctx, wait=True)  # and the feeding their ends asked for is done
+                    top_up(ctx, wait=True)  # and the feeding their ends asked for is done
                     if queue.queue.count and not stop.is_set():
-                        continue  # and the games they fed (``tournament.feed``) are played too: another pass
+                        continue  # and the games they fed (``tournament.dispatch.feed``) are played too: another pass
             except StopRequested:  # asked to stop while RQ tears the worker down: as good as stopped
                 stop.set()
             except RedisError:  # Redis is unreachable at the start, or still down when the worker unregisters

@@ -1,0 +1,119 @@
+"""A game's job in a worker process: the game handed to one of the worker's slots (``tournament.dispatch.slots``),
+or played on the caller's thread (the embedded queue), and played to its end through outages of the database.
+
+A game of a bot that stalls waits at the end of the queue while that bot holds its share of the slots
+(:func:`held_back`, asked by the worker before the job runs). Bot faults are game events; a database that fails
+makes the game wait and go on from its last save once the database answers (:func:`play`); any other error is
+logged, and the game's lease brings it back (``tournament.dispatch.recovery``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from sqlalchemy import select
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
+from store import fastlane
+from store.database import failed_not_faulty, first_line
+from store.fastlane import param
+from store.models import TournamentGame
+from tournament.dispatch import context
+from tournament.dispatch.feed import top_up
+from tournament.play import leases, runner
+
+log = logging.getLogger(__name__)
+
+DATABASE_RETRY_SECONDS = 0.25
+"""How often a game that waits for its database asks again: play resumes within this of the database's return."""
+
+
+def run_game(ctx: context.Context, scheduled_id: int, bot_ids: list[int] | None = None) -> str:
+    """Play one scheduled game: on a slot of this worker (the job returns at once), or here (the embedded queue).
+    ``bot_ids``: its bots, as the queue's top-up gave them (else read here: a game enqueued again)."""
+    if ctx.slots is None:
+        return play(ctx, scheduled_id)
+    # its bots, counted before the next job is admitted
+    bots = ctx.stalls.enter(bot_ids if bot_ids is not None else game_bots(ctx, scheduled_id))
+
+    def played() -> str:
+        try:
+            return play(ctx, scheduled_id, feed=False)
+        finally:
+            ctx.stalls.leave(bots)
+
+    if not ctx.slots.play(scheduled_id, played, then=lambda: top_up(ctx)):  # the queue topped up off the slot
+        ctx.stalls.leave(bots)
+        return "already playing here"
+    return "playing"
+
+
+_BOTS = select(TournamentGame.bot_ids).where(TournamentGame.id == param("scheduled_id"))
+
+
+def game_bots(ctx: context.Context, scheduled_id: int) -> list[int]:
+    """The bots of a scheduled game (none if it is missing, or the database cannot say now)."""
+    try:
+        with ctx.sessions() as session:
+            found = fastlane.first(session, _BOTS, {"scheduled_id": scheduled_id})
+    except SQLAlchemyError:
+        return []
+    return list(found[0]) if found is not None else []
+
+
+def held_back(ctx: context.Context, scheduled_id: int, bot_ids: list[int] | None = None) -> bool:
+    """Whether a game's job goes back to the end of the queue instead of starting here now: one of its bots stalls
+    and already sits in its share of this process's games (``tournament.play.stalls``). Asked before the job runs; when no
+    bot stalls, or the database cannot say, the game starts."""
+    if not ctx.stalls.any_stalling():
+        return False
+    return not ctx.stalls.admits(bot_ids if bot_ids is not None else game_bots(ctx, scheduled_id))
+
+
+def play(ctx: context.Context, scheduled_id: int, feed: bool = True) -> str:
+    """Play the game to its end, through outages of the database: a game whose database fails waits, asking again
+    every ``DATABASE_RETRY_SECONDS``, then goes on from its last save (the moves played since are asked again).
+    Then top the queue up (``feed``; a worker's slot does it once the slot is free)."""
+    waiting_since = None
+    while True:
+        try:
+            with ctx.sessions() as session:
+                outcome = runner.play_scheduled(session, scheduled_id, ctx)
+        except leases.LeaseLost as lost:
+            log.warning("%s", lost)
+            if feed:
+                top_up(ctx)
+            return "lost"
+        except DBAPIError as error:
+            if not failed_not_faulty(error):  # a bug is never asked again
+                raise
+            if waiting_since is None:
+                waiting_since = time.monotonic()
+                log.warning("scheduled game %s waits for the database: %s", scheduled_id, first_line(error))
+            if not wait_for_database(ctx):
+                return "stopped"
+            continue
+        if waiting_since is not None:
+            log.warning(
+                "scheduled game %s went on after waiting %.1f s for the database",
+                scheduled_id,
+                time.monotonic() - waiting_since,
+            )
+        log.info("scheduled game %s: %s", scheduled_id, outcome)
+        if feed:  # a game ended (or was found done or cancelled): the next game of its account's turn goes in
+            top_up(ctx)
+        return outcome
+
+
+def wait_for_database(ctx: context.Context) -> bool:
+    """Until the database answers (``True``), or the process stops meanwhile (``False``)."""
+    while not ctx.stopping.wait(DATABASE_RETRY_SECONDS):
+        try:
+            with ctx.sessions() as session:
+                session.execute(select(1))
+            return True
+        except DBAPIError as error:
+            if not failed_not_faulty(error):
+                raise
+    return False

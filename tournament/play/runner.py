@@ -1,0 +1,188 @@
+"""Play one scheduled tournament game to its end: take its lease, make or resume its game, play it through the game
+loop (``engine.gameloop``, the seats asked by ``tournament.play.game``), save its end and its result, refresh the
+standings.
+
+The third consecutive fault of a seat forfeits the game for it (ranked last, its later turns played by the fallback
+without asking). A push bot excluded by its health checks forfeits the game from its start.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Protocol
+
+from sqlalchemy.orm import Session
+
+import engine
+from botlink import moves
+from engine.gameloop import play_out
+from runtime.jobqueue import LocalQueue, RQQueue
+from store import gamelog
+from tournament.play import leases, results, scheduled
+from tournament.play.game import Notifier, Play, RunnerSettings, Saved
+from tournament.play.heartbeat import Heartbeat, Holding, Stopping
+from tournament.play.scheduled import ScheduledGame
+from tournament.play.seats import SeatState, check_health, give_back, notify_bots, seat_states, send_ends
+from tournament.play.stalls import Stalls
+from tournament.play.writes import writing
+from tournament.standings import tables
+
+
+class Workplace(Protocol):
+    """What a game needs of the process that plays it (``tournament.dispatch.context.Context`` is one)."""
+
+    runner: RunnerSettings
+    notifier: Notifier
+    heartbeat: Heartbeat
+    """Keeps the leases of the process's games."""
+    stalls: Stalls
+    """Told how every bot answers."""
+    queue: RQQueue | LocalQueue
+    """Takes a large rating pool's refit job (``tables.refresh``)."""
+
+
+def play_scheduled(session: Session, scheduled_id: int, place: Workplace) -> str:
+    """Play (or resume, or find done) one scheduled game, its lease kept by ``place.heartbeat`` meanwhile, its bots'
+    answers told to ``place.stalls``. Returns what happened: ``finished`` (this call wrote the result), ``done`` (it
+    was already), ``busy`` (another worker holds it), ``missing``, ``stopped`` (this worker stops: the game was saved
+    and its lease given back), ``cancelled`` (its tournament was cancelled, before or while it played: it stopped at
+    its next step, writing nothing more). Raises ``LeaseLost`` when another worker took the game over while this one
+    played it.
+
+    A game is read (with its tournament and its bots) before its lease is taken; a game never started has its
+    bots' health checked (when due), then its lease taken and its game created in one transaction."""
+    settings = place.runner
+    found = scheduled.read(session, scheduled_id)
+    if found is None:
+        return "missing"
+    if found.status in ("done", "cancelled"):
+        session.rollback()
+        return found.status
+    seats = seat_states(session, found, settings.allow)
+    try:
+        excluded = [False] * len(seats)
+        if found.game_id is None:  # its bots' health, checked before the game is created (when due)
+            for number, player in enumerate(seats):
+                if player.bot is not None and player.connection is not None:
+                    excluded[number] = check_health(
+                        session, player.bot, player.connection, settings.health_interval
+                    )
+                elif player.bot is not None:
+                    excluded[number] = player.bot.excluded
+        with writing(session):
+            leased = leases.lease(session, scheduled_id, settings.worker, settings.lease_seconds)
+            if leased is None:
+                now_found = scheduled.read(session, scheduled_id)
+                session.rollback()
+                if now_found is not None and now_found.status in ("done", "cancelled"):
+                    return now_found.status
+                return "busy"
+            started = start_game(session, found, leased, seats)
+            session.commit()
+        if not started.resumed:  # an excluded bot forfeits the game from its start
+            for player, out in zip(seats, excluded, strict=True):
+                player.forfeited = out
+        holding = place.heartbeat.hold(scheduled_id)
+        try:
+            return play_leased(session, found, started, seats, place, holding)
+        except leases.Cancelled:
+            session.rollback()
+            return "cancelled"
+        except Stopping:
+            session.rollback()
+            with writing(session):
+                leases.release(session, scheduled_id, settings.worker)
+            return "stopped"
+        finally:
+            place.heartbeat.release(holding)
+    finally:
+        give_back(seats)
+
+
+class Started(NamedTuple):
+    """The game of a scheduled game whose lease was just taken: its id; its engine state when it is known without
+    a read (``None``: read it, and the ply, from the game log); whether it was started before (a resumed game)."""
+
+    game_id: int
+    state: engine.State | None
+    resumed: bool
+
+
+def start_game(session: Session, found: ScheduledGame, leased: leases.Leased, seats: list[SeatState]) -> Started:
+    """In the lease's transaction: create the game of a scheduled game never started (its seats taken), else find
+    the game it left."""
+    if leased.game_id is not None:
+        return Started(leased.game_id, None, True)
+    tournament = found.tournament
+    created = gamelog.create(
+        session,
+        tournament.game,
+        tournament.settings,
+        found.seed,
+        tournament.table_size,
+        tournament.owner_id,
+        [seat.player_id for seat in seats],
+    )
+    scheduled.set_game(session, found.id, created.id)
+    if all(player.connection is not None for player in seats):
+        # its seats are all push bots: nobody but this worker moves in it, so it is as created
+        return Started(created.id, created.engine_state, False)
+    return Started(created.id, None, False)
+
+
+def play_leased(
+    session: Session,
+    found: ScheduledGame,
+    started: Started,
+    seats: list[SeatState],
+    place: Workplace,
+    holding: Holding,
+) -> str:
+    """:func:`play_scheduled` once the lease is taken and the game exists: the bots told the game starts, the game
+    played to its end, its last moves, its end and its result stored in one transaction, the standings refreshed."""
+    tournament, game_id = found.tournament, started.game_id
+    state, ply = started.state, 0
+    if state is None:
+        stored = gamelog.position(session, game_id)
+        assert stored is not None
+        state, ply = gamelog.decode_state(stored.state), stored.ply
+    play = Play(
+        session, found, game_id, state, Saved(ply), seats, place.runner, place.notifier, holding, place.stalls
+    )
+    if started.resumed:  # recount the faults of its saved moves
+        for seat, fault in gamelog.faults(session, game_id):
+            play.seats[seat].count(fault)
+    names = [seat.name for seat in seats]
+    notify_bots(
+        seats,
+        "start",
+        lambda seat: moves.start_request(
+            game_id,
+            seat,
+            tournament_id=tournament.id,
+            game=tournament.game,
+            settings=tournament.settings,
+            seats=tournament.table_size,
+            players=names,
+        ),
+    )
+    try:
+        play_out(play)
+    except Stopping:
+        session.rollback()
+        with writing(session):
+            play.write_pending()  # what was played stands: another worker goes on from there
+            session.commit()
+        raise
+    final = play.outcome()
+    result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
+    with writing(session):
+        play.write_pending(ending=result)
+        written = results.finish(session, tournament, found.id, found.bot_ids, play.game_id, final)
+        session.commit()
+    if tables.refresh(session, place.queue, tournament.id, tournament.game, tournament.variant, tournament.rated):
+        with writing(session):
+            results.complete(session, tournament.id, tournament.games_total)
+    session.rollback()  # the standings' reads end here (a refit committed its own writes)
+    play.notifier.publish(play.game_id, play.saved.ply)
+    send_ends(seats, lambda seat: moves.end_request(play.game_id, seat, result, seat in final["forfeited"]))
+    return "finished" if written else "done"

@@ -1,0 +1,139 @@
+"""Who sits in each seat of a scheduled game: its bot (or a challenge's person), a push bot's connection, its faults.
+
+A push bot's connection is taken from the process's kept connections (:data:`KEPT`, ``botlink/keepalive.py``) when
+the game starts and given back when it ends, so that the bot's next game on this worker reuses it. A push bot whose
+health check is due is asked its info route before the game is created (:func:`check_health`). The game's ``start``
+requests go to every push bot at once and are waited for (:func:`notify_bots`); its ``end`` requests go out without
+waiting, while the game's slot goes to the next game (:func:`send_ends`).
+
+A challenge's game (``store/challenges.py``) has a person's seat: their own account sits there, without a bot, and
+the runner waits on it exactly as on a pull bot's seat (the same deadline, faults and forfeit), while the person moves
+through the games API.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from botlink import keepalive
+from botlink.calls import BotConnection
+from engine.gameloop import FaultCount
+from store.challenges import HUMAN
+from store.models import now
+from tournament.play import scheduled
+from tournament.play.scheduled import ScheduledGame, SeatBot, TournamentSettings
+from tournament.play.stalls import Stalls
+from tournament.play.writes import writing
+
+
+@dataclass
+class SeatState(FaultCount):
+    """A seat's bot, its connection (a push bot's) and its faults (``count``: the third in a row forfeits); the
+    account that holds the seat and its name (a bot's, or a challenge's person, who has no ``bot``)."""
+
+    bot: SeatBot | None
+    connection: BotConnection | None
+    player_id: int
+    name: str
+    last_latency_ms: float | None = None
+
+    def answered(self, stalls: Stalls, fault: str | None) -> None:
+        """Tell ``stalls`` how the seat's bot answered (a person's answers are no bot's stalling)."""
+        if self.bot is not None:
+            stalls.answered(self.bot.id, fault)
+
+
+KEPT = keepalive.Kept()
+"""This process's connections to push bots, kept from one game of a bot to the next."""
+NOTIFIER_THREADS = ThreadPoolExecutor(4, thread_name_prefix="sorry-arena-notify")
+FAREWELL_THREADS = ThreadPoolExecutor(8, thread_name_prefix="sorry-arena-end")
+"""The ``end`` requests: sent once the result is saved, while the game's slot goes to the next game (a pool of its
+own, so that a bot slow to take its ``end`` never delays another game's ``start``)."""
+
+
+def seat_state(
+    tournament: TournamentSettings,
+    bot_id: int,
+    bots: dict[int, SeatBot],
+    person: tuple[int, str] | None,
+    allow: Sequence[Any],
+) -> SeatState:
+    """The seat of ``bot_id`` (one of ``bots``): the bot, with a connection if it is a push bot (``allow``: the
+    networks its URL may resolve to despite being private); or, at a challenge's :data:`HUMAN` seat, the tournament
+    owner's own account (``person``: its id and name), played like a pull bot's seat."""
+    if bot_id == HUMAN:
+        assert person is not None
+        return SeatState(None, None, *person)
+    bot = bots[bot_id]
+    connection = None
+    if bot.url is not None:
+        connection = KEPT.take(bot.url, bot.secret, allow, tournament.move_timeout_ms / 1000)
+    return SeatState(bot, connection, bot.player_id, bot.name)
+
+
+def seat_states(session: Session, found: ScheduledGame, allow: Sequence[Any]) -> list[SeatState]:
+    """The seats of a game, in seat order (:func:`seat_state`): its bots read in one statement."""
+    tournament = found.tournament
+    bots = scheduled.seat_bots(session, [bot_id for bot_id in found.bot_ids if bot_id != HUMAN])
+    person = None
+    if HUMAN in found.bot_ids:
+        person = (tournament.owner_id, scheduled.name_of(session, tournament.owner_id))
+    return [seat_state(tournament, bot_id, bots, person, allow) for bot_id in found.bot_ids]
+
+
+def give_back(seats: Sequence[SeatState]) -> None:
+    """Give every push bot's connection still held back to :data:`KEPT` (the game ended or stopped)."""
+    for player in seats:
+        if player.connection is not None:
+            KEPT.give_back(player.connection)
+
+
+def check_health(session: Session, bot: SeatBot, connection: BotConnection, interval: float) -> bool:
+    """Ask the bot's info route for a nonce when its last check is older than ``interval`` seconds, and count the
+    pass or failure (``scheduled.note_check``: the third failure in a row excludes the bot, the second pass includes
+    it again). Whether the bot is excluded now."""
+    checked = bot.checked_at
+    if checked is not None and (now() - checked.replace(tzinfo=checked.tzinfo or UTC)).total_seconds() < interval:
+        return bot.excluded
+    nonce = secrets.token_hex(16)
+    reply = connection.call("info", {"type": "info", "nonce": nonce})
+    passed = reply.fault is None and reply.body is not None and reply.body.get("nonce") == nonce
+    with writing(session):
+        excluded = scheduled.note_check(session, bot.id, passed, now())
+        session.commit()
+    return excluded
+
+
+def notify_bots(seats: Sequence[SeatState], route: str, request: Callable[[int], dict[str, Any]]) -> None:
+    """Send every push bot its seat's ``request`` (``start``), all at once, and wait for their answers (which do
+    not matter, nor do their faults)."""
+    calls = [
+        NOTIFIER_THREADS.submit(player.connection.call, route, request(seat))
+        for seat, player in enumerate(seats)
+        if player.connection is not None
+    ]
+    for call in calls:
+        call.result()
+
+
+def farewell(connection: BotConnection, payload: dict[str, Any]) -> None:
+    try:
+        connection.call("end", payload)
+    finally:
+        KEPT.give_back(connection)
+
+
+def send_ends(seats: Sequence[SeatState], request: Callable[[int], dict[str, Any]]) -> None:
+    """Send every push bot its seat's ``end`` ``request`` without waiting: each connection is handed over, and
+    kept for the bot's next game after its call (:data:`KEPT`)."""
+    for seat, player in enumerate(seats):
+        if player.connection is not None:
+            FAREWELL_THREADS.submit(farewell, player.connection, request(seat))
+            player.connection = None
