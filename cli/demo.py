@@ -168,7 +168,7 @@ def play(args: argparse.Namespace, console: Console) -> None:
     from runtime.settings import Settings
     from service.app import create_app
     from store import migrate
-    from store.database import normalize_database_url
+    from store.urls import normalize_database_url
 
     redis_url = os.environ.get("REDIS_URL") or None
     own_database = not os.environ.get("DATABASE_URL")

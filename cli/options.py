@@ -113,7 +113,7 @@ def database_url(text: str) -> str:
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
-    from store.database import normalize_database_url
+    from store.urls import normalize_database_url
 
     url = normalize_database_url(text.strip())
     try:
@@ -142,7 +142,7 @@ def database_error(error: SQLAlchemyError) -> str:
 
 
 def add_database_url(parser: argparse.ArgumentParser) -> None:
-    from store.database import DEFAULT_DATABASE_URL
+    from store.urls import DEFAULT_DATABASE_URL
 
     parser.add_argument(
         "--database-url",
