@@ -12,7 +12,7 @@ standings) and the demo's bots, whose URLs die with their processes, are deactiv
 /api/v1/bots/{id}``: they join no new tournament) however the demo ends.
 
 ``--keep`` serves the pages (the tournament, the standings, the replays) on 127.0.0.1 after the standings are
-printed, until Ctrl-C.
+printed, until Ctrl-C. Its parser: ``cli/parsers/demo.py``.
 """
 
 from __future__ import annotations
@@ -34,73 +34,16 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from cli.options import bounded_int
 from cli.tournament import print_standings, shown
 
 if TYPE_CHECKING:
     from flask import Flask
     from flask.testing import FlaskClient
 
-EXAMPLES = ("search", "greedy", "random")
 STARTUP_S = 20.0
 """How long a bot or worker process may take to start."""
 DEMO_MOVE_TIMEOUT_MS = 5000
 """The demo tournament's move deadline (the service's default is 1 s)."""
-
-
-def bot_names(text: str) -> list[str]:
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = sorted(set(names) - set(EXAMPLES))
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown bots {', '.join(unknown)}: the examples are {', '.join(EXAMPLES)}"
-        )
-    if len(names) < 2:
-        raise argparse.ArgumentTypeError("a tournament needs at least 2 bots")
-    return names
-
-
-def add_parser(commands: Any) -> None:
-    parser = commands.add_parser(
-        "demo",
-        help="a local tournament between the example bots, with standings",
-        description=(
-            "Start the example bots, run a round robin between them and print the standings. Embedded default: "
-            "SQLite and an in-process queue; DATABASE_URL and REDIS_URL, when set, are used instead."
-        ),
-    )
-    parser.add_argument("--game", choices=["board", "card"], default="card", help="the game to play")
-    parser.add_argument(
-        "--bots", type=bot_names, default=list(EXAMPLES), help="the example bots, separated by commas"
-    )
-    parser.add_argument(
-        "--table-size", type=bounded_int(2, 4, "a table size"), default=2, help="seats per game, 2 to 4"
-    )
-    parser.add_argument(
-        "--rounds",
-        type=bounded_int(1, 1000, "a number of rounds"),
-        default=160,  # 960 games (the quota is 1,000): the three bots' 95% intervals apart with room to spare
-        help="round-robin rounds, 1 to 1000 (each pairing plays every seat order once per round)",
-    )
-    parser.add_argument("--seed", type=bounded_int(0, 2**62, "a seed"), default=1, help="the tournament's seed")
-    parser.add_argument(
-        "--workers",
-        type=bounded_int(1, 16, "a number of workers"),
-        default=2,
-        help="RQ worker processes, 1 to 16 (only with REDIS_URL)",
-    )
-    parser.add_argument(
-        "--keep",
-        action="store_true",
-        help="after the standings, serve the pages (tournament, standings, replays) on 127.0.0.1 until Ctrl-C",
-    )
-    parser.add_argument(
-        "--port",
-        type=bounded_int(0, 65535, "a port"),
-        default=None,
-        help="the port of --keep's pages (default: any free port)",
-    )
-    parser.set_defaults(run=run, parser=parser)
 
 
 def start_bot(name: str, secret: str, stack: ExitStack) -> str:
@@ -168,7 +111,7 @@ def play(args: argparse.Namespace, console: Console) -> None:
     from runtime.settings import Settings
     from service.app import create_app
     from store import migrate
-    from store.database import normalize_database_url
+    from store.urls import normalize_database_url
 
     redis_url = os.environ.get("REDIS_URL") or None
     own_database = not os.environ.get("DATABASE_URL")

@@ -2,7 +2,8 @@
 from the service (``GET /api/v1/tournaments/{id}/games.jsonl``, the default) or read from its database directly
 (``--database-url``, through ``store/gamerecords.py``); to standard output or ``--output FILE`` (written whole or
 not at all). Errors are one line and exit status 1: an unreachable service, an unknown tournament, a database that
-cannot be read."""
+cannot be read. Its parser: ``cli/parsers/export.py``; SQLAlchemy loads only to read a database.
+"""
 
 from __future__ import annotations
 
@@ -10,45 +11,19 @@ import argparse
 import os
 import sys
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO
 
 import requests
-from sqlalchemy.exc import SQLAlchemyError
 
-from cli.options import bounded_int, database_error, database_url, shown
-from cli.tournament import DEFAULT_API, Api
+from cli.parsers.tournament import DEFAULT_API
+from cli.tournament import Api
 from engine.records import dumps
-from store.database import make_engine, sessions
-from store.gamerecords import tournament_records
-from store.models import Tournament
 
 CHUNK = 64 * 1024
 
 
 class ExportError(Exception):
     pass
-
-
-def add_parser(commands: Any) -> None:
-    parser = commands.add_parser(
-        "export",
-        help="a tournament's finished games as game records (JSON lines)",
-        description="Write the records of a tournament's finished games, one JSON line each (the format: "
-        "docs/bots.md, Replays and exports), downloaded from the service or read from its database.",
-    )
-    parser.add_argument("--tournament", type=bounded_int(1, 2**31 - 1, "a tournament id"), required=True)
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument(
-        "--api",
-        default=None,
-        help=f"service URL (default: $SORRY_ARENA_API, else {DEFAULT_API})",
-    )
-    source.add_argument(
-        "--database-url", type=database_url, default=None, metavar="URL", help="read this database instead"
-    )
-    parser.add_argument("--token", default=os.environ.get("SORRY_ARENA_TOKEN"), help="bearer token, if needed")
-    parser.add_argument("--output", "-o", default="-", metavar="FILE", help="the file to write (default: stdout)")
-    parser.set_defaults(run=run, parser=parser)
 
 
 def from_api(base: str, token: str | None, tournament_id: int) -> Iterator[bytes]:
@@ -78,6 +53,13 @@ def from_api(base: str, token: str | None, tournament_id: int) -> Iterator[bytes
 
 def from_database(url: str, tournament_id: int) -> Iterator[bytes]:
     """The records' lines, read from the database in batches."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from cli.database import database_error, shown
+    from store.database import make_engine, sessions
+    from store.gamerecords import tournament_records
+    from store.models import Tournament
+
     engine = make_engine(url)
     try:
         with sessions(engine)() as session:
@@ -124,6 +106,9 @@ def write(chunks: Iterator[bytes], output: str) -> int:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.database_url is not None:
+        from cli.database import check_url, shown
+
+        check_url(args.database_url, parser)
         chunks = from_database(args.database_url, args.tournament)
         source = shown(args.database_url)
     else:

@@ -1,10 +1,13 @@
 """Entry point of the ``sorry-arena`` command: parses the sub-command and turns bad input into usage errors.
 
-Each sub-command is a module of ``cli/`` with ``add_parser(commands)`` and ``run(args, parser)``, registered by
-name in :data:`COMMANDS`. A module is imported only when its command is chosen, so that a command's start-up pays
-for its own dependencies only (``sorry-arena simulate`` loads no Flask, SQLAlchemy, Alembic, RQ or Redis:
-``tests/cli/test_startup.py``); ``sorry-arena --help``, a usage error before the command and a mistyped command
-import them all, to list every command.
+Each sub-command has two modules: its parser, ``cli/parsers/<name>.py`` with ``add_parser(commands)``, and the
+module that does its work, named in :data:`COMMANDS`, with ``run(args, parser)``. The parsers are light (they load
+none of the service's libraries: the contract of the command line's parsers in pyproject.toml), so ``sorry-arena
+--help``, a usage error before the command and a mistyped command build every command's parser and still start at
+once; a chosen command builds its own parser alone. The module that does the work is imported only once the command
+line is parsed, so that a usage error loads nothing of the service and a command's start-up pays for its own
+dependencies only (``sorry-arena simulate`` loads no Flask, SQLAlchemy, Alembic, RQ or Redis:
+``tests/cli/test_startup.py``).
 """
 
 from __future__ import annotations
@@ -29,22 +32,23 @@ COMMANDS: dict[str, str] = {
     "view": "cli.view",
     "match": "cli.match",
 }
-"""Each sub-command's name and its module, in the order ``--help`` lists them."""
+"""Each sub-command's name and the module that runs it, in the order ``--help`` lists them; the command's parser is
+the module of the same name in ``cli/parsers/``."""
 
 
 def chosen_command(argv: Sequence[str]) -> str | None:
-    """The command named first on the command line, if it is one of :data:`COMMANDS` (else ``None``: all load)."""
+    """The command named first on the command line, if it is one of :data:`COMMANDS` (else ``None``: all parsers)."""
     return argv[0] if argv and argv[0] in COMMANDS else None
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser of every sub-command, or of ``command`` alone (importing only its module)."""
+    """The parser of every sub-command, or of ``command`` alone (importing only its parser's module)."""
     parser = ArgumentParser(  # every option's default in its help; no token quoted back in a usage error
         prog="sorry-arena", description="Play, test and rank bots for the SORRY! board and card games."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in [command] if command is not None else COMMANDS:
-        importlib.import_module(COMMANDS[name]).add_parser(commands)
+        importlib.import_module(f"cli.parsers.{name}").add_parser(commands)
     return parser
 
 
@@ -54,7 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(chosen_command(argv))
     args = parser.parse_args(argv)
     try:
-        return int(args.run(args, args.parser))
+        command = importlib.import_module(COMMANDS[args.command])
+        return int(command.run(args, args.parser))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

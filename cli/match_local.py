@@ -34,7 +34,8 @@ import engine
 from botlink import netguard
 from cli import simulate_play
 from cli.match import EXIT, llr_bar, show, summary, verdict_line
-from cli.simulate import SECRET_VARIABLE, Interrupts
+from cli.parsers.simulate import SECRET_VARIABLE
+from cli.simulate import Interrupts
 from cli.simulate_bots import BotError, Player, load_bots
 from cli.simulate_replays import ReplayFile
 from ratings.sprt import Sprt, estimate

@@ -2,6 +2,7 @@
 
 The file is committed (``openapi/openapi.json``) so that clients can be generated without running the service;
 ``tests/service/test_openapi_file.py`` fails when it is stale, and ``--check`` does the same from the command line.
+Its parser: ``cli/parsers/openapi.py``.
 """
 
 from __future__ import annotations
@@ -10,9 +11,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
-
-DEFAULT_OUTPUT = Path("openapi") / "openapi.json"
 
 
 def spec_text() -> str:
@@ -26,22 +24,11 @@ def spec_text() -> str:
     return json.dumps(spec, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def add_parser(commands: Any) -> None:
-    parser = commands.add_parser(
-        "openapi",
-        help="write the OpenAPI document to a file",
-        description="Write the API's OpenAPI 3 document (as served at /openapi.json) to a file.",
-    )
-    parser.add_argument(
-        "--output", type=Path, default=DEFAULT_OUTPUT, metavar="PATH", help=f"default: {DEFAULT_OUTPUT}"
-    )
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the file is stale")
-    parser.set_defaults(run=run, parser=parser)
-
-
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     path: Path = args.output
-    text = spec_text()
+    if not args.check and path.is_dir():
+        parser.error(f"--output {path} is a directory")
+    text = spec_text()  # Flask and the service's app: after the flags are checked
     if args.check:
         current = path.read_text(encoding="utf-8") if path.is_file() else None
         if current != text:
@@ -49,8 +36,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return 1
         print(f"{path} is up to date")
         return 0
-    if path.is_dir():
-        parser.error(f"--output {path} is a directory")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -1,5 +1,8 @@
 """The command's parser class and argument types shared by the sub-commands: a bad value is a usage error, never a
-traceback; every option's help shows its default; a usage error never repeats a secret given on the command line."""
+traceback; every option's help shows its default; a usage error never repeats a secret given on the command line.
+
+Like every module that builds a parser, it imports none of the service's libraries (the contract of the command
+line's parsers in pyproject.toml): ``sorry-arena --help`` and a usage error start at once."""
 
 from __future__ import annotations
 
@@ -7,15 +10,18 @@ import argparse
 import copy
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
+from typing import Any, ClassVar, NoReturn
 
-if TYPE_CHECKING:  # SQLAlchemy is imported by the options that need it: sorry-arena simulate never loads it
-    from sqlalchemy.exc import SQLAlchemyError
+from store.urls import DEFAULT_DATABASE_URL, normalize_database_url
 
 SECRET_OPTIONS = ("--token", "--secret")
 """Options whose values a usage error must not repeat (argparse quotes unrecognized arguments back)."""
+URL_FORM = re.compile(r"[\w+]+://")
+"""How a URL that SQLAlchemy reads begins: its kind and driver (``postgresql+psycopg``), then ``://``."""
+DATABASE_URL_EXAMPLES = "e.g. sqlite:///sorry-arena.db or postgresql://user@host/db"
 
 
 def shown_default(default: Any) -> str:
@@ -109,45 +115,20 @@ port = bounded_int(1, 65535, "a port")
 
 
 def database_url(text: str) -> str:
-    """A SQLAlchemy URL whose dialect and driver are installed (checked before anything connects)."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
-
-    from store.database import normalize_database_url
-
+    """A database URL as SQLAlchemy writes one, ``kind[+driver]://...``, a driverless PostgreSQL one pointed at
+    psycopg 3. Only its form is checked here, without SQLAlchemy: whether SQLAlchemy knows its kind and its driver
+    is installed is checked when the command runs (:func:`cli.database.usable`), before anything connects."""
     url = normalize_database_url(text.strip())
-    try:
-        make_url(url).get_dialect().import_dbapi()
-    except NoSuchModuleError:  # a subclass of ArgumentError: first
-        raise argparse.ArgumentTypeError(f"unknown database kind in {text!r} (sqlite or postgresql)") from None
-    except (ArgumentError, ValueError):
-        raise argparse.ArgumentTypeError(
-            f"not a database URL: {text!r} (e.g. sqlite:///sorry-arena.db or postgresql://user@host/db)"
-        ) from None
-    except ImportError as error:
-        raise argparse.ArgumentTypeError(f"the driver for {text!r} is not installed ({error})") from None
+    if not URL_FORM.match(url):
+        raise argparse.ArgumentTypeError(f"not a database URL: {text!r} ({DATABASE_URL_EXAMPLES})")
     return url
 
 
-def shown(url: str) -> str:
-    """The URL with its password hidden, for messages."""
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
-
-
-def database_error(error: SQLAlchemyError) -> str:
-    """The driver's own message, without SQLAlchemy's statement dump and link."""
-    return str(getattr(error, "orig", None) or error).strip()
-
-
 def add_database_url(parser: argparse.ArgumentParser) -> None:
-    from store.database import DEFAULT_DATABASE_URL
-
     parser.add_argument(
         "--database-url",
         type=database_url,
         default=os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,  # argparse checks it with the type too
         metavar="URL",
-        help="SQLAlchemy URL (default: $DATABASE_URL, else sqlite:///sorry-arena.db in the working directory)",
+        help=f"SQLAlchemy URL (default: $DATABASE_URL, else {DEFAULT_DATABASE_URL} in the working directory)",
     )

@@ -2,7 +2,7 @@
 
 Each record is replayed by ``engine.records.check``; one line per game (``game 17: ok, 143 actions`` or its
 problems, each naming the ply), then a summary. Exit status 0 when every record holds, 1 when any does not, 2 when a
-file cannot be read (the line that is not a record is named).
+file cannot be read (the line that is not a record is named). Its parser: ``cli/parsers/replay.py``.
 """
 
 from __future__ import annotations
@@ -13,18 +13,6 @@ from typing import Any
 
 from cli.recordfiles import label, records_of
 from engine.records import RecordError, check
-
-
-def add_parser(commands: Any) -> None:
-    parser = commands.add_parser(
-        "replay",
-        help="check game records (JSON lines) against the engine",
-        description="Replay every game record of the files with the engine: the actions must be legal for the "
-        "seat asked, faults must be the seeded fallback, the result the engine's (forfeits applied). Exit status "
-        "0: all hold; 1: some do not; 2: a file cannot be read.",
-    )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="JSON-lines files of game records; - for stdin")
-    parser.set_defaults(run=run, parser=parser)
 
 
 def name(record: dict[str, Any], line: int) -> str:

@@ -12,87 +12,19 @@ holding one), kept as the baseline of ``benchmarks/waiting.py`` (docs/operations
 Long polls wake through Redis across processes, so more than one worker needs ``--redis-url`` (or
 ``REDIS_URL``); without it the service runs one worker. gunicorn's control socket (``~/.gunicorn/gunicorn.ctl`` by
 default in gunicorn 27) is disabled: nothing here uses it, and several servers on one machine would fight over it.
+
+Its parser is ``cli/parsers/serve.py``; the flags are checked (:func:`options_from`) before SQLAlchemy, gunicorn
+and Flask load, and the gunicorn application is ``cli/server.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 from typing import Any
 
-from flask import Flask
-from gunicorn.app.base import BaseApplication
-from sqlalchemy.exc import SQLAlchemyError
-
-from cli.options import add_database_url, bounded_int, database_error, port, shown
 from runtime.settings import Settings
-
-WORKER_CLASSES = ("gevent", "gthread")
-
-
-class Server(BaseApplication):  # gunicorn ships no type hints (pyproject: ignore_missing_imports)
-    """gunicorn configured from a dict, loading the app in each worker (after the fork: no shared pools)."""
-
-    def __init__(self, settings: Settings, options: dict[str, Any]) -> None:
-        self.settings = settings
-        self.options = options
-        super().__init__()
-
-    def load_config(self) -> None:
-        for key, value in self.options.items():
-            self.cfg.set(key, value)
-
-    def load(self) -> Flask:
-        from service.app import create_app
-
-        return create_app(self.settings)
-
-
-def add_parser(commands: Any) -> None:
-    parser = commands.add_parser(
-        "serve",
-        help="run the REST service under gunicorn",
-        description="Migrate the database, then serve the REST API under gunicorn (gevent workers: long polls and "
-        "slow clients hold no thread).",
-    )
-    parser.add_argument("--host", default="127.0.0.1", help="the address to listen on")
-    parser.add_argument("--port", type=port, default=8000, help="the port to listen on")
-    parser.add_argument(
-        "--workers",
-        type=bounded_int(1, 64, "a number of workers"),
-        default=None,
-        help="worker processes (default: 2 with Redis, else 1; more than 1 needs Redis)",
-    )
-    parser.add_argument(
-        "--worker-class",
-        choices=WORKER_CLASSES,
-        default="gevent",
-        help="gunicorn's worker: gevent (an event loop per process) or gthread (a thread per request)",
-    )
-    parser.add_argument(
-        "--connections",
-        type=bounded_int(1, 100_000, "a number of connections"),
-        default=1000,
-        help="gevent: clients served at once per worker process (waiting long polls included)",
-    )
-    parser.add_argument(
-        "--threads",
-        type=bounded_int(1, 1000, "a number of threads"),
-        default=32,
-        help="gthread: threads per worker process (each waiting long poll holds one)",
-    )
-    add_database_url(parser)
-    parser.add_argument(
-        "--redis-url",
-        default=os.environ.get("REDIS_URL") or None,
-        metavar="URL",
-        help="Redis for long-poll wake-ups across processes (default: $REDIS_URL, else in-process)",
-    )
-    parser.add_argument("--no-migrate", action="store_true", help="do not migrate the database first")
-    parser.add_argument("--access-log", action="store_true", help="log each request to stderr")
-    parser.set_defaults(run=run, parser=parser)
 
 
 def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
@@ -130,6 +62,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         settings = Settings.from_env()
     except ValueError as error:
         parser.error(f"bad environment: {error}")
+    # the flags are checked: now the libraries of the service (none loads for a usage error of the flags)
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from cli.database import check_url, database_error, shown
+    from cli.server import Server
+
+    check_url(args.database_url, parser)
     settings = dataclasses.replace(settings, database_url=args.database_url, redis_url=args.redis_url)
     if not args.no_migrate:
         from store import migrate

@@ -8,7 +8,7 @@ game is written to the replay file as it ends (:mod:`cli.simulate_replays`).
 
 A progress bar shows on a terminal (rich); ``--json`` prints one JSON object instead of the tables. Ctrl-C stops
 the run: the games played so far are reported (the replay file holds exactly them, whole lines only) and the
-command exits with 130.
+command exits with 130. Its parser: ``cli/parsers/simulate.py``.
 """
 
 from __future__ import annotations
@@ -30,129 +30,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 import engine
-from botlink import netguard
 from cli import simulate_play
+from cli.parsers.simulate import SECRET_VARIABLE
 from cli.simulate_bots import BotError, EngineBot, Player, load_bots
 from cli.simulate_replays import ReplayFile
 from cli.simulate_report import print_report
-from engine.bots import BOTS
 from engine.simulation import Summary, game_seed, play_game, seating
-
-SECRET_VARIABLE = "SORRY_ARENA_SECRET"
-MAX_GAMES = 10_000_000
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 1 <= value <= MAX_GAMES:
-        raise argparse.ArgumentTypeError(f"expected a number from 1 to {MAX_GAMES}, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"expected a seed from 0 to 2**63-1, got {value}")
-    return value
-
-
-def _pawns(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 1 <= value <= 20:
-        raise argparse.ArgumentTypeError(f"expected 1 to 20 pawns, got {value}")
-    return value
-
-
-def _bots(text: str) -> list[str]:
-    specs = [spec.strip() for spec in text.split(",")]
-    if not all(specs):
-        raise argparse.ArgumentTypeError(f"an empty entry in {text!r}: list bots separated by single commas")
-    return specs
-
-
-def _timeout_ms(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of milliseconds, got {text!r}") from None
-    if not 10 <= value <= 60_000:
-        raise argparse.ArgumentTypeError(f"expected 10 to 60000 milliseconds, got {value}")
-    return value
-
-
-def allowlist(text: str) -> tuple[netguard.Network, ...]:
-    try:
-        return netguard.parse_allowlist(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def add_parser(commands: Any) -> None:
-    parser = commands.add_parser(
-        "simulate",
-        help="play games between bots: engine bots, your bot's file, or push bots' URLs",
-        description="Play N games between bots (seats rotate each game), print the results and write every game "
-        "to a replay file. A bot is an engine bot's name, a Python file that defines choose(request) (played "
-        "in-process), or a push bot's http(s):// URL (played over HTTP, as the service would).",
-        epilog="Example: sorry-arena simulate --bots ./my_bot.py,greedy --games 200",
-    )
-    parser.add_argument("--game", choices=sorted(engine.GAMES), default="board")
-    board = parser.add_argument_group("board game options")
-    board.add_argument("--variant", choices=("standard", "team", "points"), default=None, help="default: standard")
-    board.add_argument("--edition", choices=("1992", "1972"), default=None, help="default: 1992")
-    card = parser.add_argument_group("card game options")
-    card.add_argument("--longer-game", action="store_true", help="play 'For a Longer Game' (A5)")
-    card.add_argument("--pawns", type=_pawns, default=None, help="pawns per player (default 4)")
-    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
-    parser.add_argument("--turn-cap", type=_positive, default=None, help="end a game after this many turns")
-    parser.add_argument("--games", type=_positive, default=100)
-    parser.add_argument("--seed", type=_seed, default=0)
-    parser.add_argument(
-        "--bots",
-        type=_bots,
-        default=["random", "greedy"],
-        metavar="BOT,BOT,...",
-        help=f"comma-separated, repeated to fill the seats: an engine bot ({', '.join(BOTS)}), a path to a .py "
-        "file that defines choose(request), or a push bot's http(s):// URL (default: random,greedy)",
-    )
-    bots = parser.add_argument_group("file and URL bots")
-    bots.add_argument(
-        "--move-timeout-ms",
-        type=_timeout_ms,
-        default=1000,
-        metavar="MS",
-        help="a bot's time per move, as a tournament's (default 1000; a file bot's call is timed)",
-    )
-    bots.add_argument(
-        "--secret",
-        default=None,
-        help=f"the secret that signs the requests to URL bots (default: ${SECRET_VARIABLE}; none: unsigned)",
-    )
-    bots.add_argument(
-        "--allow",
-        type=allowlist,
-        default=allowlist("loopback"),
-        metavar="NETWORKS",
-        help="where URL bots may be: loopback, addresses or CIDR networks, comma-separated (default: loopback)",
-    )
-    replays = parser.add_mutually_exclusive_group()
-    replays.add_argument(
-        "--replays",
-        metavar="FILE",
-        help="write every game to FILE, one JSON line each (default: replays/simulate-<UTC time>.jsonl)",
-    )
-    replays.add_argument("--no-replays", action="store_true", help="write no replay file")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.set_defaults(run=run, parser=parser)
 
 
 def settings_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:

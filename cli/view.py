@@ -5,7 +5,8 @@ refused, its problems printed) and imported into a temporary SQLite database thr
 (``store.gamelog``: ``create``, then ``advance``/``save`` of the actions as the engine applies them, then ``finish``
 with the record's result), so the viewer reads them as any stored game; a player per seat name. The service app
 (``service.app.create_app``) is served on 127.0.0.1 (never another address) by werkzeug until Ctrl-C; the
-temporary database is removed on the way out. A record without a result shows as a game in play.
+temporary database is removed on the way out. A record without a result shows as a game in play. Its parser:
+``cli/parsers/view.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 import engine
-from cli.options import bounded_int
 from cli.recordfiles import label, records_of
 from cli.replay import name
 from engine.records import RecordError, check
@@ -33,20 +33,6 @@ from store.models import Player
 HOST = "127.0.0.1"
 BATCH = 500
 """Moves per write of the game log."""
-
-
-def add_parser(commands: Any) -> None:
-    parser = commands.add_parser(
-        "view",
-        help="open the games of a records file in the web viewer (on 127.0.0.1)",
-        description="Check the game records of FILE, load them into a temporary database and serve the web "
-        "viewer for them on 127.0.0.1 until Ctrl-C. Records that do not check are refused.",
-    )
-    parser.add_argument("file", metavar="FILE", help="a JSON-lines file of game records; - for stdin")
-    parser.add_argument(
-        "--port", type=bounded_int(0, 65535, "a port"), default=0, help="port on 127.0.0.1 (default: a free one)"
-    )
-    parser.set_defaults(run=run, parser=parser)
 
 
 class Players:

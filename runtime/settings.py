@@ -59,7 +59,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from store.database import DEFAULT_DATABASE_URL, normalize_database_url
+from store.urls import DEFAULT_DATABASE_URL, normalize_database_url
 
 if TYPE_CHECKING:
     from limits import RateLimitItem

@@ -3,7 +3,7 @@
 SQLite (the embedded default) runs in WAL mode with ``synchronous=NORMAL`` and a busy timeout (commits about 5x
 faster than the default journal on this kind of machine; ``benchmarks/tournament.py`` measures a worker on it), and
 writers wait for each other instead of failing. ``postgres://`` and ``postgresql://`` URLs, as hosting platforms
-write them, use psycopg 3, the installed driver.
+write them, use psycopg 3, the installed driver (``store.urls``).
 
 A PostgreSQL connection taken from the pool is checked without a round trip (:func:`_check_idle`): an idle
 connection has nothing to read, so a socket with something to read, or with its end closed, was cut by the server
@@ -27,16 +27,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
 
-DEFAULT_DATABASE_URL = "sqlite:///sorry-arena.db"
-
-
-def normalize_database_url(url: str) -> str:
-    """Point a driverless PostgreSQL URL at psycopg 3 (SQLAlchemy's own default would be psycopg2)."""
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url.removeprefix(prefix)
-    return url
-
+from store.urls import normalize_database_url
 
 TRANSIENT = ("OperationalError", "InterfaceError")
 """PEP 249's names of the errors of a database that failed, not of the statement: SQLAlchemy's wrappers and each

@@ -21,9 +21,9 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, pool
 
-from store.database import normalize_database_url
 from store.models import Base
 from store.models.base import UTCDateTime
+from store.urls import normalize_database_url
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 

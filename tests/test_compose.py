@@ -224,7 +224,7 @@ def exactly(environ: Mapping[str, str]) -> Iterator[None]:
 @contextlib.contextmanager
 def recorders() -> Iterator[None]:
     """Replace the steps that would start serving with recorders of what they were given."""
-    import cli.serve
+    import cli.server
     import clients.__main__
     import store.migrate
     import tournament.dispatch.context
@@ -246,7 +246,7 @@ def recorders() -> Iterator[None]:
         raise _Started("bot", **options)
 
     with (
-        mock.patch.object(cli.serve.Server, "run", serve_api),
+        mock.patch.object(cli.server.Server, "run", serve_api),
         mock.patch.object(store.migrate, "upgrade", migrate),
         mock.patch.object(tournament.dispatch.worker, "run", work),
         mock.patch.object(clients.__main__, "serve", serve_bot),

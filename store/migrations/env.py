@@ -12,9 +12,9 @@ import os
 from alembic import context
 from sqlalchemy import create_engine, pool
 
-from store.database import DEFAULT_DATABASE_URL, normalize_database_url
 from store.migrate import render_item
 from store.models import Base  # the package: every table joins Base.metadata
+from store.urls import DEFAULT_DATABASE_URL, normalize_database_url
 
 config = context.config
 url: str = (

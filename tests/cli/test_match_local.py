@@ -1,8 +1,8 @@
 """``sorry-arena match`` between local bots, as a bot author runs it (a subprocess in a folder outside the
 repository, no service): the SPRT reaches its verdict on the service's paired schedule, the printed LLR is the
 test's own of the printed counts, every game is in the replay file (checked records, pairs on one deal with the
-seats swapped), a bot file plays, usage errors are sentences, and Ctrl-C prints what was decided so far; ``--json``
-on the service path too."""
+seats swapped), a bot file plays, usage errors are sentences (checked in-process, in such a folder), and Ctrl-C
+prints what was decided so far; ``--json`` on the service path too."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from tests.apikit import SQLITE_ONLY
 from tests.cli import test_tournament
 from tests.cli.simulatekit import COMMAND, PATIENCE_S, ROOT, replays, write_bot
 from tests.cli.test_tournament import Service, command
+from tests.cli.usagekit import usage_error
 
 service = test_tournament.service  # the live service fixture (for --json on the service path)
 
@@ -123,12 +124,18 @@ def test_a_bot_file_outside_the_repository_plays_greedy(tmp_path: Path) -> None:
         (["nonsense", "random"], "unknown bot(s) 'nonsense'"),
     ],
 )
-def test_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
+def test_usage_errors(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
     write_bot(tmp_path, "my_bot.py", BOT)
-    done = match(tmp_path, *args, "--game", "card")
-    assert done.returncode == 2, (done.stdout, done.stderr)
-    assert "usage: sorry-arena match" in done.stderr and message in done.stderr, done.stderr
-    assert "Traceback" not in done.stderr
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SORRY_ARENA_API", "http://127.0.0.1:9")
+    err = usage_error(capsys, "match", *args, "--game", "card")
+    assert "usage: sorry-arena match" in err and message in err, err
 
 
 STOPS_IN_GAME_4 = """

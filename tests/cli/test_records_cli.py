@@ -1,7 +1,8 @@
 """``sorry-arena export`` and ``sorry-arena replay``, run as a user runs them (subprocesses of the installed
 command): a small tournament played into a database (SQLite and PostgreSQL) is exported from the database and
 through the API alike, every record replays; a tampered record is named with its ply (exit 1); a file that is not
-JSON lines is refused with its line (exit 2); an unknown tournament and an unreachable service are one-line errors."""
+JSON lines is refused with its line (exit 2); an unknown tournament and an unreachable service are one-line errors;
+and bad flags of ``export`` are usage errors (checked in-process)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from tests.arenakit import (
     wait_done,
 )
 from tests.botservers import closed_port
+from tests.cli.usagekit import usage_error
 from tests.conftest import dispose
 from tests.liveserver import serving
 
@@ -153,10 +155,11 @@ def test_export_from_a_database_that_cannot_be_read_is_one_line(tmp_path: Path) 
         (["--tournament", "1", "--database-url", "mysql+nodriver://x"], "--database-url"),
     ],
 )
-def test_export_usage_errors(flags: list[str], message: str) -> None:
-    completed = sorry_arena("export", *flags)
-    assert completed.returncode == 2
-    assert message in completed.stderr and "Traceback" not in completed.stderr
+def test_export_usage_errors(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
+) -> None:
+    monkeypatch.delenv("SORRY_ARENA_API", raising=False)
+    assert message in usage_error(capsys, "export", *flags)
 
 
 def good_records() -> list[dict[str, object]]:

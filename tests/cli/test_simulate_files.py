@@ -1,6 +1,6 @@
 """``sorry-arena simulate`` with a bot author's file: ``--bots ./my_bot.py,greedy`` run as the author runs it, in a
 folder outside the repository; the request its ``choose`` gets; faults and forfeits by the service's rules; the
-replay file; bad files and flags as usage errors, never a traceback."""
+replay file; bad files and flags as usage errors, never a traceback (the flags checked in-process)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.simulatekit import ROOT, replays, report, simulate, usage_error, write_bot
+from tests.cli.usagekit import usage_error as in_process_usage_error
 
 RAISES = """
     def choose(request):
@@ -246,6 +247,13 @@ def test_bad_bots_are_usage_errors(tmp_path: Path, files: dict[str, str], bots: 
         pytest.param(["--replays", "x.jsonl", "--no-replays"], "not allowed with argument", id="replays-both"),
     ],
 )
-def test_bad_runner_flags_are_usage_errors(tmp_path: Path, flags: list[str], message: str) -> None:
-    err = usage_error(simulate(tmp_path, "--games", "1", *flags))
-    assert message in err, err
+def test_bad_runner_flags_are_usage_errors(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    err = in_process_usage_error(capsys, "simulate", "--games", "1", *flags)
+    assert "usage: sorry-arena simulate" in err and message in err, err

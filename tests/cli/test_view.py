@@ -22,6 +22,7 @@ import pytest
 import engine
 from engine import records
 from tests.botservers import closed_port
+from tests.cli.usagekit import usage_error
 from tests.service.web.browser import launched, screenshot
 
 COMMAND = str(Path(sys.executable).with_name("sorry-arena"))
@@ -182,7 +183,9 @@ def test_the_viewer_refuses_files_it_cannot_show(
         assert "game 3: refused: ply 4: seat" in completed.stderr
 
 
-def test_the_viewer_listens_on_loopback_only_and_says_when_the_port_is_taken(tmp_path: Path) -> None:
+def test_the_viewer_listens_on_loopback_only_and_says_when_the_port_is_taken(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "games.jsonl"
     path.write_text(records.dumps(tournament_like_record(3, ["a", "b"], game_id=1)) + "\n")
     with socket.socket() as taken:
@@ -194,5 +197,4 @@ def test_the_viewer_listens_on_loopback_only_and_says_when_the_port_is_taken(tmp
         )
     assert completed.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in completed.stderr
-    usage = subprocess.run([COMMAND, "view", str(path), "--host", "0.0.0.0"], capture_output=True, text=True)
-    assert usage.returncode == 2 and "unrecognized arguments: --host" in usage.stderr
+    assert "unrecognized arguments: --host" in usage_error(capsys, "view", str(path), "--host", "0.0.0.0")

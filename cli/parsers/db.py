@@ -1,0 +1,34 @@
+"""The parser of ``sorry-arena db`` and its actions (``upgrade``, ``current``, ``check``, ``revision``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cli.options import add_database_url
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser("db", help="migrate the database", description="Manage the database schema.")
+    actions = parser.add_subparsers(dest="db_command", required=True, metavar="ACTION")
+
+    upgrade = actions.add_parser("upgrade", help="migrate the database to the newest revision")
+    add_database_url(upgrade)
+    upgrade.set_defaults(parser=upgrade)
+
+    current = actions.add_parser("current", help="print the database's revision")
+    add_database_url(current)
+    current.set_defaults(parser=current)
+
+    check = actions.add_parser("check", help="exit 1 when the database's schema differs from the models")
+    add_database_url(check)
+    check.set_defaults(parser=check)
+
+    revision = actions.add_parser(
+        "revision",
+        help="write a new migration from the models (developers)",
+        description="Autogenerate store/migrations/versions/NNNN_MESSAGE.py from the difference between the "
+        "models and the database (run `db upgrade` on it first); review the file before committing it.",
+    )
+    revision.add_argument("-m", "--message", required=True, help="what the migration does")
+    add_database_url(revision)
+    revision.set_defaults(parser=revision)
