@@ -33,7 +33,7 @@ from rich.console import Console
 import engine
 from botlink import netguard
 from cli import simulate_play
-from cli.match import EXIT, llr_bar, show, summary, verdict_line
+from cli.match_report import EXIT, llr_bar, show, summary, verdict_line
 from cli.parsers.simulate import SECRET_VARIABLE
 from cli.simulate import Interrupts
 from cli.simulate_bots import BotError, Player, load_bots
