@@ -1,1 +1,1 @@
-"""Benchmarks behind every figure in the README (``make bench``); a package only so that tests can import them."""
+"""Benchmarks behind every figure of docs/performance.md; a package only so that tests can import them."""

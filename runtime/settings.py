@@ -1,4 +1,4 @@
-"""Settings of the service, read from the environment (documented in the README and compose.yaml).
+"""Settings of the service, read from the environment (documented in docs/deploy.md and compose.yaml).
 
 - ``DATABASE_URL``: SQLAlchemy URL; default a SQLite file ``sorry-arena.db`` in the working directory.
   ``postgres://`` and ``postgresql://`` URLs (as hosting platforms write them) use psycopg 3, the installed driver.

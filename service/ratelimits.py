@@ -61,7 +61,7 @@ REDIS_KEY_PREFIX = "sorry-arena:limits:"
 
 TOO_MANY = {
     "schema": ErrorSchema,
-    "description": "over a rate limit: the message names it and the wait (SORRY_ARENA_LIMIT_* in the README)",
+    "description": "over a rate limit: the message names it and the wait (SORRY_ARENA_LIMIT_* in docs/deploy.md)",
     "headers": {
         "Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}},
         "X-RateLimit-Limit": {"description": "requests allowed per window", "schema": {"type": "integer"}},

@@ -1,7 +1,7 @@
 """Request and response bodies of the API (marshmallow), which flask-smorest turns into the OpenAPI document.
 
-Engine views, action descriptions and events are JSON objects whose fields depend on the game (see the README's
-game API section); the schemas name them and describe their common fields.
+Engine views, action descriptions and events are JSON objects whose fields depend on the game (see docs/api.md,
+"The game API"); the schemas name them and describe their common fields.
 """
 
 from __future__ import annotations

@@ -181,7 +181,7 @@ ERRORS = ["EngineError", "IllegalActionError", "SettingsError", "StateError"]
 FUNCTIONS = ["new_game", "normalize_settings", "opening_events", "decision", "legal_actions", "is_over", "result"]
 FUNCTIONS += ["apply", "fallback_action", "view", "to_json", "from_json", "replay", "copy", "determinize"]
 DOCUMENTED = sorted([*TYPES, *ERRORS, *FUNCTIONS, "GAMES"])
-"""The documented API (engine/api.py's docstring, README "The game API"), one name per operation."""
+"""The documented API (engine/api.py's docstring, docs/api.md "The game API"), one name per operation."""
 
 
 def test_the_package_exports_exactly_the_api_module_and_it_exactly_the_documented_names() -> None:
