@@ -244,18 +244,15 @@ def clean_debug(text: Any) -> str | None:
 
 def save(session: Session, write: Advance) -> bool:
     """Run ``write`` in the session's transaction (the caller commits); ``False``, with nothing written, when the
-    guard did not hold (the game moved on, or is not active). Its statements are compiled once per database
-    (``fastlane.compiled``) and their rows go to the driver as they are: a worker's batch of moves costs a few
-    microseconds a row, not SQLAlchemy's per-row processing."""
+    guard did not hold (the game moved on, or is not active). Core statements on the session's connection (a
+    batch's action rows in one call to the driver)."""
     connection = session.connection()
     statement, values = write.condition
-    compiled = fastlane.compiled(statement, connection.engine)
-    if connection.exec_driver_sql(compiled.sql, compiled.parameters(values)).rowcount != 1:
+    if connection.execute(statement, values).rowcount != 1:
         return False
     for statement, rows in write.then:
         if rows:
-            compiled = fastlane.compiled(statement, connection.engine)
-            connection.exec_driver_sql(compiled.sql, compiled.many(rows))
+            connection.execute(statement, rows)
     return True
 
 
@@ -318,17 +315,17 @@ def create(
         "created_by": created_by,
         "now": moment,
     }
-    row = fastlane.first(session, _CREATE, values)
+    row = session.connection().execute(_CREATE, values).first()
     assert row is not None
     created = replace(created, id=int(row[0]))
-    fastlane.executemany(
-        session,
-        _SEAT,
-        [
-            {"game_id": created.id, "seat": seat, "player_id": player, "now": moment}
-            for seat, player in enumerate(players)
-        ],
-    )
+    if players:
+        session.connection().execute(
+            _SEAT,
+            [
+                {"game_id": created.id, "seat": seat, "player_id": player, "now": moment}
+                for seat, player in enumerate(players)
+            ],
+        )
     return created
 
 

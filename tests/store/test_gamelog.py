@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import engine
-from store import eventlog, gamelog
+from store import eventlog, fastlane, gamelog, groupcommit
 from store.database import make_engine, sessions
 from store.fastlane import Lane, Statements
 from store.models import ActionRecord, Game, Player, Seat
@@ -240,21 +240,36 @@ def test_settings_that_describe_no_game_are_refused_before_anything_is_written(d
         assert session.scalar(select(Game.id)) is None
 
 
-def one_move_lane(database: Engine) -> tuple[Lane, list[int]]:
-    """A fast lane, and the number of statements of each write it hands to its writer (in order)."""
-    statements = Statements(database)
+def one_move_lane(database: Engine, monkeypatch: pytest.MonkeyPatch) -> tuple[Lane, list[int]]:
+    """A fast lane, and the number of statements of each write it runs (in order), through the process's writer
+    or on its own connection."""
     steps: list[int] = []
-    save = statements.writer.save
 
-    def counting(write: Any) -> bool:
-        steps.append(len(write.steps))
-        return save(write)
+    def counting(cursor: Any, write_steps: list[Any]) -> bool:
+        steps.append(len(write_steps))
+        return groupcommit.run(cursor, write_steps)
 
-    statements.writer.save = counting  # type: ignore[method-assign]
+    monkeypatch.setattr(fastlane, "run", counting)
+    statements = Statements(database)
+    if statements.writer is not None:
+        monkeypatch.setattr(statements.writer, "_transaction", counted_batches(statements.writer, steps))
     return Lane(statements), steps
 
 
-def test_one_move_writes_through_the_fast_lane_play_a_game_to_its_end(database: Engine) -> None:
+def counted_batches(writer: groupcommit.Writer, steps: list[int]) -> Any:
+    """The writer's ``_transaction``, noting the statements of each write of a batch."""
+    transaction = writer._transaction
+
+    def counted(connection: Any, batch: list[groupcommit.Write]) -> None:
+        steps.extend(len(write.steps) for write in batch)
+        transaction(connection, batch)
+
+    return counted
+
+
+def test_one_move_writes_through_the_fast_lane_play_a_game_to_its_end(
+    database: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A pull bot's writes, one move each, to the game's end: one statement each on PostgreSQL (the UPDATE and the
     action row in one round trip), two on SQLite; the rows are the engine's either way."""
     with sessions(database)() as session:
@@ -262,7 +277,7 @@ def test_one_move_writes_through_the_fast_lane_play_a_game_to_its_end(database: 
         game_id = gamelog.create(session, "card", SETTINGS, SEED, 2, seated[0], seated[1:]).id
         session.commit()
     state = engine.new_game("card", SETTINGS, SEED)
-    lane, steps = one_move_lane(database)
+    lane, steps = one_move_lane(database, monkeypatch)
     moves: list[gamelog.Move] = []
     while not engine.is_over(state):
         move = play_moves(state, len(moves), 1)[0]
@@ -284,7 +299,9 @@ def test_one_move_writes_through_the_fast_lane_play_a_game_to_its_end(database: 
     assert gamelog.as_utc(actions[-1].created_at) == gamelog.as_utc(game.updated_at)
 
 
-def test_a_one_move_write_that_is_refused_writes_nothing(database: Engine) -> None:
+def test_a_one_move_write_that_is_refused_writes_nothing(
+    database: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Through the fast lane, a one-move write at a stale ply, or into a game that is over, changes no row and
     adds no action; one whose action row a unique key refuses fails whole (the game stays at its ply)."""
     with sessions(database)() as session:
@@ -295,7 +312,7 @@ def test_a_one_move_write_that_is_refused_writes_nothing(database: Engine) -> No
     first = gamelog.advance(game_id, play_moves(state, 0, 1), state)
     late = engine.new_game("board", SETTINGS, SEED)
     stale = gamelog.advance(game_id, play_moves(late, 0, 1), late)
-    lane, steps = one_move_lane(database)
+    lane, steps = one_move_lane(database, monkeypatch)
     assert lane.write(game_id, first.condition, *first.then)
     assert not lane.write(game_id, stale.condition, *stale.then), "ply 0 was answered"
     clash = gamelog.advance(game_id, play_moves(state, 1, 1), state)
