@@ -224,6 +224,27 @@ def test_a_second_write_of_one_ply_is_refused_by_the_unique_key(database: Engine
     assert len(actions) == 1
 
 
+def test_a_batch_whose_action_row_a_unique_key_refuses_fails_whole(database: Engine) -> None:
+    """A worker's batch (on PostgreSQL one statement: the guarded UPDATE and every action row) with a row that clashes
+    with one already there: nothing of it is saved, the game stays at its ply."""
+    with sessions(database)() as session:
+        seated = players(session, 3)
+        game_id = gamelog.create(session, "board", SETTINGS, SEED, 2, seated[0], seated[1:]).id
+        session.commit()
+    state = engine.new_game("board", SETTINGS, SEED)
+    write = gamelog.advance(game_id, play_moves(state, 0, 3), state)
+    planted = {key: write.then[0][1][2][key] for key in ("game_id", "ply", "seat", "action")}
+    with sessions(database)() as session:
+        session.add(ActionRecord(**planted, debug="planted"))
+        session.commit()
+        with pytest.raises(IntegrityError):
+            gamelog.save(session, write)
+        session.rollback()
+        ply = session.scalar(select(Game.ply).where(Game.id == game_id))
+        rows = session.execute(select(ActionRecord.ply, ActionRecord.debug).where(ActionRecord.game_id == game_id))
+        assert ply == 0 and rows.all() == [(2, "planted")]
+
+
 @pytest.mark.parametrize("plies", [[], [0, 2], [1, 0]], ids=["no moves", "a gap", "out of order"])
 def test_an_advance_needs_consecutive_moves(plies: list[int]) -> None:
     moves = [gamelog.Move(ply, 0, "x") for ply in plies]
