@@ -46,7 +46,8 @@ _DONE = (
 )
 _VERSIONS = (
     select(BotVersion.id, BotVersion.bot_id, BotVersion.created_at <= Game.created_at)
-    .where(Game.id == param("game_id"), BotVersion.bot_id.in_(bindparam("bots", expanding=True)))
+    .join(Game, Game.id == param("game_id"))  # the one game's row beside each version (no cartesian product)
+    .where(BotVersion.bot_id.in_(bindparam("bots", expanding=True)))
     .order_by(BotVersion.number)
 )
 """Each version of the game's bots, in order, and whether it was made by the game's start."""
