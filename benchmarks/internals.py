@@ -7,25 +7,28 @@ average beside them). docs/performance.md, "Library internals: kept or replaced"
     .venv/bin/python benchmarks/internals.py database --internal-root OLD [--rounds 5] [--games 4]
     .venv/bin/python benchmarks/internals.py groupcommit [--rounds 5] [--threads 8] [--moves 100]
 
-(each database measurement on SQLite and on PostgreSQL: ``--database-url`` names the server, default
-postgresql+psycopg://postgres@127.0.0.1:5432, where a database of the benchmark's own is created and dropped; ``''``:
-SQLite only). ``OLD`` is a checkout of the code that used the internals, e.g.
-``git archive 625f2f8 | tar -x -C /tmp/before``: a variant replaced by the public API lives on only there, and each
-measurement runs in a process of its own from its checkout (as ``benchmarks/tournament.py --compare-root``).
+(``worker``, ``database`` and ``groupcommit`` on SQLite and on PostgreSQL: ``--database-url`` names the server,
+default postgresql+psycopg://postgres@127.0.0.1:5432, where a database of the benchmark's own is created and
+dropped; ``''``: SQLite only; ``--no-sqlite``: PostgreSQL only). ``OLD`` is a checkout of the code that used the
+internals, e.g. ``git archive 625f2f8 | tar -x -C /tmp/before``: a variant replaced by the public API lives on only
+there, and each measurement runs in a process of its own from its checkout (as ``benchmarks/tournament.py
+--compare-root``). The gain printed is the first variant's CPU over the other's: 1.1 is a tenth less CPU per unit.
 
 - ``botcall``: botlink's call to a push bot (``BotConnection.move`` with a real move request, ``--threads`` threads
   on their own connections to two bots, as a worker's game slots call): CPU of the calling threads per call.
-  ``OLD``'s rewired urllib3 connections (one write per request, a socket without timeout, no poll) against this
-  checkout's public ``urllib3.connection.HTTPConnection`` with a socket timeout and a watchdog.
-- ``worker``: the RQ worker's CPU per game job (``--jobs`` jobs of games that are no longer to be played, so each
-  is the worker's bookkeeping of a job and a look-up of its game, the same in both variants) for this checkout's
-  worker and, in the same checkout, the same worker with RQ's own lifecycle of a job, heartbeat, state and
-  suspension check (:class:`PlainWorker`: what RQ's documented ``SimpleWorker`` does); with ``OLD``, its worker too.
-- ``database``: the statements of a move (on SQLite and PostgreSQL): a worker's saves of a game, 64 moves per
-  transaction (``gamelog.advance`` + ``save`` + commit, and a game's creation), CPU per move; and a pull bot's move
-  through the API (``GET`` then ``POST .../actions`` on a Flask test client, one game per client thread), CPU per
-  move of the service's process. ``OLD``'s fast lane (statements compiled once, run on a DB-API cursor, reading
-  private attributes of SQLAlchemy's compiler) against this checkout's plain Core (``connection.execute``).
+  ``OLD``'s rewired urllib3 connections (one write per request, a socket subclass without timeout, no poll) against
+  this checkout's public ``urllib3.connection.HTTPConnection`` and its watchdog.
+- ``worker``: the RQ worker's CPU per game job (``--jobs`` jobs of games that are not there to play, so each is the
+  worker's bookkeeping of a job, a look-up of its game and the queue's top-up) for this checkout's worker and, in
+  the same checkout, the same worker with RQ's own lifecycle of a job, heartbeat, state and suspension check
+  (:class:`PlainWorker`: what RQ's documented ``SimpleWorker`` does); with ``OLD``, its worker too (whose look-up
+  and top-up ran the fast lane's compiled statements).
+- ``database``: the statements of a move: a worker's saves of a game, 64 moves per transaction (``gamelog.advance``
+  + ``save`` + commit, and a game's creation), CPU per move, ``OLD``'s fast lane (statements compiled once, run on
+  a DB-API cursor, reading private attributes of SQLAlchemy's compiler) against this checkout's plain Core
+  (``connection.execute``); and a pull bot's move through the API (``GET`` then ``POST .../actions`` on a Flask
+  test client), CPU per move of the service's process, this checkout's request lane (compiled) against
+  :class:`PlainLane` (SQLAlchemy's public API).
 - ``groupcommit``: ``--threads`` threads each saving one-move writes of a game of its own through the process's
   writer (``store.groupcommit``: the moves that come together saved in one transaction), against a transaction per
   write, in this checkout: moves/s and the process's CPU per move (and the PostgreSQL server's).
@@ -199,16 +202,26 @@ def worker_jobs(root: Path, variant: str, database_url: str, redis_url: str, job
     return used / jobs * 1e6
 
 
-def worker(internal_root: Path | None, rounds: int, jobs: int) -> dict[str, Any]:
-    with own_redis(None) as redis_url, own_database(None) as database_url:
-        variants: dict[str, Callable[[], float]] = {
-            "plain": lambda: worker_jobs(ROOT, "plain", database_url, redis_url, jobs),
-            "internal": lambda: worker_jobs(ROOT, "own", database_url, redis_url, jobs),
-        }
-        if internal_root is not None:
-            variants["old"] = lambda: worker_jobs(internal_root, "own", database_url, redis_url, jobs)
-        found, median = interleaved(variants, rounds, "us_per_job")
-    return {"rounds": found, "median": median}
+def worker(
+    internal_root: Path | None, rounds: int, jobs: int, server_url: str | None, sqlite: bool
+) -> dict[str, Any]:
+    """Per database (PostgreSQL at ``server_url``, SQLite): the rounds of each variant's CPU per game job."""
+    found: dict[str, Any] = {}
+    for server in [*([server_url] if server_url else []), *([None] if sqlite else [])]:
+        kind = "sqlite" if server is None else "postgresql"
+        print(f"{kind}:", file=sys.stderr, flush=True)
+        with own_redis(None) as redis_url, own_database(server) as database_url:
+            variants: dict[str, Callable[[], float]] = {
+                "plain": functools.partial(worker_jobs, ROOT, "plain", database_url, redis_url, jobs),
+                "internal": functools.partial(worker_jobs, ROOT, "own", database_url, redis_url, jobs),
+            }
+            if internal_root is not None:
+                variants["old"] = functools.partial(
+                    worker_jobs, internal_root, "own", database_url, redis_url, jobs
+                )
+            rows, median = interleaved(variants, rounds, "us_per_job")
+        found[f"{kind}_worker"] = {"rounds": rows, "median": median}
+    return found
 
 
 # --- database --------------------------------------------------------------------------------------------------
@@ -539,7 +552,7 @@ def main() -> int:
     group.add_argument("--rounds", type=int, default=5)
     group.add_argument("--threads", type=int, default=8)
     group.add_argument("--moves", type=int, default=100)
-    for command in (data, group):
+    for command in (work, data, group):
         command.add_argument("--database-url", default=DEFAULT_SERVER, help="a PostgreSQL server ('' for none)")
         command.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
     for command in (call, work, data, group):
@@ -556,7 +569,8 @@ def main() -> int:
         results = {"botcall": botcall(args.internal_root, args.rounds, args.seconds, args.threads)}
         unit = "CPU us per call"
     elif args.command == "worker":
-        results = {"worker": worker(args.internal_root, args.rounds, args.jobs)}
+        server = args.database_url or None
+        results = worker(args.internal_root, args.rounds, args.jobs, server, not args.no_sqlite)
         unit = "worker CPU us per game job"
     elif args.command == "database":
         server = args.database_url or None

@@ -44,8 +44,8 @@ def test_botcall_prints_the_cpu_per_call_of_both_variants() -> None:
 
 
 def test_worker_prints_the_cpu_per_game_job_of_both_variants() -> None:
-    found = run("worker", "--rounds", "1", "--jobs", "5")
-    median = found["worker"]["median"]
+    found = run("worker", "--rounds", "1", "--jobs", "5", "--database-url", "")
+    median = found["sqlite_worker"]["median"]
     assert median["plain_us_per_job"] >= 0 and median["internal_us_per_job"] >= 0 and "load" in median
 
 
