@@ -1,4 +1,4 @@
-"""Tournament speed: moves/s of RQ workers playing push bots over HTTP, against the worker's own bot client alone.
+"""Tournament speed: the worker's CPU per move beyond its bot calls, and the machine's moves/s against its ceiling.
 
     .venv/bin/python benchmarks/tournament.py [--bots 4] [--game board] [--rounds 6] [--repeat 3] [--slots 8]
         [--seconds 3] [--redis-url EMPTY_DATABASE] [--database-url postgresql+psycopg://HOST:PORT]
@@ -17,18 +17,16 @@ machine's load falls on all of them alike):
   :class:`botlink.calls.BotConnection` to one of the bots (thread ``i`` to bot ``i % bots``), call ``move`` for
   ``--seconds`` with a real move request (a position of ``--game`` with its legal actions; the connection
   serialises, signs, sends, reads and checks it): calls/s, all threads together.
-- 1 worker, then 2 workers (``sorry-arena worker --games SLOTS`` processes, started and registered with Redis
-  before the clock starts): a round robin of ``--game`` between the bots (table of 2, ``--rounds`` rounds) is
+- 1 worker, then one worker per core (``sorry-arena worker --games SLOTS`` processes, started and registered with
+  Redis before the clock starts): a round robin of ``--game`` between the bots (table of 2, ``--rounds`` rounds) is
   created through the API and played to its end. The figure is the moves saved by the workers divided by the time
   from the tournament's creation to its last game's result, both as stored in the database (the final standings
   fit comes after and is not counted; this process polls only every 0.25 s).
 
 With ``--compare-root``, each round also plays the 1-worker tournament with a worker started from another checkout
 of the project (another version of the worker, e.g. ``git archive <commit> | tar -x -C DIR``; it must work with
-this checkout's database schema), and prints this worker's moves/s over that one's, measured in the same round: an
-A/B of two versions of the worker. It measures that checkout's bare client too (its own ``bare_calls``): how far the
-baseline moved between the versions, and that version's own ratio of one worker to its bare client, in the same
-rounds (a change that speeds the client speeds the baseline as well).
+this checkout's database schema), and measures that checkout's bare client too: an A/B of two versions of the
+worker, each figure below taken for both in the same rounds.
 
 The cores are kept awake throughout (:func:`awake_cores`: one spinning process per core at Linux's lowest
 priority, ``SCHED_IDLE``, which runs only when nothing else wants the core), unless ``--idle-cores``. A core left
@@ -38,16 +36,20 @@ cores the bare rate drops by a third to a half in some rounds and not in others,
 The 1-minute load average printed counts the spinners (one per core).
 
 Each measurement also reads the CPU time used meanwhile (Linux's /proc): by the bare client's threads and by the
-bots, per call; by the worker (from the tournament's creation to its end) and by the bots, per move; on PostgreSQL
-(a server on this machine), by the server's processes that serve the benchmark's database, per move of one worker
-(the work the worker's statements cost the server, on the same cores).
-Every round is printed with the 1-minute load average before and after it, then the medians over the rounds of
-the two ratios, each taken within its round: one worker's moves/s over the bare calls/s (goal >= 0.7) and two
-workers' moves/s over one worker's (goal >= 1.6). The machine is shared (the bots, the workers and this process
-share its cores): compare the ratios, not figures across runs. Last, what the first ratio asks in CPU: the worker and
-its bare client are each bound by their interpreter's lock, so that ratio follows the bare client's CPU per call over
-the worker's CPU per move, and 0.7 needs a move to cost the worker at most 1/0.7 calls (its work besides the call at
-most 0.43 of one); the median of how far beyond one call a move's CPU went is printed (``worker_cpu_beyond_call``).
+bots, per call; by the workers (from the tournament's creation to its end) and by the bots, per move; on PostgreSQL
+(a server on this machine), by the server's processes that serve the benchmark's database, per move (the work the
+workers' statements cost the server, on the same cores). Every round is printed with the 1-minute load average
+before and after it, then the medians over the rounds of the figures, each taken within its round:
+
+- the worker's CPU per move beyond the bot call: the 1-worker CPU per move minus the bare client's CPU per call
+  (the engine, the request's making, the saves, a game's start and end, the queue; goal <= 150 us);
+- moves per worker core-second: moves over the 1 worker's CPU seconds;
+- the machine's share of its ceiling: the moves/s of one worker per core over cores / (the workers', the bots' and
+  the database server's CPU per move, in that run): how much of the machine the moves use (goal >= 0.85);
+- one worker per core's moves/s over one worker's.
+
+Throughput ratios of processes that share the machine's cores with the bots and the load of others are not the
+worker's cost: CPU per move is. The machine is shared: compare figures of one run, not across runs.
 
 :func:`rows` runs the measurements and returns one dict per round, for other benchmarks to call.
 """
@@ -92,12 +94,12 @@ from store.models import (  # noqa: E402
 SECRET = "benchmark-secret-" + "x" * 24
 DEFAULT_SLOTS = 8
 """A worker's game slots by default (``SORRY_ARENA_GAMES_PER_WORKER``)."""
-GOAL_VS_BARE = 0.7
-GOAL_TWO_VS_ONE = 1.6
-BEYOND_CALL_FOR_GOAL = round(1 / GOAL_VS_BARE - 1, 2)
-"""The most a worker's CPU per move may exceed its bare client's CPU per call, in calls, for ``GOAL_VS_BARE``: each
-is bound by its interpreter's lock, so one worker's moves/s over the bare calls/s follows the bare client's CPU per
-call over the worker's CPU per move."""
+GOAL_BEYOND_CALL_US = 150
+"""The most CPU a move may cost a worker beyond its bot call (us)."""
+GOAL_CEILING_SHARE = 0.85
+"""The least share of the machine's ceiling (cores over the CPU per move of workers, bots and database) that one
+worker per core reaches."""
+CORES = os.cpu_count() or 1
 WARM_UP_CALLS = 10
 """Calls each bare thread makes before the clock starts: its connection open, every code path warm."""
 
@@ -505,12 +507,13 @@ def rows(
                         moves, elapsed = tournament_moves(client, token, bot_ids, game, rounds, sessions)
                         worker_cpu, bots_cpu = cpu_seconds(pids) - worker_cpu, cpu_seconds(bot_pids) - bots_cpu
                         server_used = server_cpu_used(server_cpu, server_cpu_seconds(sessions))  # workers still up
-                    figures = {f"{key}_moves_per_s": moves / elapsed}
-                    if count == 1:
-                        figures[f"{key}_cpu_us_per_move"] = worker_cpu / moves * 1e6
-                        figures[f"{key}_bots_cpu_us_per_move"] = bots_cpu / moves * 1e6
-                        if server_used is not None:
-                            figures[f"{key}_database_cpu_us_per_move"] = server_used / moves * 1e6
+                    figures = {
+                        f"{key}_moves_per_s": moves / elapsed,
+                        f"{key}_cpu_us_per_move": worker_cpu / moves * 1e6,
+                        f"{key}_bots_cpu_us_per_move": bots_cpu / moves * 1e6,
+                    }
+                    if server_used is not None:
+                        figures[f"{key}_database_cpu_us_per_move"] = server_used / moves * 1e6
                     return figures
 
                 return measure
@@ -518,7 +521,7 @@ def rows(
             measurements: dict[str, Callable[[], dict[str, float]]] = {
                 "bare": bare("bare"),
                 "one_worker": on_workers("one_worker", 1),
-                "two_workers": on_workers("two_workers", 2),
+                "core_workers": on_workers("core_workers", CORES),
             }
             if compare_root is not None:
                 measurements["one_worker_compare"] = on_workers("one_worker_compare", 1, compare_root)
@@ -529,24 +532,39 @@ def rows(
                 for key in order:
                     row.update({name: round(value, 1) for name, value in measurements[key]().items()})
                 row["load_after"] = load_average()
-                row["one_worker_vs_bare"] = round(row["one_worker_moves_per_s"] / row["bare_calls_per_s"], 3)
-                row["two_workers_vs_one"] = round(
-                    row["two_workers_moves_per_s"] / row["one_worker_moves_per_s"], 3
-                )
-                row["worker_cpu_beyond_call"] = round(
-                    row["one_worker_cpu_us_per_move"] / row["bare_client_cpu_us_per_call"] - 1, 3
+                row.update(derived(row, "one_worker", "bare"))
+                row["ceiling_share"] = ceiling_share(row, "core_workers")
+                row["core_workers_vs_one"] = round(
+                    row["core_workers_moves_per_s"] / row["one_worker_moves_per_s"], 3
                 )
                 if compare_root is not None:
-                    compared = row["one_worker_moves_per_s"] / row["one_worker_compare_moves_per_s"]
-                    row["one_worker_vs_compare"] = round(compared, 3)
-                    row["bare_vs_compare"] = round(row["bare_calls_per_s"] / row["bare_compare_calls_per_s"], 3)
-                    row["one_worker_vs_bare_of_compare"] = round(
-                        row["one_worker_compare_moves_per_s"] / row["bare_compare_calls_per_s"], 3
+                    row.update(
+                        {
+                            f"{name}_of_compare": value
+                            for name, value in derived(row, "one_worker_compare", "bare_compare").items()
+                        }
                     )
                 found.append(row)
             app.extensions["db_engine"].dispose()
         connection.close()
     return found
+
+
+def derived(row: dict[str, Any], worker: str, bare: str) -> dict[str, float]:
+    """A round's figures of the worker ``worker`` against its bare client ``bare``: its CPU per move beyond the
+    client's CPU per call (us), and its moves per CPU second."""
+    cpu = row[f"{worker}_cpu_us_per_move"]
+    return {
+        "worker_beyond_call_us": round(cpu - row[f"{bare}_client_cpu_us_per_call"], 1),
+        "moves_per_worker_core_s": round(1e6 / cpu, 1),
+    }
+
+
+def ceiling_share(row: dict[str, Any], workers: str) -> float:
+    """The moves/s of the run ``workers`` over the machine's ceiling: its cores over the CPU per move of that run's
+    workers, bots and database server (none on SQLite, whose work is the workers')."""
+    per_move = sum(float(row.get(f"{workers}_{part}cpu_us_per_move", 0.0)) for part in ("", "bots_", "database_"))
+    return round(float(row[f"{workers}_moves_per_s"]) / (CORES * 1e6 / per_move), 3)
 
 
 def summary(found: list[dict[str, Any]]) -> dict[str, float]:
@@ -632,43 +650,40 @@ def main() -> int:
         f"{args.slots} slots per worker and bare threads, "
         + ("cores left to sleep" if args.idle_cores else "cores kept awake (the load counts one spinner per core)")
     )
-    print("round  load before/after  bare calls/s  1 worker moves/s  2 workers moves/s  1 worker/bare  2/1")
+    print(
+        f"round  load before/after  worker beyond call us/move  moves per worker core-s  {CORES} workers moves/s"
+        "  share of ceiling"
+    )
     for row in found:
         print(
-            f"{row['round']:5}  {row['load_before']:6.2f} / {row['load_after']:<6.2f}  {row['bare_calls_per_s']:12.1f}"
-            f"  {row['one_worker_moves_per_s']:16.1f}  {row['two_workers_moves_per_s']:17.1f}"
-            f"  {row['one_worker_vs_bare']:13.3f}  {row['two_workers_vs_one']:5.3f}"
+            f"{row['round']:5}  {row['load_before']:6.2f} / {row['load_after']:<6.2f}"
+            f"  {row['worker_beyond_call_us']:26.0f}  {row['moves_per_worker_core_s']:23.0f}"
+            f"  {row['core_workers_moves_per_s']:{len(str(CORES)) + 16}.1f}  {row['ceiling_share']:16.3f}"
         )
-    print(f"median 1 worker / bare calls:  {medians['one_worker_vs_bare']:.3f}   (goal >= {GOAL_VS_BARE})")
-    print(f"median 2 workers / 1 worker:   {medians['two_workers_vs_one']:.3f}   (goal >= {GOAL_TWO_VS_ONE})")
-    print(
-        f"median CPU: bare client {medians['bare_client_cpu_us_per_call']:.0f} us/call"
-        f" (the bots {medians['bare_bots_cpu_us_per_call']:.0f}),"
-        f" 1 worker {medians['one_worker_cpu_us_per_move']:.0f} us/move"
-        f" (the bots {medians['one_worker_bots_cpu_us_per_move']:.0f}"
-        + (
-            f", PostgreSQL {medians['one_worker_database_cpu_us_per_move']:.0f})"
-            if "one_worker_database_cpu_us_per_move" in medians
-            else ")"
-        )
+    database_part = (
+        f", PostgreSQL {medians['core_workers_database_cpu_us_per_move']:.0f}"
+        if "core_workers_database_cpu_us_per_move" in medians
+        else ""
     )
     print(
-        f"median worker CPU a move beyond its bare client's a call: {medians['worker_cpu_beyond_call']:.2f} calls"
-        f" ({GOAL_VS_BARE} needs <= {BEYOND_CALL_FOR_GOAL}: the engine, the request, the saves, a game's start and"
-        " end, the queue, the tallies, the threads beside the games, and the call costing more among them)"
+        f"median worker CPU per move beyond the bot call: {medians['worker_beyond_call_us']:.0f} us"
+        f" (goal <= {GOAL_BEYOND_CALL_US}; 1 worker {medians['one_worker_cpu_us_per_move']:.0f} us/move,"
+        f" its bare client {medians['bare_client_cpu_us_per_call']:.0f} us/call)"
+    )
+    print(f"median moves per worker core-second: {medians['moves_per_worker_core_s']:.0f}")
+    print(
+        f"median share of the machine's ceiling, {CORES} workers: {medians['ceiling_share']:.3f}"
+        f" (goal >= {GOAL_CEILING_SHARE}; CPU per move: workers {medians['core_workers_cpu_us_per_move']:.0f} us,"
+        f" bots {medians['core_workers_bots_cpu_us_per_move']:.0f}{database_part};"
+        f" {medians['core_workers_vs_one']:.2f}x the moves/s of 1 worker)"
     )
     if args.compare_root is not None:
-        runs = ", ".join(f"{row['one_worker_compare_moves_per_s']:.1f}" for row in found)
-        print(f"1 worker of {args.compare_root}: {runs} moves/s")
-        print(f"median 1 worker / 1 worker of {args.compare_root}: {medians['one_worker_vs_compare']:.3f}")
-        print(f"median CPU of that worker: {medians['one_worker_compare_cpu_us_per_move']:.0f} us/move")
-        runs = ", ".join(f"{row['bare_compare_calls_per_s']:.1f}" for row in found)
-        print(f"bare client of {args.compare_root}: {runs} calls/s")
-        print(f"median bare calls / bare calls of {args.compare_root}: {medians['bare_vs_compare']:.3f}")
         print(
-            f"median 1 worker / bare calls, both of {args.compare_root}: "
-            f"{medians['one_worker_vs_bare_of_compare']:.3f}"
-            f" (CPU: its bare client {medians['bare_compare_client_cpu_us_per_call']:.0f} us/call)"
+            f"the worker of {args.compare_root}: CPU per move beyond the bot call"
+            f" {medians['worker_beyond_call_us_of_compare']:.0f} us"
+            f" (1 worker {medians['one_worker_compare_cpu_us_per_move']:.0f} us/move, its bare client"
+            f" {medians['bare_compare_client_cpu_us_per_call']:.0f} us/call),"
+            f" moves per worker core-second {medians['moves_per_worker_core_s_of_compare']:.0f}"
         )
     return 0
 

@@ -21,20 +21,22 @@ raise for either. Every call goes to the address checked (the URL's host is repl
 header, TLS SNI and the certificate check keep the original name), so a second DNS answer cannot redirect the
 service after the check.
 
-Transport: urllib3 directly, one pool of one kept-alive connection per :class:`BotConnection`, rather than a
-``requests.Session``, which costs the caller ~1.5x the CPU per round trip (benchmarks/botcall.py), and
-a worker's moves/s are bound by that. No redirects, no decompression, no proxies or settings from the environment;
-https trusts the system's certificate authorities unless given a ``ca_bundle``. One retry rule: a refused connection,
-or one reset or closed before the whole reply came (a bot that restarts, or was killed mid-call or mid-answer), is
-tried again, after 50 ms doubling to 250 ms, until the call's deadline; only then is it a ``connection`` fault. A
-kept connection is reused without first asking whether the bot closed it meanwhile (a ``poll``): a request that
-finds it dropped is sent again at once, on a new connection, and then follows that rule.
+Transport: urllib3's public :class:`urllib3.connection.HTTPConnection` (``HTTPSConnection`` for https), one kept-alive
+connection per :class:`BotConnection`, rather than a ``requests.Session``, which costs the caller ~1.5x the CPU per
+round trip (benchmarks/botcall.py). No pool: a connection serves one call at a time, and a pool's check of a kept
+connection (a ``poll``) is not needed, since a request that finds the kept connection closed by the bot meanwhile
+is sent again at once on a new one. No redirects, no decompression, no proxies or settings from the environment;
+https trusts the system's certificate authorities unless given a ``ca_bundle``. One retry rule: a refused
+connection, or one reset or closed before the whole reply came (a bot that restarts, or was killed mid-call or
+mid-answer), is tried again, after 50 ms doubling to 250 ms, until the call's deadline; only then is it a
+``connection`` fault.
 
-Deadlines: one daemon thread (the :class:`_Watchdog`) shuts down the socket of any call still running at its
-deadline, which wakes the blocked write or read. Only connecting (and the TLS handshake) has a socket timeout (the
-call's timeout); the connected socket blocks without one, so a request is one system call to send and one to read
-its reply, with no ``poll`` before either (each system call gives up the interpreter's lock, which a worker's other
-game threads are waiting for).
+Deadlines: each attempt's socket timeout (connecting, every write and every read) is the time left until the
+call's deadline, so a silent bot is cut there; a bot that trickles its reply (every read gets a byte in time) is cut
+by one daemon thread (the :class:`_Watchdog`), which shuts down the socket (the connection's public ``sock``) of any
+call still running at its deadline, waking the blocked read. The deadline is checked after every read of the body
+too. ``benchmarks/internals.py botcall`` measured this against the connection classes rewired for one write per
+request and no socket timeout that it replaces (docs/performance.md: no gain worth their upkeep).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ import json
 import logging
 import os
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterable
@@ -53,10 +56,9 @@ from typing import Any
 
 import urllib3
 from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import HTTPError, NewConnectionError, ProtocolError, SSLError
 from urllib3.response import BaseHTTPResponse
-from urllib3.util import Retry, Timeout
+from urllib3.util.ssl_match_hostname import CertificateError
 
 from botlink import netguard, signing
 
@@ -76,9 +78,6 @@ _HEADERS = {
     "Content-Type": "application/json",
 }
 """The headers of every request, besides Host and the signature."""
-_NO_RETRIES = Retry(total=False, redirect=False)
-"""Every error raised as it is, every reply (a 3xx too) returned as it is: what ``retries=False, redirect=False``
-means to urllib3, built once rather than per call."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,20 +121,20 @@ def _restarting(exc: BaseException) -> bool:
 
 
 class _Call:
-    """One call in flight: its deadline and, once known, the connection it uses."""
+    """One call in flight: its deadline and the connection it uses."""
 
     __slots__ = ("connection", "deadline", "expired", "kept")
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float, connection: HTTPConnection) -> None:
         self.deadline = deadline
-        self.connection: HTTPConnection | None = None
+        self.connection = connection
         self.expired = False
         self.kept = False
         """Whether the attempt under way went on a connection kept from an earlier call (not a new one)."""
 
 
-def _cut(connection: HTTPConnection | None) -> None:
-    sock = None if connection is None else connection.sock
+def _cut(connection: HTTPConnection) -> None:
+    sock = connection.sock
     if sock is not None:
         # socket.socket's own shutdown, not SSLSocket's (which drops its TLS state first): the blocked reader sees
         # end-of-file at once.
@@ -144,8 +143,8 @@ def _cut(connection: HTTPConnection | None) -> None:
 
 
 class _Watchdog:
-    """A daemon thread that cuts the connection of every call still running at its deadline: the only deadline
-    of a connected socket, which has no timeout of its own.
+    """A daemon thread that cuts the connection of every call still running at its deadline: the deadline of a
+    bot that trickles its reply, whose every read comes within the socket's timeout.
 
     It wakes at the earliest deadline of the calls it watches, or after ``TICK`` seconds, whichever comes first,
     rather than being woken per call (a wake-up per call would cost a thread switch, and the interpreter's lock, on
@@ -176,13 +175,6 @@ class _Watchdog:
         with self._lock:
             self._calls.discard(call)
 
-    def attach(self, call: _Call, connection: HTTPConnection) -> None:
-        """Record the connection a call uses; cut it at once if the call is already past its deadline."""
-        with self._lock:
-            call.connection = connection
-            if call.expired:
-                _cut(connection)
-
     def _run(self) -> None:
         with self._lock:
             while True:
@@ -197,99 +189,6 @@ class _Watchdog:
 
 _watchdog = _Watchdog()
 os.register_at_fork(after_in_child=_watchdog._reset)
-_current = threading.local()
-"""The :class:`_Call` of this thread, for the connection classes below to attach themselves to."""
-
-
-class _BlockingSocket(socket.socket):
-    """A connected plain-HTTP socket of a bot call: it blocks, and ignores the timeouts urllib3 sets before every
-    request and every reply (each a system call that gives up the interpreter's lock); the watchdog's cut is its
-    deadline."""
-
-    __slots__ = ()
-
-    def settimeout(self, value: float | None) -> None:
-        pass
-
-
-class _WatchedMixin:
-    """Tell the watchdog which connection the current call uses, before connecting and before each request; send
-    a request's head and body in one write (urllib3 writes them apart: two system calls, each giving up and taking
-    back the interpreter's lock, and two reads at the bot); and send it, and read its reply, on a socket without a
-    timeout (the watchdog's cut is the deadline), so that neither is preceded by a ``poll``. A plain-HTTP socket
-    becomes a :class:`_BlockingSocket` once connected; a TLS one is made blocking before each request.
-
-    A kept connection is reused without urllib3's ``poll`` to see whether the bot closed it meanwhile (one more
-    system call, and hand-over of the interpreter's lock, per call): a request on a connection the bot closed
-    finds it dropped, and :meth:`BotConnection.call` sends it again at once on a new one."""
-
-    _held: list[bytes] | None = None
-    _sent_on: socket.socket | None = None
-    """The socket of the last request sent (a request on it again goes on a kept connection)."""
-
-    @property
-    def is_connected(self) -> bool:
-        """Whether the connection has a socket (urllib3 reuses it then; see the class's docstring)."""
-        connection: Any = self
-        return connection.sock is not None
-
-    def connect(self) -> None:
-        self._attach()
-        super().connect()  # type: ignore[misc]
-        connection: Any = self  # an HTTPConnection, which has the socket
-        sock = connection.sock
-        if type(sock) is socket.socket:
-            blocking = _BlockingSocket(sock.family, sock.type, sock.proto, fileno=sock.detach())
-            socket.socket.settimeout(blocking, None)
-            connection.sock = blocking
-        self._attach()  # the socket exists now: cut it at once if the deadline passed while connecting
-
-    def request(self, *args: Any, **kwargs: Any) -> None:
-        self._attach()
-        connection: Any = self
-        call: _Call | None = getattr(_current, "call", None)
-        if call is not None:
-            call.kept = connection.sock is not None and connection.sock is self._sent_on
-        self._held = []
-        try:
-            super().request(*args, **kwargs)  # type: ignore[misc]
-            held = b"".join(self._held)
-        finally:
-            self._held = None
-        if connection.sock is None:
-            self.connect()  # with the timeout: connecting is the one step the watchdog cannot cut
-        connection.sock.settimeout(None)  # a TLS socket's (a plain one is blocking already)
-        super().send(held)  # type: ignore[misc]
-        self._sent_on = connection.sock
-
-    def send(self, data: Any) -> None:
-        """Hold what a request writes until it is whole (:meth:`request`); write anything else at once."""
-        if self._held is not None and isinstance(data, bytes | bytearray | memoryview):
-            self._held.append(bytes(data))
-            return
-        super().send(data)  # type: ignore[misc]
-
-    def _attach(self) -> None:
-        call: _Call | None = getattr(_current, "call", None)
-        if call is not None:
-            assert isinstance(self, HTTPConnection)
-            _watchdog.attach(call, self)
-
-
-class _WatchedHTTPConnection(_WatchedMixin, HTTPConnection):
-    pass
-
-
-class _WatchedHTTPSConnection(_WatchedMixin, HTTPSConnection):
-    pass
-
-
-class _WatchedHTTPPool(HTTPConnectionPool):
-    ConnectionCls = _WatchedHTTPConnection
-
-
-class _WatchedHTTPSPool(HTTPSConnectionPool):
-    ConnectionCls = _WatchedHTTPSConnection
 
 
 class _Fault(Exception):
@@ -337,7 +236,7 @@ class BotConnection:
         self.refusal: str | None = None
         """Why the URL is refused (every call is then a ``refused`` fault), or ``None``."""
         self._unresolved = ""
-        self._pool: HTTPConnectionPool | None = None
+        self._connection: HTTPConnection | None = None
         self._headers: dict[str, str] = {}
         self._resolve()
 
@@ -361,23 +260,20 @@ class BotConnection:
             return
         target = self.target
         ip = str(target.ip)  # an IPv6 address without brackets (and with its %scope, if any), as sockets want it
-        timeout = Timeout(connect=self.timeout, read=None)  # a connected socket's deadline is the watchdog's cut
         if target.scheme == "https":
             # Connect to the IP address; send the URL's host name as SNI and check the certificate against it.
             # Without a ca_bundle, urllib3 trusts the system's certificate authorities (its default store).
-            self._pool = _WatchedHTTPSPool(
+            self._connection = HTTPSConnection(
                 ip,
                 target.port,
-                timeout=timeout,
-                maxsize=1,
-                retries=_NO_RETRIES,
+                timeout=self.timeout,
                 server_hostname=target.host,
                 assert_hostname=target.host,
                 cert_reqs="CERT_REQUIRED",
                 ca_certs=self._ca_bundle,
             )
         else:
-            self._pool = _WatchedHTTPPool(ip, target.port, timeout=timeout, maxsize=1, retries=_NO_RETRIES)
+            self._connection = HTTPConnection(ip, target.port, timeout=self.timeout)
         self._headers = {**_HEADERS, "Host": target.host_header}
 
     def call(self, route: str, payload: dict[str, Any]) -> BotReply:
@@ -385,13 +281,13 @@ class BotConnection:
         started = time.perf_counter()
         if self.refusal is not None:
             return BotReply(None, "refused", self.refusal, 0.0)
-        if self.target is None or self._pool is None:
+        connection = self._connection
+        if self.target is None or connection is None:
             return BotReply(None, "connection", self._unresolved, 0.0)
         body = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode("utf-8")
         path = f"{self.target.path}/{route}"
-        call = _Call(time.monotonic() + self.timeout)
+        call = _Call(time.monotonic() + self.timeout, connection)
         _watchdog.watch(call)
-        _current.call = call
         try:
             pause = RESTART_FIRST_PAUSE
             at_once = True
@@ -399,7 +295,7 @@ class BotConnection:
                 try:
                     signed = signing.headers(self._secret, "POST", path, body)  # each attempt its own id
                     headers = {**self._headers, **signed}
-                    data = self._exchange(self._pool, path, body, headers, call)
+                    data = self._exchange(connection, path, body, headers, call)
                     break
                 except Exception as exc:
                     if at_once and call.kept and not call.expired and _restarting(exc):
@@ -418,7 +314,6 @@ class BotConnection:
                 log.warning("unexpected error calling %s: %r", self.url, exc, exc_info=exc)
             return BotReply(None, classified.fault, classified.detail, self._since(started))
         finally:
-            _current.call = None
             _watchdog.unwatch(call)
         latency = self._since(started)
         if call.expired:  # a reply cut at the deadline can look complete (headers or body ended by the cut)
@@ -443,8 +338,8 @@ class BotConnection:
         return reply
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.close()
+        if self._connection is not None:
+            self._connection.close()
 
     def __enter__(self) -> BotConnection:
         return self
@@ -453,23 +348,18 @@ class BotConnection:
         self.close()
 
     def _exchange(
-        self, pool: HTTPConnectionPool, path: str, body: bytes, headers: dict[str, str], call: _Call
+        self, connection: HTTPConnection, path: str, body: bytes, headers: dict[str, str], call: _Call
     ) -> bytes:
-        """Send the request and read the body (at most ``max_body`` bytes); raise :class:`_Fault` for a bad
-        status or size."""
-        response = pool.urlopen(
-            "POST",
-            path,
-            body=body,
-            headers=headers,
-            retries=_NO_RETRIES,
-            redirect=False,
-            assert_same_host=False,
-            preload_content=False,
-            decode_content=False,
-            release_conn=False,
-        )
+        """Send the request and read the body (at most ``max_body`` bytes), within the time left; raise
+        :class:`_Fault` for a bad status or size. A connection whose reply is not read to its end is closed (the
+        next request opens a new one)."""
+        call.kept = connection.sock is not None
+        connection.timeout = max(call.deadline - time.monotonic(), 0.001)  # every socket operation's, this attempt
         try:
+            connection.request(
+                "POST", path, body=body, headers=headers, preload_content=False, decode_content=False
+            )
+            response = connection.getresponse()
             status = response.status
             if 300 <= status < 400:
                 raise _Fault("redirect", f"HTTP {status} redirect (redirects are not followed)")
@@ -480,11 +370,10 @@ class BotConnection:
             if length is not None and length > self.max_body:
                 raise _Fault("too_large", f"the reply is over {self.max_body} bytes")
             data = self._read(response, self.max_body, call, strict=True, length=length)
+            response.close()  # read to its end: the connection stays open for the next call
         except BaseException:
-            response.close()  # drop the connection: the rest of its body is unread
+            connection.close()  # the rest of the reply is unread, or the connection failed
             raise
-        finally:
-            response.release_conn()  # back to the pool, to be kept alive (or reconnected, if closed above)
         return data
 
     def _read(
@@ -525,9 +414,9 @@ class BotConnection:
         timed_out = isinstance(exc, urllib3.exceptions.TimeoutError | TimeoutError)
         if call.expired or (timed_out and not isinstance(exc, NewConnectionError)):
             return _Fault("timeout", self._timeout_detail())
-        if isinstance(exc, SSLError):
-            return _Fault("connection", "TLS failed (certificate or handshake)")
         chain = _chain(exc)
+        if any(isinstance(item, SSLError | ssl.SSLError | CertificateError) for item in chain):
+            return _Fault("connection", "TLS failed (certificate or handshake)")
         if any(isinstance(item, ConnectionRefusedError) for item in chain):
             return _Fault("connection", "connection refused (tried again until the deadline)")
         if any(isinstance(item, ConnectionResetError | BrokenPipeError) for item in chain):

@@ -9,9 +9,10 @@ saved; the other gets a 409.
 
 A move's requests (a bot's poll and its submission) take the database's fast lane (``store/fastlane.py``) and this
 process's caches (``service/caches.py``): the token's player, the started game's seats and the snapshot at the ply
-answered come from memory when this process has seen them, so an accepted move costs one conditional UPDATE, two
-INSERT (the action) and its share of a commit (the process's writer saves the moves that arrive
-together in one transaction). The action is applied to a private copy of the cached state, and the answer is
+answered come from memory when this process has seen them, so an accepted move costs one write: on PostgreSQL one
+statement in autocommit (the conditional UPDATE and the action's INSERT in a data-modifying CTE), on SQLite the
+UPDATE, the INSERT and its share of a commit (the process's writer saves the moves that arrive together in one
+transaction). The action is applied to a private copy of the cached state, and the answer is
 rendered from the new state before it is shared. What is current (the game's ply and status) is always the
 database's: read, or checked by the conditional UPDATE. Everything else (creating games, seats, listings, events)
 uses the ORM session; every write of a game goes through ``store.gamelog``.

@@ -54,7 +54,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.orm import Session
 
-from store import fastlane, gamelog
+from store import gamelog
+from store.fastlane import param
 from store.models import ActionRecord, BotTally, Game, Result, Seat, TournamentFaultTally, TournamentGame
 
 FAULT = "fault"
@@ -246,18 +247,18 @@ def _add(session: Session, model: Any, columns: list[str], counts: Counter[Any])
             arrays,
         )
         return
-    fastlane.executemany(
-        session,
-        _upsert(model, tuple(columns)),
-        [{**dict(zip(columns, key, strict=True)), "count": counts[key]} for key in keys],
-    )
+    if keys:
+        session.connection().execute(
+            _upsert(model, tuple(columns)),
+            [{**dict(zip(columns, key, strict=True)), "count": counts[key]} for key in keys],
+        )
 
 
 @functools.cache
 def _upsert(model: Any, columns: tuple[str, ...]) -> Any:
     """SQLite's statement that adds a count to the row of ``columns`` (made, and compiled, once per table)."""
     table = model.__table__
-    insert = sqlite.insert(table).values({column: fastlane.param(column) for column in (*columns, "count")})
+    insert = sqlite.insert(table).values({column: param(column) for column in (*columns, "count")})
     return insert.on_conflict_do_update(
         index_elements=columns, set_={"count": table.c.count + insert.excluded.count}
     )

@@ -1,40 +1,45 @@
-"""The fast lane: Core statements compiled once per database dialect and run straight on a DB-API cursor.
+"""The fast lane of a move's requests: Core statements compiled once per database dialect and run straight on a
+DB-API cursor.
 
-The requests every move makes (a bot's poll and its submission) and the game log's writes go through here: Core
-statements, written with ``select()`` / ``update()`` / ``insert()`` like any other, compiled once per dialect and
-run on the DB-API cursor of a pooled connection. SQLAlchemy's per-call execution machinery costs about 60 us a
-statement on a 2-core machine, six times the cursor call itself; a move needs four or five statements. Values go
-through each column type's own bind processor, as SQLAlchemy would send them. A move's writes go through the
-process's :class:`store.groupcommit.Writer`, which saves the moves that arrive together in one transaction.
+The requests every move makes (a bot's poll and its submission) go through here: Core statements, written with
+``select()`` / ``update()`` / ``insert()`` like any other, compiled once per dialect and run on the DB-API cursor of
+a pooled connection. SQLAlchemy's per-call execution machinery (a cache key per statement, its result's setup)
+costs more than the cursor call itself; a move needs four or five statements. Values go through each column type's
+own bind processor, as SQLAlchemy would send them. :class:`Compiled` reads what SQLAlchemy's compiler keeps
+privately (the SQL's parameters in the driver's order, their literal values, the columns whose defaults it would
+compute): that earned its place by measurement (a pull move through the API costs its process more CPU with
+SQLAlchemy's public ``Connection.execute`` on PostgreSQL, by more than the tenth the project asks:
+``benchmarks/internals.py database``, docs/performance.md); SQLAlchemy is pinned to the versions tested and
+``tests/store/test_fastlane.py`` fails when those internals change. The workers' statements, where it measured no
+gain, are plain Core on their session.
 
-On PostgreSQL a write whose condition and one following row have a one-statement form (:func:`one_statement`: a
-data-modifying CTE, ``WITH moved AS (UPDATE ... RETURNING ...) INSERT ... SELECT ... FROM moved``, whose row is
-inserted only if the UPDATE changed one) runs as that statement: one round trip to the server instead of two.
-SQLite (3.35 and later included) has no data-modifying CTE, so there the two statements run one after the other.
+A move's write is a transaction of its own. On SQLite it goes through the process's
+:class:`store.groupcommit.Writer`, which saves the moves that arrive together in one transaction; on PostgreSQL,
+where that measured slower than a transaction per write (``benchmarks/internals.py groupcommit``), it runs on the
+lane's own connection. There a write whose condition and one following row have a one-statement form
+(:func:`one_statement`: a data-modifying CTE, ``WITH moved AS (UPDATE ... RETURNING ...) INSERT ... SELECT ... FROM
+moved``, whose row is inserted only if the UPDATE changed one) runs as that statement, in autocommit: one round
+trip to the server, no BEGIN and COMMIT. SQLite (3.35 and later included) has no data-modifying CTE, so there the two
+statements run one after the other.
 
-A request's lane only reads (its writes go through the writer). On PostgreSQL its connection reads in autocommit:
-each statement is its own transaction, as READ COMMITTED already gives each statement a snapshot of its own, so
-no BEGIN and ROLLBACK round trips; the connection goes back to the pool out of autocommit.
-
-A worker's statements of a game (its lease, its start and its end, its result) run the same way on the connection
-of the worker's session, in the session's transaction (:func:`execute`, :func:`rows`, :func:`first`): the rows a
-statement returns come back processed by their columns' types, as SQLAlchemy would give them (JSON decoded,
-times as aware UTC datetimes), at a fraction of an ORM statement's cost.
+A request's lane only reads besides its write. On PostgreSQL its connection reads in autocommit: each statement is
+its own transaction, as READ COMMITTED already gives each statement a snapshot of its own, so no BEGIN and ROLLBACK
+round trips; the connection goes back to the pool out of autocommit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from sqlalchemy import BindParameter, ColumnElement, CursorResult, Engine
+from sqlalchemy import BindParameter, Engine
 from sqlalchemy.exc import InvalidRequestError
-from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 
-from store.groupcommit import Write, Writer
+from store.groupcommit import Write, Writer, run
 
 
 def param(name: str, type_: Any = None) -> BindParameter[Any]:
@@ -97,11 +102,6 @@ class Compiled:
             else:  # a literal of the statement (``Game.status == "active"``): processed once, here
                 value = literals[name]
                 self._plan.append((name, value if processor is None else processor(value), None))
-        self._results = tuple(
-            column.type.dialect_impl(dialect).result_processor(dialect, None)
-            for column in compiled._result_columns  # what a SELECT or a RETURNING gives, in order
-        )
-        """Per column of a returned row, its type's result processor (``None``: the driver's value as it is)."""
 
     def parameters(self, values: Mapping[str, Any]) -> Any:
         row = [
@@ -131,85 +131,19 @@ class Compiled:
             made.append(tuple(row) if self.positional else dict(zip(self.names, row, strict=True)))
         return made
 
-    def row(self, raw: Sequence[Any]) -> tuple[Any, ...]:
-        """A row the driver returned, each value as its column's type reads it."""
-        return tuple(
-            value if processor is None else processor(value)
-            for value, processor in zip(raw, self._results, strict=True)
-        )
-
-
-_BY_DIALECT: dict[tuple[int, str, str, str], tuple[ClauseElement, Compiled]] = {}
-_BY_DIALECT_LOCK = threading.Lock()
-
-
-def compiled(statement: ClauseElement, engine: Engine) -> Compiled:
-    """``statement`` (a module constant) compiled for ``engine``'s dialect and driver, once per process: for a
-    session's own connection (``exec_driver_sql``), as :class:`Statements` compiles it for a lane."""
-    dialect = engine.dialect
-    key = (id(statement), dialect.name, dialect.driver, dialect.paramstyle)
-    found = _BY_DIALECT.get(key)
-    if found is None:
-        with _BY_DIALECT_LOCK:
-            found = (statement, Compiled(statement, engine))  # keeps the statement alive: ids stay unique
-            _BY_DIALECT[key] = found
-    return found[1]
-
-
-def execute(session: Session, statement: ClauseElement, values: Mapping[str, Any] = {}) -> CursorResult[Any]:
-    """Run ``statement`` (a module constant, :func:`param` for each value) with ``values`` on the session's
-    connection, in its transaction (the caller commits): compiled once per database, its values processed by their
-    columns' types, no ORM. The driver's result (``rowcount``; rows unprocessed: :func:`rows` processes them)."""
-    connection = session.connection()
-    found = compiled(statement, connection.engine)
-    return connection.exec_driver_sql(found.sql, found.parameters(values))
-
-
-def executemany(session: Session, statement: ClauseElement, rows: Sequence[Mapping[str, Any]]) -> None:
-    """:func:`execute` once per row of values, as one call to the driver."""
-    if rows:
-        connection = session.connection()
-        found = compiled(statement, connection.engine)
-        connection.exec_driver_sql(found.sql, found.many(rows))
-
-
-def rows(session: Session, statement: ClauseElement, values: Mapping[str, Any] = {}) -> list[tuple[Any, ...]]:
-    """The rows ``statement`` returns (:func:`execute`), each value as its column's type reads it."""
-    connection = session.connection()
-    found = compiled(statement, connection.engine)
-    return [found.row(raw) for raw in connection.exec_driver_sql(found.sql, found.parameters(values))]
-
-
-def first(session: Session, statement: ClauseElement, values: Mapping[str, Any] = {}) -> tuple[Any, ...] | None:
-    """The first row ``statement`` returns (:func:`rows`), or ``None``."""
-    connection = session.connection()
-    found = compiled(statement, connection.engine)
-    raw = connection.exec_driver_sql(found.sql, found.parameters(values)).fetchone()
-    return None if raw is None else found.row(raw)
-
-
-def one_of(column: ColumnElement[Any] | InstrumentedAttribute[Any], name: str, size: int) -> ColumnElement[bool]:
-    """``column IN (:name0, ..., :name{size-1})``: a list of up to ``size`` values as parameters of a compiled
-    statement (:func:`listed` gives their values)."""
-    return column.in_([param(f"{name}{place}") for place in range(size)])
-
-
-def listed(name: str, values: Sequence[Any], size: int) -> dict[str, Any]:
-    """The parameters of :func:`one_of` for ``values`` (1 to ``size`` of them; the first repeated in the places
-    left, which changes nothing in an ``IN``)."""
-    if not 0 < len(values) <= size:
-        raise ValueError(f"{name}: 1 to {size} values, not {len(values)}")
-    padded = [*values, *[values[0]] * (size - len(values))]
-    return {f"{name}{place}": value for place, value in enumerate(padded)}
-
 
 class Statements:
-    """The fast-lane statements of one engine, compiled on first use, and its writer."""
+    """The fast-lane statements of one engine, compiled on first use, and its group-commit writer where it is
+    used: ``group_commit``, by default on SQLite only (on PostgreSQL it measured no faster than a transaction per
+    write: ``benchmarks/internals.py groupcommit``, docs/performance.md)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, group_commit: bool | None = None) -> None:
         self.engine = engine
         self.integrity_error: type[Exception] = engine.dialect.dbapi.IntegrityError  # type: ignore[union-attr]
-        self.writer = Writer(engine)
+        if group_commit is None:
+            group_commit = engine.dialect.name != "postgresql"
+        self.writer = Writer(engine) if group_commit else None
+        """The process's group commit (``None``: each write a transaction of its own, on the lane's connection)."""
         self.data_modifying_ctes = engine.dialect.name == "postgresql"
         """Whether a write may run as its one-statement form (:func:`one_statement`)."""
         self.autocommit_reads = engine.dialect.name == "postgresql"
@@ -241,23 +175,45 @@ class Lane:
         condition: tuple[ClauseElement, Mapping[str, Any]],
         *then: tuple[ClauseElement, Sequence[Mapping[str, Any]]],
     ) -> bool:
-        """Through the process's writer: run ``condition`` (a statement and its values), and if it changed a row,
-        each statement of ``then`` with each of its rows, in one transaction; whether the condition held. A
-        condition and one row with a one-statement form run as that statement where the database allows it."""
+        """Run ``condition`` (a statement and its values), and if it changed a row, each statement of ``then`` with
+        each of its rows, in one transaction (through the process's writer, where it has one); whether the condition
+        held. A condition and one row with a one-statement form run as that statement where the database allows
+        it (without a writer: in the lane's autocommit, a transaction of its own)."""
         get = self.statements.get
         statement, values = condition
+        steps: list[tuple[str, list[Any]]] | None = None
         if self.statements.data_modifying_ctes and len(then) == 1 and len(then[0][1]) == 1:
             combined = _ONE_STATEMENT.get((id(statement), id(then[0][0])))
             if combined is not None:
                 compiled = get(combined)
                 steps = [(compiled.sql, [compiled.parameters({**values, **then[0][1][0]})])]
-                return self.statements.writer.save(Write(key, steps))
-        compiled = get(statement)
-        steps = [(compiled.sql, [compiled.parameters(values)])]
-        for statement, rows in then:
+        if steps is None:
             compiled = get(statement)
-            steps.append((compiled.sql, compiled.many(rows)))
-        return self.statements.writer.save(Write(key, steps))
+            steps = [(compiled.sql, [compiled.parameters(values)])]
+            for statement, rows in then:
+                compiled = get(statement)
+                steps.append((compiled.sql, compiled.many(rows)))
+        writer = self.statements.writer
+        if writer is not None:
+            return writer.save(Write(key, steps))
+        connection = self.connection()
+        connection.rollback()  # end a read (nothing to end in autocommit)
+        driver = connection.driver_connection
+        alone = self.statements.autocommit_reads and len(steps) == 1  # in autocommit: a transaction of its own
+        if self.statements.autocommit_reads and not alone:
+            driver.autocommit = False
+        try:
+            saved = run(connection.cursor(), steps)
+            if not alone:
+                connection.commit()
+            return saved
+        except BaseException:
+            with contextlib.suppress(Exception):  # a broken connection: its error is the one raised
+                connection.rollback()
+            raise
+        finally:
+            if self.statements.autocommit_reads and not alone:
+                driver.autocommit = True
 
     def connection(self) -> Any:
         if self._connection is None:

@@ -7,7 +7,9 @@ UPDATE of the game row (the guard: the game is still at the ply the first move a
 only if that changed the row, the action rows (unique per game and ply), in one transaction. Of two writers at one
 ply exactly one wins; the other learns it from the guard (``False``) or from the unique key. On PostgreSQL the fast
 lane runs a one-move advance as one statement that keeps these rules (:data:`ADVANCE_RECORDING`: the UPDATE in a
-data-modifying CTE, the action row inserted from what it returned, so only if the guard held).
+data-modifying CTE, the action row inserted from what it returned, so only if the guard held), and a worker's batch
+likewise (:data:`ADVANCE_RECORDING_ROWS`: the rows' values as arrays, one parameter per column): one round trip,
+where the UPDATE and the driver's executemany of the rows took three.
 
 The rules every write keeps, written once here:
 
@@ -31,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Insert, Update, insert, select, update
+from sqlalchemy import ARRAY, Insert, Update, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.dml import UpdateBase
 
@@ -92,6 +94,32 @@ def _recording(guarded: Update) -> Insert:
 ADVANCE_RECORDING = _recording(ADVANCE)
 """A one-move :data:`ADVANCE` and its action row, in one round trip (where the database has data-modifying CTEs)."""
 ADVANCE_TO_END_RECORDING = _recording(ADVANCE_TO_END)
+_ROW_VALUES = ("ply", "seat", "action", "latency_ms", "fault", "fault_detail", "debug")
+"""The parameters of an action row that differ from row to row of a batch (the game and the time are the write's)."""
+
+
+def _recording_rows(guarded: Update) -> Insert:
+    """``guarded`` and a batch of :data:`RECORD_ACTION` rows as one statement (PostgreSQL): the rows' values as
+    arrays (``rows_ply``, ``rows_seat``...: one parameter each, whatever the batch's size), unnested in step and
+    selected from the rows the UPDATE changed, so inserted only if the guard held; the statement's row count is the
+    rows inserted (kept by SQLAlchemy for an INSERT when asked: ``preserve_rowcount``)."""
+    moved = guarded.returning(Game.id).cte("moved")
+    columns = ActionRecord.__table__.c
+    row = select(
+        *(
+            func.unnest(bindparam(f"rows_{name}", type_=ARRAY(columns[column].type)))
+            if name in _ROW_VALUES
+            else param(name, columns[column].type)
+            for column, name in _ACTION_VALUES.items()
+        )
+    ).select_from(moved)
+    recording = insert(ActionRecord).from_select(list(_ACTION_VALUES), row)
+    return recording.execution_options(preserve_rowcount=True)
+
+
+ADVANCE_RECORDING_ROWS = _recording_rows(ADVANCE)
+"""A batch's :data:`ADVANCE` and its action rows in one round trip (a worker's save on PostgreSQL)."""
+_RECORDING_ROWS = {id(ADVANCE): ADVANCE_RECORDING_ROWS, id(ADVANCE_TO_END): _recording_rows(ADVANCE_TO_END)}
 fastlane.one_statement(ADVANCE, RECORD_ACTION, ADVANCE_RECORDING)
 fastlane.one_statement(ADVANCE_TO_END, RECORD_ACTION, ADVANCE_TO_END_RECORDING)
 POSITION = select(Game.ply, Game.status, Game.state, Game.updated_at).where(Game.id == param("game_id"))
@@ -244,18 +272,21 @@ def clean_debug(text: Any) -> str | None:
 
 def save(session: Session, write: Advance) -> bool:
     """Run ``write`` in the session's transaction (the caller commits); ``False``, with nothing written, when the
-    guard did not hold (the game moved on, or is not active). Its statements are compiled once per database
-    (``fastlane.compiled``) and their rows go to the driver as they are: a worker's batch of moves costs a few
-    microseconds a row, not SQLAlchemy's per-row processing."""
+    guard did not hold (the game moved on, or is not active). Core statements on the session's connection: on
+    PostgreSQL the guarded UPDATE and the batch's action rows as one statement (:data:`ADVANCE_RECORDING_ROWS`),
+    elsewhere the UPDATE, then the rows in one call to the driver."""
     connection = session.connection()
     statement, values = write.condition
-    compiled = fastlane.compiled(statement, connection.engine)
-    if connection.exec_driver_sql(compiled.sql, compiled.parameters(values)).rowcount != 1:
+    batch = _RECORDING_ROWS.get(id(statement)) if connection.dialect.name == "postgresql" else None
+    if batch is not None and len(write.then) == 1 and write.then[0][0] is RECORD_ACTION:
+        rows = write.then[0][1]
+        columns = {f"rows_{name}": [row[name] for row in rows] for name in _ROW_VALUES}
+        return bool(connection.execute(batch, {**values, **columns}).rowcount == len(rows))
+    if connection.execute(statement, values).rowcount != 1:
         return False
     for statement, rows in write.then:
         if rows:
-            compiled = fastlane.compiled(statement, connection.engine)
-            connection.exec_driver_sql(compiled.sql, compiled.many(rows))
+            connection.execute(statement, rows)
     return True
 
 
@@ -318,17 +349,17 @@ def create(
         "created_by": created_by,
         "now": moment,
     }
-    row = fastlane.first(session, _CREATE, values)
+    row = session.connection().execute(_CREATE, values).first()
     assert row is not None
     created = replace(created, id=int(row[0]))
-    fastlane.executemany(
-        session,
-        _SEAT,
-        [
-            {"game_id": created.id, "seat": seat, "player_id": player, "now": moment}
-            for seat, player in enumerate(players)
-        ],
-    )
+    if players:
+        session.connection().execute(
+            _SEAT,
+            [
+                {"game_id": created.id, "seat": seat, "player_id": player, "now": moment}
+                for seat, player in enumerate(players)
+            ],
+        )
     return created
 
 

@@ -1,7 +1,11 @@
 """Group commit: the moves that one process's requests want saved at the same time go into one transaction.
 
-On PostgreSQL a batch of one write that is one statement (the fast lane's one-statement advance) is its own
-transaction: it runs in autocommit, one round trip instead of three (BEGIN, the statement, COMMIT)."""
+The fast lane's writer on SQLite (``store.fastlane``), where it measured less CPU per move and more moves/s than a
+transaction per write, with 8 threads writing; on PostgreSQL it gave fewer moves/s, so a write is a transaction of
+its own there (``benchmarks/internals.py groupcommit``, docs/performance.md). It uses public APIs
+only (the engine's pooled DB-API connection). A writer made on PostgreSQL all the same (the benchmark's) runs a batch
+of one write that is one statement (the fast lane's one-statement advance) in autocommit, one round trip instead of
+three (BEGIN, the statement, COMMIT)."""
 
 from __future__ import annotations
 
@@ -41,6 +45,21 @@ class Write:
             self.error = error
         if self.done is not None:
             self.done.release()
+
+
+def run(cursor: Any, steps: list[tuple[str, list[Any]]]) -> bool:
+    """Run a write's steps on a DB-API cursor, in its connection's transaction: the condition, and if it changed a
+    row, the statements that follow it; whether it did."""
+    (condition, (row,)), *rest = steps
+    cursor.execute(condition, row)
+    if cursor.rowcount != 1:
+        return False
+    for sql, rows in rest:
+        if len(rows) == 1:
+            cursor.execute(sql, rows[0])
+        elif rows:
+            cursor.executemany(sql, rows)
+    return True
 
 
 class Writer:
@@ -184,15 +203,7 @@ class Writer:
             self._alone(connection, cursor, batch[0])
             return
         for write in batch:
-            (condition, (row,)), *rest = write.steps
-            cursor.execute(condition, row)
-            write.saved = cursor.rowcount == 1
-            if write.saved:
-                for sql, rows in rest:
-                    if len(rows) == 1:
-                        cursor.execute(sql, rows[0])
-                    elif rows:
-                        cursor.executemany(sql, rows)
+            write.saved = run(cursor, write.steps)
         connection.commit()
 
     @staticmethod

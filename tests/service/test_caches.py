@@ -2,7 +2,8 @@
 game, even when two apps (two processes' worth of state) share one database (each app's events, derived from the
 action log, extended by the moves the other saved); an open game not cached until it starts; concurrent moves of many
 games all saved through the API; and the private copy of a cached state (SQLite and PostgreSQL). The group-commit
-writer and the fast lane's statements are tested on their own in ``tests/store/test_groupcommit.py``."""
+writer and the fast lane's statements are tested on their own in ``tests/store/test_groupcommit.py`` and
+``tests/store/test_fastlane.py``."""
 
 from __future__ import annotations
 
@@ -93,7 +94,8 @@ def test_two_apps_on_one_database_never_serve_a_stale_game(database_url):
 
 
 def test_moves_of_many_games_at_once_are_all_saved(app, client, database_url):
-    """Threads move in different games at the same time, so the writer saves several moves per transaction."""
+    """Threads move in different games at the same time (on SQLite the writer saves several moves per transaction;
+    on PostgreSQL each is a transaction of its own): every move is saved once."""
     games = [started_game(client, "board", {"variant": "points"}, seats=2, seed=50 + n) for n in range(6)]
     failures: list[Any] = []
     plays: dict[int, list[str]] = {}

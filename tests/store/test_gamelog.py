@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import engine
-from store import eventlog, gamelog
+from store import eventlog, fastlane, gamelog, groupcommit
 from store.database import make_engine, sessions
 from store.fastlane import Lane, Statements
 from store.models import ActionRecord, Game, Player, Seat
@@ -224,6 +224,27 @@ def test_a_second_write_of_one_ply_is_refused_by_the_unique_key(database: Engine
     assert len(actions) == 1
 
 
+def test_a_batch_whose_action_row_a_unique_key_refuses_fails_whole(database: Engine) -> None:
+    """A worker's batch (on PostgreSQL one statement: the guarded UPDATE and every action row) with a row that clashes
+    with one already there: nothing of it is saved, the game stays at its ply."""
+    with sessions(database)() as session:
+        seated = players(session, 3)
+        game_id = gamelog.create(session, "board", SETTINGS, SEED, 2, seated[0], seated[1:]).id
+        session.commit()
+    state = engine.new_game("board", SETTINGS, SEED)
+    write = gamelog.advance(game_id, play_moves(state, 0, 3), state)
+    planted = {key: write.then[0][1][2][key] for key in ("game_id", "ply", "seat", "action")}
+    with sessions(database)() as session:
+        session.add(ActionRecord(**planted, debug="planted"))
+        session.commit()
+        with pytest.raises(IntegrityError):
+            gamelog.save(session, write)
+        session.rollback()
+        ply = session.scalar(select(Game.ply).where(Game.id == game_id))
+        rows = session.execute(select(ActionRecord.ply, ActionRecord.debug).where(ActionRecord.game_id == game_id))
+        assert ply == 0 and rows.all() == [(2, "planted")]
+
+
 @pytest.mark.parametrize("plies", [[], [0, 2], [1, 0]], ids=["no moves", "a gap", "out of order"])
 def test_an_advance_needs_consecutive_moves(plies: list[int]) -> None:
     moves = [gamelog.Move(ply, 0, "x") for ply in plies]
@@ -240,21 +261,36 @@ def test_settings_that_describe_no_game_are_refused_before_anything_is_written(d
         assert session.scalar(select(Game.id)) is None
 
 
-def one_move_lane(database: Engine) -> tuple[Lane, list[int]]:
-    """A fast lane, and the number of statements of each write it hands to its writer (in order)."""
-    statements = Statements(database)
+def one_move_lane(database: Engine, monkeypatch: pytest.MonkeyPatch) -> tuple[Lane, list[int]]:
+    """A fast lane, and the number of statements of each write it runs (in order), through the process's writer
+    or on its own connection."""
     steps: list[int] = []
-    save = statements.writer.save
 
-    def counting(write: Any) -> bool:
-        steps.append(len(write.steps))
-        return save(write)
+    def counting(cursor: Any, write_steps: list[Any]) -> bool:
+        steps.append(len(write_steps))
+        return groupcommit.run(cursor, write_steps)
 
-    statements.writer.save = counting  # type: ignore[method-assign]
+    monkeypatch.setattr(fastlane, "run", counting)
+    statements = Statements(database)
+    if statements.writer is not None:
+        monkeypatch.setattr(statements.writer, "_transaction", counted_batches(statements.writer, steps))
     return Lane(statements), steps
 
 
-def test_one_move_writes_through_the_fast_lane_play_a_game_to_its_end(database: Engine) -> None:
+def counted_batches(writer: groupcommit.Writer, steps: list[int]) -> Any:
+    """The writer's ``_transaction``, noting the statements of each write of a batch."""
+    transaction = writer._transaction
+
+    def counted(connection: Any, batch: list[groupcommit.Write]) -> None:
+        steps.extend(len(write.steps) for write in batch)
+        transaction(connection, batch)
+
+    return counted
+
+
+def test_one_move_writes_through_the_fast_lane_play_a_game_to_its_end(
+    database: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A pull bot's writes, one move each, to the game's end: one statement each on PostgreSQL (the UPDATE and the
     action row in one round trip), two on SQLite; the rows are the engine's either way."""
     with sessions(database)() as session:
@@ -262,7 +298,7 @@ def test_one_move_writes_through_the_fast_lane_play_a_game_to_its_end(database: 
         game_id = gamelog.create(session, "card", SETTINGS, SEED, 2, seated[0], seated[1:]).id
         session.commit()
     state = engine.new_game("card", SETTINGS, SEED)
-    lane, steps = one_move_lane(database)
+    lane, steps = one_move_lane(database, monkeypatch)
     moves: list[gamelog.Move] = []
     while not engine.is_over(state):
         move = play_moves(state, len(moves), 1)[0]
@@ -284,7 +320,9 @@ def test_one_move_writes_through_the_fast_lane_play_a_game_to_its_end(database: 
     assert gamelog.as_utc(actions[-1].created_at) == gamelog.as_utc(game.updated_at)
 
 
-def test_a_one_move_write_that_is_refused_writes_nothing(database: Engine) -> None:
+def test_a_one_move_write_that_is_refused_writes_nothing(
+    database: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Through the fast lane, a one-move write at a stale ply, or into a game that is over, changes no row and
     adds no action; one whose action row a unique key refuses fails whole (the game stays at its ply)."""
     with sessions(database)() as session:
@@ -295,7 +333,7 @@ def test_a_one_move_write_that_is_refused_writes_nothing(database: Engine) -> No
     first = gamelog.advance(game_id, play_moves(state, 0, 1), state)
     late = engine.new_game("board", SETTINGS, SEED)
     stale = gamelog.advance(game_id, play_moves(late, 0, 1), late)
-    lane, steps = one_move_lane(database)
+    lane, steps = one_move_lane(database, monkeypatch)
     assert lane.write(game_id, first.condition, *first.then)
     assert not lane.write(game_id, stale.condition, *stale.then), "ply 0 was answered"
     clash = gamelog.advance(game_id, play_moves(state, 1, 1), state)

@@ -137,7 +137,7 @@ def test_a_statement_alone_in_its_batch_commits_by_itself_on_postgresql(database
     try:
         with database.begin() as connection:
             connection.execute(insert(Player).values(id=1, name="ada", token_hash="ada"))
-        statements = Statements(database)
+        statements = Statements(database, group_commit=True)
         add = statements.get(
             insert(Player).values(id=param("id"), name=param("name"), token_hash=param("name"), created_at=now())
         )

@@ -32,7 +32,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from runtime.jobqueue import GAME_JOB
-from store import fastlane
 from store.database import first_line
 from store.fastlane import param
 from store.models import Tournament, TournamentGame
@@ -96,7 +95,7 @@ def running(session: Session) -> Running:
     statement, grouped by tournament along its games' index. (A running tournament whose games are all over is its
     last writer's to complete: nothing to feed.)"""
     found = Running([], {}, {})
-    for tournament_id, owner, waiting, not_over in fastlane.rows(session, _RUNNING):
+    for tournament_id, owner, waiting, not_over in session.connection().execute(_RUNNING).all():
         found.tournaments.append((tournament_id, owner))
         if waiting:
             found.queued[owner] = found.queued.get(owner, 0) + waiting
@@ -105,7 +104,7 @@ def running(session: Session) -> Running:
 
 
 @functools.cache
-def next_games(parts: int) -> CompoundSelect[tuple[int, int, int]]:
+def next_games(parts: int) -> CompoundSelect[int, int, int]:
     """The statement that reads the next unfed games of ``parts`` tournaments (parameters ``t0``... and
     ``window``), at most ``window`` of each, a part per tournament: built and compiled once per number of parts
     (up to :data:`PARTS`)."""
@@ -135,7 +134,9 @@ def candidates(session: Session, tournaments: list[tuple[int, int]], window: int
     for start in range(0, len(tournaments), PARTS):
         chunk = tournaments[start : start + PARTS]
         values = {"window": window, **{f"t{part}": tournament_id for part, (tournament_id, _) in enumerate(chunk)}}
-        for scheduled_id, tournament_id, number in fastlane.rows(session, next_games(len(chunk)), values):
+        for scheduled_id, tournament_id, number in (
+            session.connection().execute(next_games(len(chunk)), values).all()
+        ):
             found[tournament_id].append((number, scheduled_id))
     per_account: dict[int, list[list[int]]] = defaultdict(list)
     for tournament_id, owner_id in tournaments:
@@ -178,7 +179,7 @@ def take(session: Session, window: int) -> list[Fed]:
     owner_of = {scheduled_id: owner for owner, games in per_account.items() for scheduled_id in games}
     claimed: dict[int, list[int]] = {}
     for scheduled_id in sorted(order):  # rows locked in one order: two callers at once never deadlock
-        marked = fastlane.first(session, _MARK, {"scheduled_id": scheduled_id})
+        marked = session.connection().execute(_MARK, {"scheduled_id": scheduled_id}).first()
         if marked is not None:
             claimed[scheduled_id] = list(marked[0])
     session.commit()

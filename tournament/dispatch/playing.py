@@ -15,7 +15,6 @@ import time
 from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from store import fastlane
 from store.database import failed_not_faulty, first_line
 from store.fastlane import param
 from store.models import TournamentGame
@@ -56,7 +55,7 @@ def game_bots(ctx: context.Context, scheduled_id: int) -> list[int]:
     """The bots of a scheduled game (none if it is missing, or the database cannot say now)."""
     try:
         with ctx.sessions() as session:
-            found = fastlane.first(session, _BOTS, {"scheduled_id": scheduled_id})
+            found = session.connection().execute(_BOTS, {"scheduled_id": scheduled_id}).first()
     except SQLAlchemyError:
         return []
     return list(found[0]) if found is not None else []

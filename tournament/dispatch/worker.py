@@ -18,6 +18,13 @@ played and give their leases back, and it exits. RQ's handler of the signal rais
 runs; while that is a job or the maintenance (statements half sent to the database, a game half handed over) the stop
 waits for its end instead (``ArenaWorker.request_stop``).
 
+The overrides of RQ's own methods reach into its internals (its Redis keys, its worker's private state): they earned
+their place by measurement (``benchmarks/internals.py worker``: the worker's CPU per game job against the same worker
+with RQ's own lifecycle of a job, heartbeat, state and suspension check; docs/performance.md), or are needed for a
+warm stop (``tests/tournament/test_worker_stop.py``) and for a Redis that restarts
+(``tests/reliability/test_redis_restart.py``). RQ is pinned to the versions tested, and
+``tests/tournament/test_rq_internals.py`` fails when what they touch changes.
+
 RQ's work loop quits on most Redis errors, and a Redis that restarts empty has forgotten the worker. So when the
 worker loses Redis (a connection error, or its own registration gone from Redis) it ends that RQ worker, waits until
 Redis answers, and starts a new one: the jobs Redis lost are the maintenance's to enqueue again, from the database.

@@ -24,7 +24,6 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ratings.sprt import Sprt
-from store import fastlane
 from store.fastlane import param
 from store.models import Result, Tournament, TournamentGame, now
 from store.models.matches import Match
@@ -56,7 +55,7 @@ def refresh(session: Session, tournament_id: int) -> str | None:
     """After a result of the tournament: if it plays a match still undecided, recount its completed pairs, store
     the counts and LLR if they count more pairs than stored, and stop the match on a verdict. Returns the verdict
     stored (``None``: not a match, or nothing new)."""
-    if fastlane.first(session, _UNDECIDED, {"tournament_id": tournament_id}) is None:
+    if session.connection().execute(_UNDECIDED, {"tournament_id": tournament_id}).first() is None:
         return None  # not a match (most tournaments), or decided
     match = session.scalar(select(Match).where(Match.tournament_id == tournament_id))
     if match is None or match.verdict != "continue":

@@ -28,7 +28,6 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
-from store import fastlane
 from store.challenges import is_challenge
 from store.fastlane import param
 from store.models import Tournament, TournamentGame, new_seed_salt, now
@@ -119,7 +118,8 @@ def start(session: Session, tournament: Tournament) -> bool:
         return False
     # a match's games come in pairs; a challenge is one game: all in one statement
     games = lay_out(tournament, matches.pairings(session, tournament) or challenge_pairings(tournament) or None)
-    fastlane.executemany(session, _GAME, games)
+    if games:
+        session.connection().execute(_GAME, games)
     session.commit()
     return True
 
@@ -156,7 +156,9 @@ def create(session: Session, parent: Tournament, run: int) -> Tournament | None:
         if run not in made_runs(session, parent.id):
             raise  # some other constraint failed
         return None
-    fastlane.executemany(session, _GAME, lay_out(child))
+    games = lay_out(child)
+    if games:
+        session.connection().execute(_GAME, games)
     session.commit()
     return child
 
@@ -211,8 +213,8 @@ def overdue(session: Session, moment: datetime) -> list[int]:
     """The tournaments with a run due at ``moment`` that has not started: those still scheduled whose start time has
     passed, and the repeating first runs that miss a later run due by then. In id order. (Two statements compiled
     once: every worker's clock asks every second.)"""
-    found = {row[0] for row in fastlane.rows(session, _SCHEDULED, {"moment": moment})}
-    for tournament_id, start_at, created_at, every, times in fastlane.rows(session, _REPEATING):
+    found = {row[0] for row in session.connection().execute(_SCHEDULED, {"moment": moment}).all()}
+    for tournament_id, start_at, created_at, every, times in session.connection().execute(_REPEATING).all():
         due = due_runs(utc(start_at or created_at), every, times, moment)
         if due >= 2 and not set(range(2, due + 1)) <= made_runs(session, tournament_id):
             found.add(tournament_id)

@@ -16,7 +16,6 @@ from typing import NamedTuple
 from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session
 
-from store import fastlane
 from store.fastlane import param
 from store.models import TournamentGame, now
 
@@ -84,7 +83,7 @@ def lease(session: Session, scheduled_id: int, worker: str, seconds: float) -> L
     moment = now()
     until = moment + timedelta(seconds=seconds)
     values = {"scheduled_id": scheduled_id, "holder": worker, "moment": moment, "until": until}
-    taken = fastlane.first(session, _LEASE, values)
+    taken = session.connection().execute(_LEASE, values).first()
     if taken is None:
         session.rollback()
         return None
@@ -94,7 +93,7 @@ def lease(session: Session, scheduled_id: int, worker: str, seconds: float) -> L
 def release(session: Session, scheduled_id: int, worker: str) -> bool:
     """Give a game this worker holds back to the queue at once (the worker stops; the game stays where it was saved),
     so that recovery need not wait for the lease to run out; ``False`` if it was not this worker's."""
-    released = fastlane.execute(session, _RELEASE, {"scheduled_id": scheduled_id, "holder": worker})
+    released = session.connection().execute(_RELEASE, {"scheduled_id": scheduled_id, "holder": worker})
     session.commit()
     return bool(released.rowcount)
 
@@ -103,7 +102,9 @@ def renew(session: Session, scheduled_id: int, worker: str, seconds: float) -> N
     """Extend this worker's lease, in the caller's transaction; ``LeaseLost`` if it is another worker's now,
     ``Cancelled`` if its tournament was cancelled (the caller's transaction is rolled back either way)."""
     until = now() + timedelta(seconds=seconds)
-    renewed = fastlane.execute(session, _RENEW, {"scheduled_id": scheduled_id, "holder": worker, "until": until})
+    renewed = session.connection().execute(
+        _RENEW, {"scheduled_id": scheduled_id, "holder": worker, "until": until}
+    )
     if not renewed.rowcount:
         session.rollback()
         if cancelled(session, scheduled_id):

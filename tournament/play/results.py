@@ -13,16 +13,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from store import fastlane
 from store.challenges import HUMAN
 from store.fastlane import param
 from store.models import BotVersion, Game, Result, Tournament, TournamentGame, now
 from tournament.play.leases import Cancelled
-from tournament.play.scheduled import SEATS, TournamentSettings
+from tournament.play.scheduled import TournamentSettings
 from tournament.standings import poolstate
 
 
@@ -47,7 +46,8 @@ _DONE = (
 )
 _VERSIONS = (
     select(BotVersion.id, BotVersion.bot_id, BotVersion.created_at <= Game.created_at)
-    .where(Game.id == param("game_id"), fastlane.one_of(BotVersion.bot_id, "bot", SEATS))
+    .join(Game, Game.id == param("game_id"))  # the one game's row beside each version (no cartesian product)
+    .where(BotVersion.bot_id.in_(bindparam("bots", expanding=True)))
     .order_by(BotVersion.number)
 )
 """Each version of the game's bots, in order, and whether it was made by the game's start."""
@@ -82,7 +82,7 @@ def finish(
     """Write the result of ``game_id`` (once: ``False``, the transaction rolled back, if it was already written) and
     mark the scheduled game done, in the session's transaction (the game's last moves and end go in the same one:
     the caller commits); ``Cancelled``, rolled back, if its tournament was cancelled (nothing written)."""
-    if not fastlane.execute(session, _DONE, {"scheduled_id": scheduled_id}).rowcount:
+    if not session.connection().execute(_DONE, {"scheduled_id": scheduled_id}).rowcount:
         session.rollback()
         raise Cancelled(f"scheduled game {scheduled_id}: its tournament was cancelled before its result")
     version_ids, finished_at = versions_playing(session, bot_ids, game_id), now()
@@ -112,7 +112,7 @@ def finish(
             "counted": counted,
             **{key: outcome[key] for key in ("ranks", "reason", "forfeited", "faults", "moves")},
         }
-        fastlane.execute(session, _RESULT, values)
+        session.connection().execute(_RESULT, values)
     except IntegrityError:
         session.rollback()
         return False
@@ -126,8 +126,8 @@ def versions_playing(session: Session, bot_ids: list[int], game_id: int) -> list
     bots = [bot_id for bot_id in bot_ids if bot_id != HUMAN]
     current: dict[int, int] = {}
     if bots:
-        values = {"game_id": game_id, **fastlane.listed("bot", bots, SEATS)}
-        for version_id, bot_id, made_before in fastlane.rows(session, _VERSIONS, values):
+        values = {"game_id": game_id, "bots": bots}
+        for version_id, bot_id, made_before in session.connection().execute(_VERSIONS, values).all():
             if bot_id not in current or made_before:
                 current[bot_id] = version_id
     return [HUMAN if bot_id == HUMAN else current[bot_id] for bot_id in bot_ids]

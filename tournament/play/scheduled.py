@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, case, select, update
+from sqlalchemy import Boolean, bindparam, case, select, update
 from sqlalchemy.orm import Session
 
-from store import fastlane
 from store.fastlane import param
 from store.models import Bot, Player, Tournament, TournamentGame
 
@@ -88,7 +87,7 @@ _READ = (
     .where(TournamentGame.id == param("scheduled_id"))
 )
 _BOTS = select(Bot.id, Bot.player_id, Bot.name, Bot.url, Bot.secret, Bot.excluded, Bot.checked_at).where(
-    fastlane.one_of(Bot.id, "bot", SEATS)
+    Bot.id.in_(bindparam("bots", expanding=True))
 )
 _GAME = update(TournamentGame).where(TournamentGame.id == param("scheduled_id")).values(game_id=param("game_id"))
 _NAME = select(Player.name).where(Player.id == param("player_id"))
@@ -116,7 +115,7 @@ each count theirs), the bot excluded at the third failure in a row and included 
 
 def read(session: Session, scheduled_id: int) -> ScheduledGame | None:
     """The scheduled game and its tournament's settings (``None``: no such game), in the session's transaction."""
-    row = fastlane.first(session, _READ, {"scheduled_id": scheduled_id})
+    row = session.connection().execute(_READ, {"scheduled_id": scheduled_id}).first()
     if row is None:
         return None
     status, bot_ids, seed, game_id, *tournament = row
@@ -127,23 +126,23 @@ def seat_bots(session: Session, bot_ids: list[int]) -> dict[int, SeatBot]:
     """The bots of ``bot_ids`` (up to :data:`SEATS` of them; none: ``{}``), by id, in one statement."""
     if not bot_ids:
         return {}
-    return {row[0]: SeatBot(*row) for row in fastlane.rows(session, _BOTS, fastlane.listed("bot", bot_ids, SEATS))}
+    return {row[0]: SeatBot(*row) for row in session.connection().execute(_BOTS, {"bots": bot_ids})}
 
 
 def set_game(session: Session, scheduled_id: int, game_id: int) -> None:
     """Note the game a scheduled game plays, in the session's transaction (its lease's, in which the game was
     created)."""
-    fastlane.execute(session, _GAME, {"scheduled_id": scheduled_id, "game_id": game_id})
+    session.connection().execute(_GAME, {"scheduled_id": scheduled_id, "game_id": game_id})
 
 
 def name_of(session: Session, player_id: int) -> str:
     """An account's name (a challenge's person, who sits without a bot)."""
-    row = fastlane.first(session, _NAME, {"player_id": player_id})
+    row = session.connection().execute(_NAME, {"player_id": player_id}).first()
     assert row is not None
     return str(row[0])
 
 
 def note_check(session: Session, bot_id: int, passed: bool, moment: datetime) -> bool:
     """Count a health check of the bot at ``moment``, in the session's transaction; whether it is excluded now."""
-    row = fastlane.first(session, _CHECKED, {"bot_id": bot_id, "passed": passed, "moment": moment})
+    row = session.connection().execute(_CHECKED, {"bot_id": bot_id, "passed": passed, "moment": moment}).first()
     return bool(row is not None and row[0])

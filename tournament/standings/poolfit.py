@@ -15,7 +15,6 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from runtime.jobqueue import LocalQueue, RQQueue
-from store import fastlane
 from store.models import RatingPool, now
 from tournament.standings import tables
 
@@ -53,7 +52,7 @@ def ask_due(sessions: sessionmaker[Session], queue: RQQueue | LocalQueue) -> lis
     """Ask for the refit of every pool behind its state or awaiting a rebuild (at most once per interval each)."""
     asked = []
     with sessions() as session:
-        for game, variant in fastlane.rows(session, _BEHIND):
+        for game, variant in session.connection().execute(_BEHIND).all():
             if tables.ask_refit(session, queue, game, variant, tables.POOL_REFIT_SECONDS):
                 asked.append((game, variant))
     return asked

@@ -30,7 +30,6 @@ from ratings.elo import INITIAL_RATING
 from ratings.summary import head_to_head, summarize
 from ratings.tallies import parse
 from runtime.jobqueue import FIT_JOB, LocalQueue, RQQueue
-from store import fastlane
 from store.fastlane import param
 from store.models import Bot, BotVersion, RatingPool, Result, Tournament, now
 from store.models.tournaments import RatingTally
@@ -176,7 +175,7 @@ _RESULTS = (
 
 def tournament_table(session: Session, tournament_id: int, bot_ids: Sequence[int]) -> dict[str, Any]:
     """The fitted table of the tournament's stored results, with their 95% intervals (``bot_ids``: its bots)."""
-    results = fastlane.rows(session, _RESULTS, {"tournament_id": tournament_id})
+    results = session.connection().execute(_RESULTS, {"tournament_id": tournament_id}).all()
     games = [(seats, ranks) for seats, ranks, _ in results]
     forfeits = [set(forfeited) for _, _, forfeited in results]
     rows = summarize(games, forfeited=forfeits)
@@ -218,7 +217,7 @@ def refresh_tournament(session: Session, tournament_id: int) -> bool:
     the last refit) and at its last result (a fit with its intervals costs about 10 ms per 1,000 games, and the
     reads and write around it a few milliseconds more). Whether every result of the tournament is in (or it is
     gone)."""
-    found = fastlane.first(session, _RESULTS_IN, {"tournament_id": tournament_id})
+    found = session.connection().execute(_RESULTS_IN, {"tournament_id": tournament_id}).first()
     if found is None:
         return True
     games_total, done, bot_ids = int(found[0]), int(found[1]), list(found[2])
@@ -228,7 +227,7 @@ def refresh_tournament(session: Session, tournament_id: int) -> bool:
         return False
     table = tournament_table(session, tournament_id, bot_ids)  # not from ``done``: a result may have come in since
     values = {"tournament_id": tournament_id, "through": table["through"], "table": table}
-    fastlane.execute(session, _STANDINGS, values)
+    session.connection().execute(_STANDINGS, values)
     session.commit()
     return last
 
