@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 import engine
 from store.models import ActionRecord, Game, RatingPool, Result, Tournament, TournamentGame
+from tests import runs
 from tests.apikit import Player, new_player
 from tests.arenakit import SECRET, create_tournament, register
 from tournament import standings
@@ -97,6 +98,7 @@ class Workers:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: whatever it starts ends with it
+            preexec_fn=runs.die_with_parent,  # started on the test's (main) thread
         )
         log.close()
         self.processes.append(process)
@@ -163,6 +165,7 @@ class Bots:
             stderr=subprocess.DEVNULL,
             text=True,
             start_new_session=True,
+            preexec_fn=runs.die_with_parent,  # started on the test's (main) thread
         )
         self.processes.append(process)
         assert process.stdout is not None
