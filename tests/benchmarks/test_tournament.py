@@ -157,24 +157,19 @@ def test_a_checkouts_bare_client_runs_in_a_process_of_its_own() -> None:
             bench.bare_calls_of(bench.ROOT, ["http://127.0.0.1:1/bot"], {}, threads=1, seconds=0.1)
 
 
-def test_usage_errors() -> None:
-    script = ROOT / "benchmarks" / "tournament.py"
-    ran = subprocess.run(
-        [sys.executable, str(script), "--database-url", "sqlite:///x.db"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert ran.returncode == 2 and "--database-url names a PostgreSQL server" in ran.stderr
-    ran = subprocess.run(
-        [sys.executable, str(script), "--compare-root", str(ROOT / "docs")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert ran.returncode == 2 and "is no checkout of this project" in ran.stderr
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--database-url", "sqlite:///x.db"], "--database-url names a PostgreSQL server"),
+        (["--compare-root", str(ROOT / "docs")], "is no checkout of this project"),
+        (["--seconds", "0"], "--seconds must be positive"),
+    ],
+)
+def test_usage_errors(flags: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        bench.main(flags)
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
 
 
 def test_a_process_that_ignores_sigterm_is_reported_and_killed() -> None:
