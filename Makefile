@@ -1,9 +1,11 @@
-# Developer and CI entry points. `make test` is what .ci/run runs.
+# Developer and CI entry points. .ci/run runs `make test`, then `make test-slow`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# pytest-xdist workers: more than the cores, as most tests wait (on servers, bots, subprocesses) rather than compute
+TEST_WORKERS ?= 6
 
-.PHONY: venv test bench demo openapi clean fuzz browser
+.PHONY: venv test test-slow bench demo openapi clean fuzz browser
 
 venv: $(VENV)/.installed
 
@@ -14,12 +16,17 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# The suite without the long statistical and end-to-end runs (marked slow), then the linters.
 test: venv browser
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy engine store botlink ratings runtime cli service tournament clients benchmarks
 	$(BIN)/lint-imports
+
+# The long runs only (`@pytest.mark.slow`: the full-size demo, benchmarks at full size).
+test-slow: venv browser
+	$(BIN)/pytest -n $(TEST_WORKERS) -m slow
 
 # Debian's chromium for the page tests (tests/service/web/browser.py: Playwright drives it, downloads no browser).
 # Quick when installed; without root it only says so (the browser tests then skip locally and fail in CI).
