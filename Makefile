@@ -16,9 +16,11 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-# The suite without the long statistical and end-to-end runs (marked slow), then the linters.
+# The suite without the long statistical and end-to-end runs (marked slow), then the linters. Python may cache
+# compiled modules (and pytest its rewritten tests) even where PYTHONDONTWRITEBYTECODE is set: each of the
+# suite's hundreds of Python processes would compile them again.
 test: venv browser
-	$(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy engine store botlink ratings runtime cli service tournament clients benchmarks
@@ -26,7 +28,7 @@ test: venv browser
 
 # The long runs only (`@pytest.mark.slow`: the full-size demo, benchmarks at full size).
 test-slow: venv browser
-	$(BIN)/pytest -n $(TEST_WORKERS) -m slow
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) -m slow
 
 # Debian's chromium for the page tests (tests/service/web/browser.py: Playwright drives it, downloads no browser).
 # Quick when installed; without root it only says so (the browser tests then skip locally and fail in CI).

@@ -130,8 +130,10 @@ def all_pids() -> Iterator[int]:
 
 def stop_on_sigterm(has_workers: Callable[[], bool]) -> None:
     """Make SIGTERM interrupt this process as Ctrl-C does (``KeyboardInterrupt``): the fixtures unwind, stopping
-    what the tests started. xdist's controller (``has_workers()``) passes it on to its workers first, which are
-    its only children. A second SIGTERM kills."""
+    what the tests started. xdist's controller (``has_workers()``) passes it on to its workers, which are its only
+    children, and goes on: each worker unwinds and reports the interruption, and the controller then stops the run
+    as after Ctrl-C (interrupted at once, it would give its workers 10 s to unwind, then kill them). A second
+    SIGTERM kills."""
 
     def interrupt(signum: int, frame: Any) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -139,6 +141,7 @@ def stop_on_sigterm(has_workers: Callable[[], bool]) -> None:
             for worker in children(os.getpid()):
                 with contextlib.suppress(OSError):
                     os.kill(worker, signal.SIGTERM)
+            return
         raise KeyboardInterrupt(f"signal {signum}")
 
     signal.signal(signal.SIGTERM, interrupt)

@@ -80,9 +80,8 @@ def test_a_run_killed_with_sigkill_is_cleaned_up_by_the_next_runs_sweep(report: 
     process.kill()
     process.communicate()
     assert len(left_of(started, 0)) > 3, "SIGKILL left nothing to sweep: the test proves nothing"
-    ended = runs.sweep(ADMIN_URL)
+    ended = runs.sweep(ADMIN_URL)  # (or a run starting meanwhile on another xdist worker, which sweeps first)
     assert left_of(started, 30) == [], ended
-    assert any(started["run"] in line for line in ended), ended
 
 
 @pytest.mark.parametrize("flags", [[], ["-n", "1"]], ids=["alone", "xdist"])

@@ -1,8 +1,9 @@
 """``benchmarks/fair_queue.py`` as it is run (a subprocess, ``--json``), on SQLite and PostgreSQL: B's small
 tournament alone, behind A's big one, and behind it with the unfair window; the report's shape, every small
 tournament played to its end with all its games, the big one of the fair run cancelled before its end. Speed is
-measured, never asserted. At the size docs quote (4 games behind 60; minutes on a loaded machine: marked slow), and
-a small twin on the same path (2 behind 60: the big one big enough to be cut short); its usage errors, in-process.
+measured, never asserted. At the size docs quote (4 games behind 60, 2 workers; minutes on a loaded machine: marked
+slow), and a small twin on the same path (2 behind 40, 1 worker: the big one still big enough to be cut short); its
+usage errors, in-process.
 """
 
 from __future__ import annotations
@@ -28,14 +29,14 @@ def run_benchmark(*args: str, timeout: float = 600) -> subprocess.CompletedProce
     )
 
 
-def check_a_run(database_url: str, redis_url: str, big: int, small: int) -> None:
+def check_a_run(database_url: str, redis_url: str, big: int, small: int, workers: int) -> None:
     ran = run_benchmark(
-        *("--big", str(big), "--small", str(small), "--repeat", "1", "--unfair-timeout", "300"),
-        *("--database-url", database_url, "--redis-url", redis_url, "--json"),
+        *("--big", str(big), "--small", str(small), "--workers", str(workers), "--repeat", "1"),
+        *("--unfair-timeout", "300", "--database-url", database_url, "--redis-url", redis_url, "--json"),
     )
     assert ran.returncode == 0, ran.stderr
     report = json.loads(ran.stdout)
-    assert (report["big_games"], report["small_games"], report["workers"]) == (big, small, 2)
+    assert (report["big_games"], report["small_games"], report["workers"]) == (big, small, workers)
     assert report["environment"]["SORRY_ARENA_FEED_WINDOW"] == {"alone, behind": 8, "unfair": 1000}
     assert [run["kind"] for run in report["runs"]] == ["alone", "behind", "unfair"]
     for run in report["runs"]:
@@ -69,13 +70,13 @@ def check_a_run(database_url: str, redis_url: str, big: int, small: int) -> None
 def test_a_run_measures_the_small_tournament_alone_behind_and_unfairly_behind(
     database_url: str, redis_url: str
 ) -> None:
-    check_a_run(database_url, redis_url, big=60, small=4)
+    check_a_run(database_url, redis_url, big=60, small=4, workers=2)
 
 
 def test_a_small_run_measures_the_small_tournament_alone_behind_and_unfairly_behind(
     database_url: str, redis_url: str
 ) -> None:
-    check_a_run(database_url, redis_url, big=60, small=2)
+    check_a_run(database_url, redis_url, big=40, small=2, workers=1)
 
 
 @pytest.mark.parametrize(
