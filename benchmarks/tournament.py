@@ -437,7 +437,7 @@ def own_database(server_url: str | None) -> Iterator[str]:
         return
     admin_url = make_url(server_url).set(database="postgres")
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    name = f"sorry_arena_bench_{uuid.uuid4().hex[:12]}"
+    name = f"sorry_arena_bench_{os.getpid()}_{uuid.uuid4().hex[:8]}"  # whose it is, beside other runs
     with admin.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{name}"'))
     try:
