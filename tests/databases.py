@@ -7,8 +7,9 @@ own data) live side by side with a test run.
   postgres``); its user needs the right to create databases. The names carry the test run's
   (``sorry_arena_test_<pid>_<start>_...``, tests/runs.py), so that the next run drops those of a killed one.
 - :class:`Templates`: the service's tables, migrated once per test process into a template (a SQLite file, a
-  PostgreSQL database) that each test copies (the file; ``CREATE DATABASE ... TEMPLATE``): a copy takes
-  milliseconds, a migration seconds. The schema still comes from the migrations: a missing one fails every test.
+  PostgreSQL database) that each test copies (the file, in well under a millisecond; ``CREATE DATABASE ...
+  TEMPLATE``, in tenths of a second), instead of running the migrations (seconds). The schema still comes from the
+  migrations: a missing one fails every test.
 - Redis: a private ``redis-server`` of the session's, started on first use on a free loopback port without
   persistence, and stopped at the end (tests/servers.py); each test gets a database number of its own, emptied
   before and after. With ``$SORRY_ARENA_TEST_REDIS_URL`` the tests use that Redis database instead and never flush
