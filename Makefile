@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # pytest-xdist workers: more than the cores, as most tests wait (on servers, bots, subprocesses) rather than compute
-TEST_WORKERS ?= 6
+TEST_WORKERS ?= 8
 
 .PHONY: venv test test-slow bench demo openapi clean fuzz browser
 
