@@ -1,9 +1,11 @@
-# Developer and CI entry points. `make test` is what .ci/run runs.
+# Developer and CI entry points. .ci/run runs `make test`, then `make test-slow`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# pytest-xdist workers: more than the cores, as most tests wait (on servers, bots, subprocesses) rather than compute
+TEST_WORKERS ?= 8
 
-.PHONY: venv test bench demo openapi clean fuzz browser
+.PHONY: venv test test-slow bench demo openapi clean fuzz browser
 
 venv: $(VENV)/.installed
 
@@ -14,12 +16,19 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# The suite without the long statistical and end-to-end runs (marked slow), then the linters. Python may cache
+# compiled modules (and pytest its rewritten tests) even where PYTHONDONTWRITEBYTECODE is set: each of the
+# suite's hundreds of Python processes would compile them again.
 test: venv browser
-	$(BIN)/pytest
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy engine store botlink ratings runtime cli service tournament clients benchmarks
 	$(BIN)/lint-imports
+
+# The long runs only (`@pytest.mark.slow`: the full-size demo, benchmarks at full size).
+test-slow: venv browser
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) -m slow
 
 # Debian's chromium for the page tests (tests/service/web/browser.py: Playwright drives it, downloads no browser).
 # Quick when installed; without root it only says so (the browser tests then skip locally and fail in CI).

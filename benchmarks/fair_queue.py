@@ -281,8 +281,8 @@ def seconds_text(report: dict[str, Any], kind: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    end_on_sigterm()
     args = parse_args(argv)
+    end_on_sigterm()  # once the flags are good: a usage error starts nothing
     figures = run(args)
     if args.json:
         print(json.dumps(figures, indent=2))

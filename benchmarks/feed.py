@@ -121,13 +121,13 @@ class Waiting:
         self.engine.dispose()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="200,1000,10000")
     parser.add_argument("--ends", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--database-url", default=None)
-    options = parser.parse_args()
+    options = parser.parse_args(argv)
     try:
         sizes = [int(size) for size in options.sizes.split(",")]
     except ValueError:

@@ -439,7 +439,7 @@ def own_database(server_url: str | None) -> Iterator[str]:
         return
     admin_url = make_url(server_url).set(database="postgres")
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    name = f"sorry_arena_bench_{uuid.uuid4().hex[:12]}"
+    name = f"sorry_arena_bench_{os.getpid()}_{uuid.uuid4().hex[:8]}"  # whose it is, beside other runs
     with admin.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{name}"'))
     try:
@@ -574,8 +574,7 @@ def summary(found: list[dict[str, Any]]) -> dict[str, float]:
     return {key: round(statistics.median(row[key] for row in found), 3) for key in keys}
 
 
-def main() -> int:
-    end_on_sigterm()
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bots", type=int, default=4, choices=range(2, 9), metavar="2..8")
     parser.add_argument("--game", choices=["board", "card"], default="board")
@@ -606,13 +605,14 @@ def main() -> int:
         help="let the cores sleep between calls (no SCHED_IDLE spinners): the bare rate then varies between rounds",
     )
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.compare_root is not None and not (args.compare_root / "cli" / "main.py").is_file():
         parser.error(f"--compare-root {args.compare_root} is no checkout of this project (no cli/main.py)")
     if args.database_url is not None and not args.database_url.startswith("postgresql"):
         parser.error("--database-url names a PostgreSQL server; leave it out for SQLite")
     if not args.seconds > 0:
         parser.error("--seconds must be positive")
+    end_on_sigterm()  # once the flags are good: a usage error starts nothing
     found = rows(
         database_url=args.database_url,
         redis_url=args.redis_url,

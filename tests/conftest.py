@@ -1,17 +1,26 @@
-"""Fixtures of the API tests: a fresh database per test (SQLite file or PostgreSQL database), the app and its client.
+"""Fixtures of the API tests: a fresh database per test (SQLite file or PostgreSQL database), the app and its client;
+and the test run's hooks.
 
 ``database_url`` runs a test on both databases; a test that needs only one narrows it with
 ``pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)`` (``tests.apikit.SQLITE_ONLY``).
 Each test's PostgreSQL database and Redis database are its own (``tests/databases.py``: created on the machine's
 PostgreSQL, or the one at ``$SORRY_ARENA_TEST_POSTGRES_URL``; a private redis-server, or the Redis at
 ``$SORRY_ARENA_TEST_REDIS_URL``): unreachable, a test is skipped locally and fails in CI. The schema always comes
-from the migrations, so a missing migration fails here too.
+from the migrations, run once per test process into a template that each test's database copies
+(``tests.databases.Templates``), so a missing migration fails here too.
+
+The run (tests/runs.py) marks every process it starts as its own and keeps its files in a scratch folder of its
+own; SIGTERM interrupts it as Ctrl-C does, so that the fixtures stop what they started; and it first sweeps away
+what runs killed before they could clean up left behind (their servers, bots, databases and scratch folders).
+With pytest-xdist (``make test``: ``-n``) each worker process has its own session fixtures: its redis-server, its
+templates.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from flask import Flask
@@ -20,24 +29,55 @@ from flask.testing import FlaskClient
 from runtime.jobqueue import LocalQueue
 from runtime.settings import Settings
 from service.app import create_app
-from store import migrate
-from tests.databases import RedisDatabases, postgres_database, redis_databases
+from tests import runs
+from tests.databases import ADMIN_URL, RedisDatabases, Templates, redis_databases
 
 for _variable in ("DATABASE_URL", "REDIS_URL"):  # a developer's own services: no test may reach them by default
     os.environ.pop(_variable, None)
 
 
+def is_worker(config: pytest.Config) -> bool:
+    """Whether this process is one of pytest-xdist's workers (not the run's first process)."""
+    return hasattr(config, "workerinput")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    runs.begin(worker=is_worker(config))
+    runs.stop_on_sigterm(has_workers=lambda: config.pluginmanager.has_plugin("dsession"))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if is_worker(session.config):
+        return
+    ended = runs.sweep(ADMIN_URL)
+    if ended:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        lines = "\n  ".join(ended)
+        message = f"ended what killed test runs left behind:\n  {lines}"
+        if reporter is not None:
+            reporter.write_line(message)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not is_worker(config):
+        runs.finish()
+
+
+@pytest.fixture(scope="session")
+def templates() -> Iterator[Templates]:
+    """This process's migrated templates (made on first use), dropped at the end."""
+    made = Templates()
+    yield made
+    made.close()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[str]:
-    """The URL of a fresh, empty database with the service's tables."""
+def database_url(request: pytest.FixtureRequest, tmp_path: Path, templates: Templates) -> Iterator[str]:
+    """The URL of a fresh database with the service's tables, copied from the migrated template."""
     if request.param == "sqlite":
-        url = f"sqlite:///{os.path.join(tmp_path, 'api.db')}"
-        migrate.upgrade(url)
-        yield url
+        yield templates.sqlite(tmp_path / "api.db")
     elif request.param == "postgresql":
-        for url in postgres_database():
-            migrate.upgrade(url)
-            yield url
+        yield from templates.postgresql()
     else:
         raise ValueError(f"unknown database kind {request.param!r}")
 

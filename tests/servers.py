@@ -1,7 +1,8 @@
 """Servers the tests start themselves, so that they never touch the machine's own: a private ``redis-server``.
 
 :class:`PrivateRedis` is a ``redis-server`` child process on a free loopback port, without persistence (a restart
-comes back empty), its files in a temporary directory of its own. The suite's Redis databases come from one of them
+comes back empty), its files in a folder of its own in the test run's scratch folder (tests/runs.py: a killed
+run's server is stopped by the next run; the kernel kills it first if the process that started it dies). The suite's Redis databases come from one of them
 (tests/databases.py); the reliability tests start their own to stop and restart it (tests/reliability/servers.py,
 which also starts a private PostgreSQL).
 """
@@ -16,6 +17,8 @@ import time
 from pathlib import Path
 
 import redis
+
+from tests import runs
 
 
 class ServerError(RuntimeError):
@@ -47,7 +50,7 @@ class PrivateRedis:
     def __init__(self, databases: int = 16) -> None:
         self.port = free_port()
         self.databases = databases
-        self.root = Path(tempfile.mkdtemp(prefix="sorry-arena-redis-"))
+        self.root = Path(tempfile.mkdtemp(prefix="redis-", dir=runs.scratch()))
         self.log = self.root / "redis.log"
         self.process: subprocess.Popen[bytes] | None = None
         self.started = False
@@ -96,6 +99,7 @@ class PrivateRedis:
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=runs.die_with_parent,  # started and stopped by a test process's main thread
         )
         client = redis.Redis(port=self.port, socket_connect_timeout=1)
         deadline = time.monotonic() + timeout

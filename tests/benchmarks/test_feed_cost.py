@@ -3,11 +3,9 @@ exactly one game (the benchmark asserts it), timed. Speed is measured, never ass
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
+import pytest
 
-from benchmarks.feed import WINDOW, Waiting
+from benchmarks.feed import WINDOW, Waiting, main
 
 
 def test_a_round_times_one_top_up_per_game_ended(database_url: str) -> None:
@@ -20,13 +18,17 @@ def test_a_round_times_one_top_up_per_game_ended(database_url: str) -> None:
     assert row["load_before"] >= 0 and row["load_after"] >= 0
 
 
-def test_usage_errors() -> None:
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "feed.py"
-    for flags, message in [
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
         (["--sizes", "200,x"], "--sizes takes whole numbers"),
         (["--ends", "0"], "--ends and --rounds must be at least 1"),
         (["--sizes", "20"], "every size needs at least"),
         (["--database-url", "sqlite:///x.db"], "names a PostgreSQL server"),
-    ]:
-        ran = subprocess.run([sys.executable, str(script), *flags], capture_output=True, text=True, timeout=120)
-        assert ran.returncode == 2 and message in ran.stderr, (flags, ran.stderr)
+    ],
+)
+def test_usage_errors(flags: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(flags)
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err

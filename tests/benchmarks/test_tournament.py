@@ -27,11 +27,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def bench_databases() -> set[str]:
+    """The databases the benchmark created in this process (named with its pid: other runs on the machine, a
+    checkout's or an xdist worker's, may be creating theirs meanwhile)."""
     engine = create_engine(ADMIN_URL)
     try:
         with engine.connect() as connection:
             names = connection.execute(
-                text("SELECT datname FROM pg_database WHERE datname LIKE 'sorry_arena_bench_%'")
+                text("SELECT datname FROM pg_database WHERE datname LIKE :mine"),
+                {"mine": f"sorry\\_arena\\_bench\\_{os.getpid()}\\_%"},
             )
             return {name for (name,) in names}
     finally:
@@ -92,7 +95,7 @@ def test_rows_measure_each_round_with_its_figures_and_load(database: str, redis_
         (found[0]["worker_beyond_call_us"] + found[1]["worker_beyond_call_us"]) / 2, 3
     )
     if database == "postgresql":
-        assert bench_databases() <= before  # its own database is gone
+        assert before == set() and bench_databases() == set()  # its own database is gone
 
 
 def test_a_tournament_counts_every_games_moves_beyond_the_results_its_detail_holds(
@@ -158,24 +161,19 @@ def test_a_checkouts_bare_client_runs_in_a_process_of_its_own() -> None:
             bench.bare_calls_of(bench.ROOT, ["http://127.0.0.1:1/bot"], {}, threads=1, seconds=0.1)
 
 
-def test_usage_errors() -> None:
-    script = ROOT / "benchmarks" / "tournament.py"
-    ran = subprocess.run(
-        [sys.executable, str(script), "--database-url", "sqlite:///x.db"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert ran.returncode == 2 and "--database-url names a PostgreSQL server" in ran.stderr
-    ran = subprocess.run(
-        [sys.executable, str(script), "--compare-root", str(ROOT / "docs")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert ran.returncode == 2 and "is no checkout of this project" in ran.stderr
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--database-url", "sqlite:///x.db"], "--database-url names a PostgreSQL server"),
+        (["--compare-root", str(ROOT / "docs")], "is no checkout of this project"),
+        (["--seconds", "0"], "--seconds must be positive"),
+    ],
+)
+def test_usage_errors(flags: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        bench.main(flags)
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
 
 
 def test_a_process_that_ignores_sigterm_is_reported_and_killed() -> None:

@@ -36,8 +36,9 @@ MOVE = {
     "deadline_ms": 1000,
     "last_latency_ms": None,
 }
-SLACK_S = 0.4
-"""How much later than its timeout a call may return on a busy two-core machine."""
+SLACK_S = 1.5
+"""How much later than its timeout a call may return on a busy two-core machine (beside 8 busy loops, say): well
+below what the misbehaving bots would hold a call without the deadline (3 s and more, MAX_STREAM_S for streams)."""
 
 
 def connect(server: BotServer, timeout: float = 0.5, **kwargs: object) -> BotConnection:
@@ -284,10 +285,12 @@ def test_an_endless_body_stops_at_the_deadline() -> None:
 
 
 def test_an_endless_body_within_the_cap_is_cut_by_size_first() -> None:
-    with BotServer(botservers.endless()) as server, connect(server, timeout=0.3) as connection:
+    """The deadline is far (5 s: 64 KiB of the stream arrive in milliseconds, or seconds on a loaded machine): the
+    size cap cuts the call, long before the deadline and the stream's end would."""
+    with BotServer(botservers.endless()) as server, connect(server, timeout=5.0) as connection:
         reply, elapsed = timed_move(connection)
     assert reply.fault == "too_large"
-    assert elapsed < 0.3 + SLACK_S
+    assert elapsed < 5.0
 
 
 def test_headers_trickled_byte_by_byte_stop_at_the_deadline() -> None:

@@ -45,6 +45,7 @@ def intervals(out: str) -> list[tuple[int, int]]:
     return [(int(low), int(high)) for low, high in re.findall(r"│\s*(\d+) to (\d+)\s*│", out)]
 
 
+@pytest.mark.slow  # 960 games: `make test-slow`; the small demo above runs the same path in `make test`
 def test_the_default_demo_ranks_search_over_greedy_over_random(capsys: pytest.CaptureFixture[str]) -> None:
     """The default demo's standings show search > greedy > random, random's interval wholly below greedy's, and the
     verdict the intervals give. Search is about 60 Elo above greedy, with intervals of about +-25 at 960 games, so

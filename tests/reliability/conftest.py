@@ -7,6 +7,7 @@ start skips the tests locally and fails them in CI (``CI=true``), like any missi
 
 from __future__ import annotations
 
+import logging
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,6 +46,9 @@ def private_redis() -> Iterator[PrivateRedis]:
         server.close()
         unavailable(f"cannot start a private redis-server: {error}")
     yield server
+    # the apps' Redis listeners (daemon threads, runtime/wakeups.py) outlive their tests: with the server gone they
+    # would log a reconnection every few seconds while this xdist worker waits for the others
+    logging.getLogger("runtime.wakeups").setLevel(logging.CRITICAL)
     server.close()
 
 

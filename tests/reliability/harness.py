@@ -8,6 +8,7 @@ died or whose job was lost is played on within seconds.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -28,6 +29,7 @@ from sqlalchemy.orm import Session
 
 import engine
 from store.models import ActionRecord, Game, RatingPool, Result, Tournament, TournamentGame
+from tests import runs
 from tests.apikit import Player, new_player
 from tests.arenakit import SECRET, create_tournament, register
 from tournament.standings import tables
@@ -40,11 +42,14 @@ FIGURES = ROOT / "test-output" / "reliability-figures.json"
 
 def record(name: str, value: float | int | str) -> None:
     """Keep a figure the reliability suite measured (``test-output/reliability-figures.json``, newest run of each
-    test; docs/operations.md quotes them with the command that made them), and print it (``pytest -s``)."""
+    test; docs/operations.md quotes them with the command that made them), and print it (``pytest -s``). The file
+    is locked while it is rewritten: xdist's workers record at the same time."""
     FIGURES.parent.mkdir(exist_ok=True)
-    figures = json.loads(FIGURES.read_text()) if FIGURES.exists() else {}
-    figures[name] = value
-    FIGURES.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+    with open(FIGURES.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        figures = json.loads(FIGURES.read_text()) if FIGURES.exists() else {}
+        figures[name] = value
+        FIGURES.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
     print(f"{name}: {value}")
 
 
@@ -97,6 +102,7 @@ class Workers:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: whatever it starts ends with it
+            preexec_fn=runs.die_with_parent,  # started on the test's (main) thread
         )
         log.close()
         self.processes.append(process)
@@ -163,6 +169,7 @@ class Bots:
             stderr=subprocess.DEVNULL,
             text=True,
             start_new_session=True,
+            preexec_fn=runs.die_with_parent,  # started on the test's (main) thread
         )
         self.processes.append(process)
         assert process.stdout is not None

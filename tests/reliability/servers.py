@@ -1,8 +1,8 @@
 """Private PostgreSQL and Redis servers for the reliability tests, which stop and restart them.
 
 Servers that other tests share (the machine's PostgreSQL, the suite's private Redis: tests/databases.py) are never
-restarted here. Each private server listens on a free loopback port and keeps its files in a temporary directory of
-its own.
+restarted here. Each private server listens on a free loopback port and keeps its files in a folder of its own in
+the test run's scratch folder (tests/runs.py: the next run shuts down a killed run's servers).
 
 - :class:`PrivatePostgres`: ``initdb`` (trust authentication, no fsync: nothing here must survive a power cut)
   into a fresh directory, ``pg_ctl start``; as root, PostgreSQL refuses to run, so both run as the ``postgres``
@@ -21,12 +21,12 @@ import shutil
 import subprocess
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
 from store import migrate
+from tests import runs
 from tests.servers import PrivateRedis, ServerError, free_port, tail
 
 __all__ = ["PrivatePostgres", "PrivateRedis", "ServerError", "free_port", "postgres_bin", "tail"]
@@ -50,7 +50,7 @@ class PrivatePostgres:
     def __init__(self) -> None:
         self.bin = postgres_bin()
         self.port = free_port()
-        self.root = Path(tempfile.mkdtemp(prefix="sorry-arena-pg-"))
+        self.root = Path(tempfile.mkdtemp(prefix="postgres-", dir=runs.scratch()))
         self.data = self.root / "data"
         self.log = self.root / "postgres.log"
         self.as_user: list[str] = []
@@ -131,7 +131,7 @@ class PrivatePostgres:
 
     def new_database(self) -> str:
         """The URL of a fresh database with the service's tables, cloned from the template (fast)."""
-        name = f"arena_{uuid.uuid4().hex[:12]}"
+        name = runs.database_name("arena")
         self.execute(f'CREATE DATABASE "{name}" TEMPLATE "{self.TEMPLATE}"')
         return self.url(name)
 

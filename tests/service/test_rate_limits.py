@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,18 +32,16 @@ from runtime.settings import (
 )
 from service.app import create_app
 from service.ratelimits import MemoryCounter, RedisCounter
-from store import migrate
 from tests.apikit import API, Player, new_player, started_game
 from tests.conftest import TEST_LIMITS, dispose
+from tests.databases import Templates
 
 WAIT = re.compile(r"; retry in (\d+(?:\.\d)?) s$")
 
 
 @pytest.fixture
-def database(tmp_path: os.PathLike[str]) -> str:
-    url = f"sqlite:///{os.path.join(tmp_path, 'limits.db')}"
-    migrate.upgrade(url)
-    return url
+def database(tmp_path: Path, templates: Templates) -> str:
+    return templates.sqlite(tmp_path / "limits.db")
 
 
 @pytest.fixture

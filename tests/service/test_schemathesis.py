@@ -17,6 +17,7 @@ import os
 import random
 import urllib.parse
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,9 +25,9 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
-from store import migrate
 from tests.apikit import create_game, new_player, play_to_end, started_game, take_seat
 from tests.conftest import dispose, make_app
+from tests.databases import Templates
 
 # The OpenAPI document needs no database: an app whose database is never touched serves it at collection time.
 # (schemathesis.pytest.from_fixture, the lazy loader, fails under pytest 9: it sets Node._nodeid, gone in pytest 9.)
@@ -37,10 +38,9 @@ EXAMPLES = int(os.environ.get("SORRY_ARENA_FUZZ_EXAMPLES") or 25)
 
 
 @pytest.fixture
-def seeded_app(tmp_path: os.PathLike[str]) -> Iterator[tuple[Any, list[int], str]]:
+def seeded_app(tmp_path: Path, templates: Templates) -> Iterator[tuple[Any, list[int], str]]:
     """An app on a fresh SQLite file with an active, a finished and an open game; the ids and a seated token."""
-    url = f"sqlite:///{os.path.join(tmp_path, 'schemathesis.db')}"
-    migrate.upgrade(url)
+    url = templates.sqlite(tmp_path / "schemathesis.db")
     app = make_app(url)
     client = app.test_client()
     active, (ada, _bob) = started_game(client, "card", {}, seats=2, seed=1)

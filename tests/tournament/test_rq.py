@@ -22,12 +22,11 @@ from flask import Flask
 from sqlalchemy import func, select
 
 import engine
-from store import migrate
 from store.models import ActionRecord, Game, Result, Tournament, TournamentGame, now
 from tests.apikit import new_player
 from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
 from tests.conftest import dispose
-from tests.databases import postgres_database
+from tests.databases import Templates
 
 STAMPED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} (INFO|WARNING|ERROR|DEBUG) ")
 """A worker's log line: its time (ISO 8601, with the offset), its level, then its source and message."""
@@ -40,10 +39,8 @@ def rq_redis(redis_url: str) -> str:
 
 
 @pytest.fixture
-def pg_url() -> Iterator[str]:
-    for url in postgres_database("sorry_arena_rq"):
-        migrate.upgrade(url)
-        yield url
+def pg_url(templates: Templates) -> Iterator[str]:
+    yield from templates.postgresql("sorry_arena_rq")
 
 
 @pytest.fixture
