@@ -10,7 +10,7 @@ from the migrations, run once per test process into a template that each test's 
 (``tests.databases.Templates``), so a missing migration fails here too.
 
 The run (tests/runs.py) marks every process it starts as its own and keeps its files in a scratch folder of its
-own; SIGTERM interrupts it as Ctrl-C does, so that the fixtures stop what they started; and it first sweeps away
+own; SIGTERM interrupts it as Ctrl-C does (and Ctrl-C does, even where the run was started with SIGINT ignored), so that the fixtures stop what they started; and it first sweeps away
 what runs killed before they could clean up left behind (their servers, bots, databases and scratch folders).
 With pytest-xdist (``make test``: ``-n``) each worker process has its own session fixtures: its redis-server, its
 templates.
@@ -43,6 +43,7 @@ def is_worker(config: pytest.Config) -> bool:
 
 def pytest_configure(config: pytest.Config) -> None:
     runs.begin(worker=is_worker(config))
+    runs.catch_sigint()
     runs.stop_on_sigterm(has_workers=lambda: config.pluginmanager.has_plugin("dsession"))
 
 

@@ -128,6 +128,15 @@ def all_pids() -> Iterator[int]:
             yield int(entry.name)
 
 
+def catch_sigint() -> None:
+    """Interrupt on Ctrl-C even where the run was started with SIGINT ignored (a non-interactive shell's background
+    job inherits it ignored, and so would every process a test starts: a bot, ``sorry-arena simulate``), so that the
+    processes the tests start, and the tests of what Ctrl-C does to them, meet SIGINT's default action as a user's
+    would."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def stop_on_sigterm(has_workers: Callable[[], bool]) -> None:
     """Make SIGTERM interrupt this process as Ctrl-C does (``KeyboardInterrupt``): the fixtures unwind, stopping
     what the tests started. xdist's controller (``has_workers()``) passes it on to its workers, which are its only
