@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 # pytest-xdist workers: more than the cores, as most tests wait (on servers, bots, subprocesses) rather than compute
 TEST_WORKERS ?= 8
+PACKAGES := engine store botlink ratings runtime cli service tournament clients
 
 .PHONY: venv test test-slow bench demo openapi clean fuzz browser
 
@@ -16,14 +17,16 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-# The suite without the long statistical and end-to-end runs (marked slow), then the linters. Python may cache
-# compiled modules (and pytest its rewritten tests) even where PYTHONDONTWRITEBYTECODE is set: each of the
-# suite's hundreds of Python processes would compile them again.
+# The suite without the long statistical and end-to-end runs (marked slow), then the linters. The project's modules
+# are compiled once first (not by each of the workers at once), and Python may cache compiled modules (and pytest its
+# rewritten tests) even where PYTHONDONTWRITEBYTECODE is set: each of the suite's hundreds of Python processes would
+# compile them again.
 test: venv browser
+	$(BIN)/python -m compileall -q -j 0 $(PACKAGES) benchmarks tests
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy engine store botlink ratings runtime cli service tournament clients benchmarks
+	$(BIN)/mypy $(PACKAGES) benchmarks
 	$(BIN)/lint-imports
 
 # The long runs only (`@pytest.mark.slow`: the full-size demo, benchmarks at full size).

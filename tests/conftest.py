@@ -6,7 +6,7 @@ and the test run's hooks.
 Each test's PostgreSQL database and Redis database are its own (``tests/databases.py``: created on the machine's
 PostgreSQL, or the one at ``$SORRY_ARENA_TEST_POSTGRES_URL``; a private redis-server, or the Redis at
 ``$SORRY_ARENA_TEST_REDIS_URL``): unreachable, a test is skipped locally and fails in CI. The schema always comes
-from the migrations, run once per test process into a template that each test's database copies
+from the migrations, run once per test run into a template that each test's database copies
 (``tests.databases.Templates``), so a missing migration fails here too.
 
 The run (tests/runs.py) marks every process it starts as its own and keeps its files in a scratch folder of its
@@ -30,7 +30,7 @@ from runtime.jobqueue import LocalQueue
 from runtime.settings import Settings
 from service.app import create_app
 from tests import runs
-from tests.databases import ADMIN_URL, RedisDatabases, Templates, redis_databases
+from tests.databases import ADMIN_URL, RedisDatabases, Templates, drop_templates, redis_databases
 
 for _variable in ("DATABASE_URL", "REDIS_URL"):  # a developer's own services: no test may reach them by default
     os.environ.pop(_variable, None)
@@ -61,15 +61,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if not is_worker(config):
+        drop_templates()
         runs.finish()
 
 
 @pytest.fixture(scope="session")
-def templates() -> Iterator[Templates]:
-    """This process's migrated templates (made on first use), dropped at the end."""
-    made = Templates()
-    yield made
-    made.close()
+def templates() -> Templates:
+    """The run's migrated templates (made on first use by whichever of its processes needs one first; dropped when
+    the run ends: :func:`pytest_unconfigure`)."""
+    return Templates()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

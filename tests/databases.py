@@ -6,8 +6,8 @@ own data) live side by side with a test run.
   ``$SORRY_ARENA_TEST_POSTGRES_URL`` (default: the machine's, ``postgresql+psycopg://postgres@127.0.0.1:5432/
   postgres``); its user needs the right to create databases. The names carry the test run's
   (``sorry_arena_test_<pid>_<start>_...``, tests/runs.py), so that the next run drops those of a killed one.
-- :class:`Templates`: the service's tables, migrated once per test process into a template (a SQLite file, a
-  PostgreSQL database) that each test copies (the file, in well under a millisecond; ``CREATE DATABASE ...
+- :class:`Templates`: the service's tables, migrated once per test run into a template (a SQLite file, a
+  PostgreSQL database), shared by the run's xdist workers, that each test copies (the file, in well under a millisecond; ``CREATE DATABASE ...
   TEMPLATE``, in tenths of a second), instead of running the migrations (seconds). The schema still comes from the
   migrations: a missing one fails every test.
 - Redis: a private ``redis-server`` of the session's, started on first use on a free loopback port without
@@ -21,6 +21,8 @@ so that CI never passes by skipping.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import itertools
 import logging
 import os
@@ -75,25 +77,42 @@ def postgres_database(prefix: str = "sorry_arena_test", template: str | None = N
 
 
 class Templates:
-    """The service's tables, migrated on first use into a template of this process's (a SQLite file in the run's
-    scratch folder, a PostgreSQL database), and copied for each test. A template is made by the migrations, so a
-    missing migration still fails the tests; no connection stays open on it (PostgreSQL copies a database only
-    while nobody is connected to it). :meth:`close` drops them."""
+    """The service's tables, migrated once per test run into a template (a SQLite file in the run's scratch folder, a
+    PostgreSQL database named after the run) and copied for each test. The run's processes (its xdist workers) share
+    them: the first to need one makes it under a lock in the scratch folder, the others wait for it and copy it. A
+    template is made by the migrations, so a missing migration still fails the tests; no connection stays open on it
+    (PostgreSQL copies a database only while nobody is connected to it). :func:`drop_templates` drops the PostgreSQL
+    one when the run ends; the scratch folder, with the SQLite one, goes with the run (tests/runs.py)."""
 
     def __init__(self) -> None:
         self.sqlite_file: Path | None = None
-        self.postgres: Iterator[str] | None = None
         self.postgres_name: str | None = None
+
+    @contextlib.contextmanager
+    def _made_once(self, marker: Path) -> Iterator[bool]:
+        """Under the run's lock of its templates: whether ``marker`` says the template is made already (the block
+        makes it, and the marker is written, when it is not)."""
+        with open(runs.scratch() / "templates.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                made = marker.exists()
+                yield made
+                if not made:
+                    marker.touch()
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def sqlite(self, path: Path) -> str:
         """The URL of a new SQLite database at ``path``, with the service's tables."""
         if self.sqlite_file is None:
-            made = runs.scratch() / f"template-{os.getpid()}.db"
-            made.unlink(missing_ok=True)
-            migrate.upgrade(f"sqlite:///{made}")
-            for journal in ("-wal", "-shm", "-journal"):  # every connection closed: all of it in the one file
-                assert not Path(f"{made}{journal}").exists(), f"the template {made} is still open"
-            self.sqlite_file = made
+            template = runs.scratch() / "template.db"
+            with self._made_once(runs.scratch() / "template.db.made") as made:
+                if not made:
+                    template.unlink(missing_ok=True)
+                    migrate.upgrade(f"sqlite:///{template}")
+                    for journal in ("-wal", "-shm", "-journal"):  # every connection closed: all of it in the file
+                        assert not Path(f"{template}{journal}").exists(), f"the template {template} is still open"
+            self.sqlite_file = template
         shutil.copyfile(self.sqlite_file, path)
         return f"sqlite:///{path}"
 
@@ -101,23 +120,37 @@ class Templates:
         """The URL of a new PostgreSQL database with the service's tables, dropped afterwards (a generator, as
         :func:`postgres_database`)."""
         if self.postgres_name is None:
-            made = postgres_database("sorry_arena_template")
-            url = next(made)
-            try:
-                migrate.upgrade(url)  # its engine disposed: no connection left on the template
-            except BaseException:
-                made.close()
-                raise
-            self.postgres, self.postgres_name = made, make_url(url).database
+            name = runs.run_database_name("template")
+            with self._made_once(runs.scratch() / "template-postgresql.made") as made:
+                if not made:
+                    admin = create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
+                    try:
+                        with admin.connect() as connection:
+                            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+                            connection.execute(text(f'CREATE DATABASE "{name}"'))
+                    except OperationalError as error:
+                        shown = make_url(ADMIN_URL).render_as_string(hide_password=True)
+                        unavailable(f"PostgreSQL is unreachable at {shown} (${POSTGRES_VARIABLE}): {error.orig}")
+                    finally:
+                        admin.dispose()
+                    # its engine disposed: no connection left on the template
+                    migrate.upgrade(make_url(ADMIN_URL).set(database=name).render_as_string(hide_password=False))
+            self.postgres_name = name
         yield from postgres_database(prefix, template=self.postgres_name)
 
-    def close(self) -> None:
-        if self.postgres is not None:
-            self.postgres.close()  # drops the template
-        self.postgres = self.postgres_name = None
-        if self.sqlite_file is not None:
-            self.sqlite_file.unlink(missing_ok=True)
-            self.sqlite_file = None
+
+def drop_templates() -> None:
+    """Drop the run's PostgreSQL template, if it made one (by the run's first process, once its workers are done)."""
+    if not (runs.scratch() / "template-postgresql.made").exists():
+        return
+    admin = create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(
+                text(f'DROP DATABASE IF EXISTS "{runs.run_database_name("template")}" WITH (FORCE)')
+            )
+    finally:
+        admin.dispose()
 
 
 class RedisDatabases:

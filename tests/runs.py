@@ -94,6 +94,13 @@ def scratch() -> Path:
     return folder
 
 
+def run_database_name(what: str) -> str:
+    """The one database name of this run for ``what`` (``sorry_arena_test_<pid>_<start>_<what>``), the same in every
+    process of the run (its xdist workers): a database the run's processes share, such as its templates."""
+    pid, start = name().split("-")
+    return f"{DATABASE_PREFIX}{pid}_{start}_{what}"
+
+
 def database_name(what: str) -> str:
     """A new database name of this run's: ``sorry_arena_test_<pid>_<start>_<what>_<random>``."""
     pid, start = name().split("-")
