@@ -20,6 +20,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.utils import utcparse
 
+from runtime import metrics
 from runtime.jobqueue import GAME_JOB
 from store import bottallies
 from store.models import Tournament, now
@@ -110,6 +111,7 @@ def maintain_embedded(ctx: context.Context) -> list[int]:
     for scheduled_id, attempts in wanted:
         if ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=game_job_id(scheduled_id, attempts), at_front=True):
             enqueued.append(scheduled_id)
+    given_grace(ctx, enqueued)
     feed_games(ctx)
     fold_tallies(ctx)
     return enqueued
@@ -151,4 +153,14 @@ def recover_games(ctx: context.Context, connection: Any) -> list[int]:
         )
         ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=job_id, at_front=True)
         enqueued.append(scheduled_id)
+    given_grace(ctx, enqueued)
     return enqueued
+
+
+def given_grace(ctx: context.Context, enqueued: list[int]) -> None:
+    """The games enqueued again, each job given a lease's time to take its game (``leases.grace``), and counted."""
+    if not enqueued:
+        return
+    metrics.RECOVERED.inc(len(enqueued))
+    with ctx.sessions() as session, writing(session):
+        leases.grace(session, enqueued, ctx.runner.lease_seconds)
