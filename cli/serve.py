@@ -7,7 +7,7 @@ clients per worker at once. gevent's monkey-patching is applied by gunicorn in e
 loaded, so the database drivers (psycopg 3 picks its gevent-aware wait, SQLite is called directly), redis-py, the
 Redis listener of ``runtime/wakeups.py`` and the embedded job queue's threads all become cooperative.
 ``--worker-class gthread`` is the thread-per-request worker (``--threads`` per process, each waiting long poll
-holding one), kept as the baseline of ``benchmarks/waiting.py`` (docs/operations.md compares them).
+holding one), kept as the baseline of ``benchmarks/waiting.py`` (docs/guarantees.md compares them).
 
 Long polls wake through Redis across processes, so more than one worker needs ``--redis-url`` (or
 ``REDIS_URL``); without it the service runs one worker. gunicorn's control socket (``~/.gunicorn/gunicorn.ctl`` by

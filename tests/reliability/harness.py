@@ -42,7 +42,7 @@ FIGURES = ROOT / "test-output" / "reliability-figures.json"
 
 def record(name: str, value: float | int | str) -> None:
     """Keep a figure the reliability suite measured (``test-output/reliability-figures.json``, newest run of each
-    test; docs/operations.md quotes them with the command that made them), and print it (``pytest -s``). The file
+    test; docs/guarantees.md quotes them with the command that made them), and print it (``pytest -s``). The file
     is locked while it is rewritten: xdist's workers record at the same time."""
     FIGURES.parent.mkdir(exist_ok=True)
     with open(FIGURES.with_suffix(".lock"), "w") as lock:
