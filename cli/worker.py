@@ -42,12 +42,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             games=args.games or settings.games_per_worker,
             metrics_port=args.metrics_port or settings.worker_metrics_port,
         )
-    except ValueError as error:  # a bad setting in the environment (SORRY_ARENA_*)
+    except ValueError as error:  # a bad setting in the environment (SORRY_ARENA_*), a metrics port taken
         print(f"sorry-arena worker: {error}", file=sys.stderr)
         return 2
-    except OSError as error:  # the metrics' port is taken
-        print(f"sorry-arena worker: the metrics port {args.metrics_port}: {error}", file=sys.stderr)
-        return 1
     except RedisError as error:
         print(f"sorry-arena worker: Redis at {args.redis_url}: {error}", file=sys.stderr)
         return 1

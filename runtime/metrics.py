@@ -118,8 +118,7 @@ def fault(kind: str) -> None:
 def queued(per_account: dict[int, int]) -> None:
     """The queued games of the accounts with the most (:data:`QUEUED_ACCOUNTS`); the others' are dropped."""
     top = sorted(per_account.items(), key=lambda item: (-item[1], item[0]))[:QUEUED_ACCOUNTS]
-    shown = {str(account): count for account, count in top if count}
-    for labels in [labels for labels in QUEUED._metrics if labels[0] not in shown]:
-        QUEUED.remove(*labels)
-    for account, count in shown.items():
-        QUEUED.labels(account).set(count)
+    QUEUED.clear()
+    for account, count in top:
+        if count:
+            QUEUED.labels(str(account)).set(count)

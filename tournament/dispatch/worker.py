@@ -362,7 +362,10 @@ def run(
     if metrics_port is not None:
         settings = Settings.from_env()
         guard = metricserver.Guard(settings.operator_token, metricserver.parse_networks(settings.metrics_allow))
-        server = metricserver.serve(metricserver.MetricsApp(guard), metrics_port)
+        try:
+            server = metricserver.serve(metricserver.MetricsApp(guard), metrics_port)
+        except OSError as error:  # taken, or not ours to bind
+            raise ValueError(f"the metrics port {metrics_port}: {error.strerror or error}") from None
         log.info("metrics served on port %s", metrics_port)
     clock = Clock(ctx) if with_clock else None
     try:
