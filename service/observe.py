@@ -22,6 +22,7 @@ from typing import Any
 
 from flask import Flask, request
 from sqlalchemy import Engine
+from sqlalchemy.pool import QueuePool
 
 from runtime import metrics
 from runtime.logs import ACCESS
@@ -103,8 +104,9 @@ def sample_pools(engines: list[Engine]) -> None:
     """The pools' connections in use and their size (a pool without those counts, SQLite's, reads as none)."""
     checked_out = size = 0
     for engine in engines:
-        pool: Any = engine.pool
-        checked_out += int(getattr(pool, "checkedout", lambda: 0)())
-        size += int(getattr(pool, "size", lambda: 0)())
+        pool = engine.pool
+        if isinstance(pool, QueuePool):  # PostgreSQL's; SQLite's pools keep no such counts
+            checked_out += pool.checkedout()
+            size += pool.size()
     metrics.POOL_CHECKED_OUT.set(checked_out)
     metrics.POOL_SIZE.set(size)
