@@ -114,7 +114,7 @@ class Workers:
         deadline = time.monotonic() + timeout
         for number, process in enumerate(self.processes):
             log = self.logs / f"worker{number}.log"
-            while "Listening on" not in log.read_text(errors="replace"):
+            while "listening on queue" not in log.read_text(errors="replace"):
                 assert process.poll() is None, f"worker {number} exited\n{self.log_text()}"
                 assert time.monotonic() < deadline, (
                     f"worker {number} not listening in {timeout} s\n{self.log_text()}"
