@@ -175,7 +175,9 @@ class ArenaWorker(SimpleWorker):
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         super().bootstrap(*args, **kwargs)
         self.registered = True
-        log.info("worker %s registered with Redis: listening on queue %s", self.name, ", ".join(self.queue_names()))
+        log.info(
+            "worker %s registered with Redis: listening on queue %s", self.name, ", ".join(self.queue_names())
+        )
 
     def teardown(self) -> None:
         with self._noting_redis_loss():
