@@ -20,7 +20,6 @@ import json
 import logging
 import sys
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(processName)s[%(process)d] %(name)s: %(message)s"
@@ -30,7 +29,8 @@ ACCESS = "sorry_arena.access"
 
 
 def timestamp(created: float) -> str:
-    return datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """``created`` (seconds since the epoch) in ISO 8601, UTC, to the millisecond: ``2026-11-29T08:35:34.123Z``."""
+    return f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(created))}.{int(created * 1000) % 1000:03d}Z"
 
 
 class TextFormatter(logging.Formatter):
