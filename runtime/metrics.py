@@ -91,7 +91,7 @@ STALL_HOLDS = Counter(
 )
 READY = Gauge(
     "sorry_arena_worker_ready",
-    "1 while the worker's database and Redis answer (checked every clock tick), else 0",
+    "1 while the worker's database and Redis answer (checked every second), else 0",
     multiprocess_mode="livemin",
 )
 

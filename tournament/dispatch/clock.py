@@ -63,6 +63,25 @@ class Clock:
         self._thread.join()
 
 
+class Readiness:
+    """``sorry_arena_worker_ready`` kept every second for a worker without a clock (``--no-clock``)."""
+
+    def __init__(self, ctx: context.Context, interval: float = 1.0) -> None:
+        self._stop = threading.Event()
+
+        def run() -> None:
+            while not self._stop.wait(interval):
+                metrics.READY.set(1 if answering(ctx) else 0)
+
+        self._thread = threading.Thread(target=run, name="sorry-arena-readiness", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        metrics.READY.set(0)
+
+
 def answering(ctx: context.Context) -> bool:
     """Whether the database answers a ``SELECT 1`` and Redis a ``PING`` (the embedded queue has no Redis)."""
     try:

@@ -58,7 +58,7 @@ from runtime.jobqueue import GAME_JOB, QUEUE_NAME
 from runtime.settings import Settings
 from store.database import first_line
 from tournament.dispatch import context, playing, recovery
-from tournament.dispatch.clock import Clock
+from tournament.dispatch.clock import Clock, Readiness
 from tournament.dispatch.feed import top_up
 from tournament.dispatch.slots import Slots
 
@@ -371,12 +371,15 @@ def run(
             raise ValueError(f"the metrics port {metrics_port}: {error.strerror or error}") from None
         log.info("metrics served on port %s", metrics_port)
     clock = Clock(ctx) if with_clock else None
+    readiness = None if with_clock else Readiness(ctx)  # the clock keeps the readiness gauge, else this
     try:
         return work(ctx, slots, burst=burst, maintenance_interval=maintenance_interval, name=name)
     finally:
         ctx.stopping.set()
         if clock is not None:
             clock.stop()
+        if readiness is not None:
+            readiness.stop()
         ctx.heartbeat.stop_all()  # every game stops at its next step and gives its lease back
         slots.join(timeout=max(ctx.runner.lease_seconds, 5.0))
         if server is not None:
