@@ -47,6 +47,15 @@
 - ``SORRY_ARENA_FEED_WINDOW``: how many games of each account wait in the job queue at most (default 8): games go
   to the queue a few at a time per account, round-robin across accounts and their tournaments
   (``tournament/dispatch/feed.py``), so that one account's big tournament cannot starve another's.
+- ``SORRY_ARENA_METRICS``: the Prometheus metrics (``runtime/metrics.py``): ``off`` (the default: ``/metrics`` is a
+  404), ``on`` (served by the API at ``/metrics``) or a port number (served on that port by ``sorry-arena serve``'s
+  master process, for all its workers; ``/metrics`` of the API is then a 404). ``SORRY_ARENA_METRICS_ALLOW``: the
+  networks (comma-separated CIDRs) whose clients may read them without a token; anyone else needs the operator's
+  token (``Authorization: Bearer``), else a 403. ``SORRY_ARENA_WORKER_METRICS_PORT``: the port a
+  ``sorry-arena worker`` serves its own metrics on (its ``--metrics-port`` flag; default none), with the same guard.
+- ``SORRY_ARENA_LOG_FORMAT``: ``text`` (the default) or ``json``, one object a line; ``SORRY_ARENA_LOG_LEVEL``:
+  ``DEBUG``, ``INFO`` (the default), ``WARNING`` or ``ERROR``; ``SORRY_ARENA_ACCESS_LOG``: ``on`` (the default: a
+  line per request, ``runtime/logs.py``) or ``off``.
 - Request bodies above ``MAX_BODY_BYTES`` (64 KiB) are refused with a 413, also when sent without a Content-Length
   (chunked) (``service/bodylimit.py``).
 """
@@ -105,6 +114,13 @@ class Settings:
     quota_repeats: int = DEFAULT_QUOTA_REPEATS
     operator_token: str | None = None
     feed_window: int = DEFAULT_FEED_WINDOW
+    metrics: str = "off"
+    """``off``, ``on`` or a port number (as text)."""
+    metrics_allow: str = ""
+    worker_metrics_port: int | None = None
+    log_format: str = "text"
+    log_level: str = "INFO"
+    access_log: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -138,6 +154,14 @@ class Settings:
             quota_repeats=count(env, "SORRY_ARENA_QUOTA_REPEATS", DEFAULT_QUOTA_REPEATS, 2, 10_000),
             operator_token=operator_token(env, "SORRY_ARENA_OPERATOR_TOKEN"),
             feed_window=count(env, "SORRY_ARENA_FEED_WINDOW", DEFAULT_FEED_WINDOW, 1, 1000),
+            metrics=metrics_mode(env, "SORRY_ARENA_METRICS"),
+            metrics_allow=networks(env, "SORRY_ARENA_METRICS_ALLOW"),
+            worker_metrics_port=None
+            if not env.get("SORRY_ARENA_WORKER_METRICS_PORT", "").strip()
+            else count(env, "SORRY_ARENA_WORKER_METRICS_PORT", 0, 1, 65535),
+            log_format=choice(env, "SORRY_ARENA_LOG_FORMAT", "text", ("text", "json")),
+            log_level=choice(env, "SORRY_ARENA_LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR")),
+            access_log=choice(env, "SORRY_ARENA_ACCESS_LOG", "on", ("on", "off")) == "on",
         )
 
 
@@ -167,6 +191,43 @@ def count(env: Mapping[str, str], name: str, default: int, low: int, high: int) 
     if not low <= value <= high:
         raise ValueError(f"{name} must be from {low} to {high}, not {text!r}")
     return value
+
+
+def choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of ``choices`` (matched without regard to case), or ``default`` when unset; a ValueError naming the
+    variable otherwise."""
+    text = (env.get(name) or "").strip()
+    if not text:
+        return default
+    for known in choices:
+        if text.lower() == known.lower():
+            return known
+    raise ValueError(f"{name} must be one of {', '.join(choices)}, not {text!r}")
+
+
+def metrics_mode(env: Mapping[str, str], name: str) -> str:
+    """``off``, ``on`` or a port number from 1 to 65535 (as text); a ValueError naming the variable otherwise."""
+    text = (env.get(name) or "").strip().lower()
+    if text in ("", "off", "on"):
+        return text or "off"
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise ValueError(f"{name} must be off, on or a port number from 1 to 65535, not {text!r}")
+    return str(int(text))
+
+
+def networks(env: Mapping[str, str], name: str) -> str:
+    """Comma-separated CIDRs (checked); a ValueError naming the variable and the bad entry otherwise."""
+    import ipaddress
+
+    text = (env.get(name) or "").strip()
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ValueError(
+                f"{name} must be comma-separated networks such as 10.0.0.0/8, not {entry!r}"
+            ) from None
+    return text
 
 
 def operator_token(env: Mapping[str, str], name: str) -> str | None:

@@ -37,6 +37,7 @@ from flask import Flask, current_app, request
 from flask_smorest import abort
 from limits import RateLimitItem
 
+from runtime import metrics
 from runtime.settings import Settings, parse_rate
 from service.errors import ErrorSchema
 
@@ -239,6 +240,7 @@ class RateLimits:
 
     def refuse(self, limit: Limit, item: RateLimitItem, left: float) -> None:
         left = max(0.0, left)
+        metrics.child(metrics.RATE_LIMITED, limit.name).inc()
         abort(
             429,
             message=f"too many {limit.counted}: the limit is {describe(item)} per {limit.per}; "
