@@ -33,9 +33,10 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
 from runtime.wakeups import game_channel, player_channel
-from service import auth, db, gameplay, ratelimits, waiting
+from service import auth, db, gameplay, waiting
 from service.api.decisions import RECHECK_SECONDS, decision_of
 from service.api.games import UNAUTHORIZED, language
+from service.clientaddress import client_address
 from service.errors import ErrorSchema, fail, log_database_failure
 from service.schemas import MAX_INT
 from store.database import failed_not_faulty
@@ -132,7 +133,7 @@ def hold_slot(player_id: int | None) -> ExitStack:
     seconds = STREAM_SECONDS + KEEPALIVE_SECONDS
     slot = ExitStack()
     if player_id is None:
-        slot.enter_context(waiting.anonymous_stream(ratelimits.client_address(), seconds))
+        slot.enter_context(waiting.anonymous_stream(client_address(), seconds))
     else:
         slot.enter_context(waiting.slot(player_id, seconds))
     return slot

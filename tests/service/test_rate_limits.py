@@ -28,8 +28,8 @@ from runtime.settings import (
     DEFAULT_LIMIT_BOTS,
     DEFAULT_LIMIT_MOVES,
     Settings,
-    parse_rate,
 )
+from runtime.settingvalues import parse_rate
 from service.app import create_app
 from service.ratelimits import MemoryCounter, RedisCounter
 from tests.apikit import API, Player, new_player, started_game
