@@ -27,6 +27,12 @@ from typing import Any
 from runtime.settings import Settings
 
 
+GRACEFUL_TIMEOUT = 10
+"""Seconds a stopping worker gives its requests under way (gunicorn's default: 30). Waiting long polls and streams
+end at once (``cli/server.py``), so this is for a slow move or page only; compose's ``stop_grace_period`` for the
+API (15 s) exceeds it."""
+
+
 def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
     """gunicorn's settings from the flags; flags that cannot work together are usage errors."""
     if not args.host.strip():
@@ -45,6 +51,7 @@ def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> d
         "workers": workers,
         "worker_class": args.worker_class,
         "control_socket_disable": True,
+        "graceful_timeout": GRACEFUL_TIMEOUT,
         "proc_name": "sorry-arena",
     }
     if args.worker_class == "gevent":

@@ -366,7 +366,7 @@ def check_commands(doc: Doc) -> list[str]:
 
 def check_ports(doc: Doc) -> list[str]:
     """The API listens on all interfaces of its container at the port that is published and health-checked, on the
-    health endpoint of the app it loads; each bot listens on the port it exposes and health-checks."""
+    readiness endpoint of the app it loads (which fails when the database or Redis does); each bot listens on the port it exposes and health-checks."""
     found, _ = launches(doc)  # check_commands reports the commands that do not launch
     problems = []
     for name, api in of_kind(found, "api").items():
@@ -384,8 +384,8 @@ def check_ports(doc: Doc) -> list[str]:
         if checked != port:
             problems.append(f"{name}: listens on port {port} but its health check calls port {checked}")
         rules = {rule.rule for rule in api.details["app"].url_map.iter_rules()}
-        if path not in rules or "health" not in path:
-            problems.append(f"{name}: its health check calls {path}, not the app's health endpoint")
+        if path not in rules or path != "/api/v1/ready":
+            problems.append(f"{name}: its health check calls {path}, not the app's readiness endpoint")
     for name, bot in of_kind(found, "bot").items():
         service = services(doc)[name]
         host, port = bot.details["host"], bot.details["port"]
@@ -750,7 +750,14 @@ MUTATIONS: list[tuple[str, Callable[[Doc], None], str]] = [
         lambda doc: doc["services"]["api"]["healthcheck"]["test"].__setitem__(
             3, "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health')"
         ),
-        "not the app's health endpoint",
+        "not the app's readiness endpoint",
+    ),
+    (
+        "api checks liveness only",
+        lambda doc: doc["services"]["api"]["healthcheck"]["test"].__setitem__(
+            3, "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/api/v1/health')"
+        ),
+        "calls /api/v1/health, not the app's readiness endpoint",
     ),
     (
         "api health port",

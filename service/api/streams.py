@@ -192,7 +192,7 @@ def game_events(game_id: int, seat: int | None, since: int, lang: str, slot: Exi
                 yield message("end", {"game_id": game_id, "status": status})
                 return
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or subscription.ended:
                 return
             if not subscription.wait(min(remaining, KEEPALIVE_SECONDS)):
                 yield KEEPALIVE
@@ -243,7 +243,7 @@ def decision_events(player_id: int, lang: str, texts: bool, slot: ExitStack) -> 
                     )
             sent = {decision.game_id: decision.snapshot.ply for decision in pending}
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or subscription.ended:
                 return
             subscription.wait(min(remaining, RECHECK_SECONDS))
             if time.monotonic() - quiet_since >= KEEPALIVE_SECONDS:
