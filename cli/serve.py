@@ -26,7 +26,6 @@ from typing import Any
 
 from runtime.settings import Settings
 
-
 GRACEFUL_TIMEOUT = 10
 """Seconds a stopping worker gives its requests under way (gunicorn's default: 30). Waiting long polls and streams
 end at once (``cli/server.py``), so this is for a slow move or page only; compose's ``stop_grace_period`` for the
