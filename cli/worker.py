@@ -25,12 +25,18 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     check_url(args.database_url, parser)
     os.environ["DATABASE_URL"] = args.database_url
     os.environ["REDIS_URL"] = args.redis_url
+    from runtime.settings import Settings
+
     try:
-        from runtime.settings import Settings
+        settings = Settings.from_env()
+    except ValueError as error:  # a bad or unknown setting: one line naming it
+        print(f"sorry-arena worker: {error}", file=sys.stderr)
+        return 2
+    try:
         from tournament.dispatch import worker
 
         logging.basicConfig(level=logging.INFO, format=worker.LOG_FORMAT, datefmt=worker.DATE_FORMAT)
-        games = args.games or Settings.from_env().games_per_worker
+        games = args.games or settings.games_per_worker
         worker.run(
             burst=args.burst,
             with_clock=not args.no_clock,
@@ -38,7 +44,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             name=args.name,
             games=games,
         )
-    except ValueError as error:  # a bad setting in the environment (SORRY_ARENA_*)
+    except ValueError as error:  # a URL redis-py or the database's driver cannot read
         print(f"sorry-arena worker: {error}", file=sys.stderr)
         return 2
     except RedisError as error:

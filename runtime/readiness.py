@@ -13,11 +13,12 @@ password, is in it.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, pool, text
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from store.database import first_line
 
@@ -54,6 +55,9 @@ class Readiness:
         there is one)."""
         found = {"database": OK, "migrations": OK}
         try:
+            missing = self._missing_file()
+            if missing:
+                raise OperationalError("", None, FileNotFoundError(f"no SQLite file {missing}"))
             with self.engine.connect() as connection:
                 connection.execute(text("SELECT 1"))
                 if not self._at_head:
@@ -65,6 +69,13 @@ class Readiness:
         if self.redis_url:
             found["redis"] = self._ping()
         return found
+
+    def _missing_file(self) -> str | None:
+        """A SQLite database's file, when it is not there (connecting would create it, empty)."""
+        name = self.engine.url.database if self.engine.dialect.name == "sqlite" else None
+        if not name or name == ":memory:" or name.startswith("file:") or os.path.exists(name):
+            return None
+        return name
 
     def _migrations(self, connection: Any) -> str:
         from alembic.runtime.migration import MigrationContext
