@@ -297,12 +297,13 @@ def known_names() -> list[str]:
 
 def refuse_unknown(env: Mapping[str, str]) -> None:
     """A ``ValueError`` for the first ``SORRY_ARENA_*`` variable of ``env`` that nothing reads, naming the
-    closest known name."""
+    closest known name (compared without the prefix, which every name shares)."""
     known = known_names()
+    endings = [name.removeprefix(PREFIX) for name in known if name.startswith(PREFIX)]
     for name in sorted(env):
         if name.startswith(PREFIX) and name not in known:
-            close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
-            hint = f" (did you mean {close[0]}?)" if close else " (docs/deploy.md lists the settings)"
+            close = difflib.get_close_matches(name.removeprefix(PREFIX), endings, n=1, cutoff=0.75)
+            hint = f" (did you mean {PREFIX}{close[0]}?)" if close else " (docs/deploy.md lists the settings)"
             raise ValueError(f"unknown setting {name}{hint}")
 
 
