@@ -10,6 +10,7 @@ on, so the stop takes about a second instead of gunicorn's graceful timeout.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from typing import Any
 
@@ -41,14 +42,18 @@ class Server(BaseApplication):  # gunicorn ships no type hints (pyproject: ignor
 
 def drain_on_stop(app: Flask) -> None:
     """On SIGTERM, first gunicorn's own handler (the worker stops taking connections), then drain ``app``'s
-    waits (``runtime.wakeups.Notifier.drain``) from a thread of its own (gevent-patched in a gevent worker: a
-    greenlet), not from the signal handler. Called in the worker, after gunicorn set its handlers."""
+    waits (``runtime.wakeups.Notifier.drain``), not in the signal handler (which may not block: in a gevent worker
+    it runs in the event loop's callback) but in a greenlet of its own (gevent) or a thread (gthread), as gunicorn
+    handles SIGQUIT. Called in the worker, after gunicorn set its handlers."""
     previous = signal.getsignal(signal.SIGTERM)
     notifier = app.extensions["notifier"]
 
     def stop(signum: int, frame: Any) -> None:
         if callable(previous):
             previous(signum, frame)
-        threading.Thread(target=notifier.drain, name="drain", daemon=True).start()
+        if "gevent" in sys.modules and sys.modules["gevent.monkey"].is_module_patched("threading"):
+            sys.modules["gevent"].spawn(notifier.drain)
+        else:
+            threading.Thread(target=notifier.drain, name="drain", daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
