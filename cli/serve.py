@@ -62,27 +62,6 @@ def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> d
     return options
 
 
-def answering(settings: Settings) -> bool:
-    """Whether the database and Redis answer (``runtime/readiness.py``), each failure one line on stderr; a
-    database not at the newest migration is a warning (``/api/v1/ready`` fails until it is)."""
-    from runtime.readiness import Readiness
-    from store.database import make_engine
-
-    engine = make_engine(settings.database_url, 1, 0)
-    readiness = Readiness(engine, settings.redis_url)
-    try:
-        checks = readiness.checks()
-    finally:
-        readiness.close()
-        engine.dispose()
-    failed = {name: why for name, why in checks.items() if name != "migrations" and why != "ok"}
-    for name, why in failed.items():
-        print(f"sorry-arena serve: {name}: {why}", file=sys.stderr)
-    if not failed and checks["migrations"] != "ok":
-        print(f"sorry-arena serve: warning: {checks['migrations']}", file=sys.stderr)
-    return not failed
-
-
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     options = options_from(args, parser)
     try:
@@ -110,7 +89,5 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 1
         print(f"{shown(settings.database_url)}: at revision {revision}", file=sys.stderr)
-    if not answering(settings):
-        return 1
     Server(settings, options).run()
     return 0
