@@ -97,7 +97,7 @@ class Readiness:
         with self._lock:
             if self._redis is None:
                 self._redis = redis.Redis.from_url(
-                    self.redis_url,
+                    str(self.redis_url),
                     socket_timeout=REDIS_TIMEOUT_S,
                     socket_connect_timeout=REDIS_TIMEOUT_S,
                     retry=Retry(NoBackoff(), 0),

@@ -26,7 +26,7 @@ MAX_PROXY_HOPS = 10
 """The most proxies in front of the service that ``SORRY_ARENA_TRUSTED_PROXIES`` may count."""
 
 
-def seconds_between(low: float, high: float) -> Reader:
+def seconds_between(low: float, high: float) -> Callable[[str, str], float]:
     """A number of seconds from ``low`` to ``high``."""
 
     def read(name: str, text: str) -> float:
