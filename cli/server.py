@@ -4,7 +4,7 @@ service's app in each worker, after the fork, so that no pool of connections is 
 A worker told to stop gracefully (SIGTERM: the arbiter's stop, or its reload on SIGHUP, which starts new workers
 and then stops the old ones) stops taking connections, as gunicorn does, and also ends its requests' waits at once
 (:func:`drain_on_stop`): waiting long polls answer, streams end, and their clients reconnect to a worker that runs
-on, so the stop takes about a second instead of gunicorn's graceful timeout.
+on, so the stop takes seconds instead of gunicorn's graceful timeout.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ HELD = "Worker graceful timeout"
 """What gunicorn logs when a stopping worker's requests outlast the graceful timeout (it then cuts them)."""
 STOP_S = 30.0
 """The longest the service may take to stop with long polls and a stream open: gunicorn's default graceful timeout,
-what a stop took before; on an idle machine it takes about a second, on one loaded tenfold (the tests' machine) the
+what a stop took before; on an idle machine it takes a second or two, on one loaded tenfold (the tests' machine) the
 processes' own exit takes seconds of CPU, so the figure is printed and the bound is loose. That no wait held the
 stop is asserted by each request's answer and gunicorn's log."""
 
