@@ -9,6 +9,10 @@ Redis listener of ``runtime/wakeups.py`` and the embedded job queue's threads al
 ``--worker-class gthread`` is the thread-per-request worker (``--threads`` per process, each waiting long poll
 holding one), kept as the baseline of ``benchmarks/waiting.py`` (docs/operations.md compares them).
 
+SIGHUP reloads: gunicorn starts new workers, then stops the old ones; a stopping worker (a reload, or SIGTERM)
+answers its waiting long polls and ends its streams at once (``cli/server.py``), and gives the requests under way
+:data:`GRACEFUL_TIMEOUT` seconds (docs/deploy.md, Health checks, restarts and reloads).
+
 Long polls wake through Redis across processes, so more than one worker needs ``--redis-url`` (or
 ``REDIS_URL``); without it the service runs one worker. gunicorn's control socket (``~/.gunicorn/gunicorn.ctl`` by
 default in gunicorn 27) is disabled: nothing here uses it, and several servers on one machine would fight over it.

@@ -16,7 +16,8 @@ without a token, and holds a slot of its client address and one of the service's
 (``waiting.anonymous_stream``), a 429 that says which cap when either is full. Served by gunicorn's gevent worker
 (``sorry-arena serve``), a stream waits on the event loop and holds no thread, nor a database connection while it
 waits. A stream whose database fails (a restart, a stop) ends, logged in one line: its client reconnects, as after
-:data:`STREAM_SECONDS`.
+:data:`STREAM_SECONDS`. So does a stream of a process that stops or reloads (``runtime/wakeups.py``, drain): its
+client reconnects to a process that runs on.
 """
 
 from __future__ import annotations
