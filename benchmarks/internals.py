@@ -175,7 +175,7 @@ def worker_jobs(root: Path, variant: str, database_url: str, redis_url: str, job
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # its imports take seconds on a loaded machine
         while not Worker.all(connection=connection):
             if time.monotonic() > deadline or process.poll() is not None:
                 raise RuntimeError(f"the worker of {root} did not start")

@@ -7,7 +7,7 @@ clients per worker at once. gevent's monkey-patching is applied by gunicorn in e
 loaded, so the database drivers (psycopg 3 picks its gevent-aware wait, SQLite is called directly), redis-py, the
 Redis listener of ``runtime/wakeups.py`` and the embedded job queue's threads all become cooperative.
 ``--worker-class gthread`` is the thread-per-request worker (``--threads`` per process, each waiting long poll
-holding one), kept as the baseline of ``benchmarks/waiting.py`` (docs/operations.md compares them).
+holding one), kept as the baseline of ``benchmarks/waiting.py`` (docs/guarantees.md compares them).
 
 SIGHUP reloads: gunicorn starts new workers, then stops the old ones; a stopping worker (a reload, or SIGTERM)
 answers its waiting long polls and ends its streams at once (``cli/server.py``), and gives the requests under way
@@ -17,6 +17,10 @@ Long polls wake through Redis across processes, so more than one worker needs ``
 ``REDIS_URL``); without it the service runs one worker. gunicorn's control socket (``~/.gunicorn/gunicorn.ctl`` by
 default in gunicorn 27) is disabled: nothing here uses it, and several servers on one machine would fight over it.
 
+Its lines, gunicorn's included, are in the service's log format (``runtime/logs.py``). With
+``SORRY_ARENA_METRICS`` on or a port, the workers keep their metrics in a directory made for the run (removed at its
+end), and with a port the master serves them all there (``run_server``).
+
 Its parser is ``cli/parsers/serve.py``; the flags are checked (:func:`options_from`) before SQLAlchemy, gunicorn
 and Flask load, and the gunicorn application is ``cli/server.py``.
 """
@@ -25,7 +29,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
+import shutil
 import sys
+import tempfile
 from typing import Any
 
 from runtime.settings import Settings
@@ -77,7 +84,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from cli.database import check_url, database_error, shown
-    from cli.server import Server
 
     check_url(args.database_url, parser)
     settings = dataclasses.replace(settings, database_url=args.database_url, redis_url=args.redis_url)
@@ -93,5 +99,50 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 1
         print(f"{shown(settings.database_url)}: at revision {revision}", file=sys.stderr)
-    Server(settings, options).run()
+    run_server(settings, options, args.host)
     return 0
+
+
+def run_server(settings: Settings, options: dict[str, Any], host: str) -> None:
+    """gunicorn, its logs in the service's format (``runtime/logs.py``); with metrics, every worker's values in a
+    directory made for this run (prometheus_client's multiprocess mode) and removed after it, a dead worker's marked
+    so, and with a metrics port, the master serving them there (``runtime/metricserver.py``)."""
+    import multiprocessing
+
+    from cli.server import Server
+    from runtime import logs
+
+    multiprocessing.current_process().name = "serve"
+    options = {
+        **options,
+        "logconfig_dict": logs.gunicorn_config(
+            settings.log_format, settings.log_level, gunicorn_access="accesslog" in options
+        ),
+    }
+    if settings.metrics == "off":
+        Server(settings, options).run()
+        return
+    folder = tempfile.mkdtemp(prefix="sorry-arena-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = (
+        folder  # before prometheus_client is first imported, here or in a worker
+    )
+    from prometheus_client import multiprocess
+
+    from runtime import metricserver
+
+    def child_exit(server: Any, worker: Any) -> None:
+        multiprocess.mark_process_dead(worker.pid)
+
+    options["child_exit"] = child_exit
+    if settings.metrics.isdigit():
+        guard = metricserver.Guard(settings.operator_token, metricserver.parse_networks(settings.metrics_allow))
+
+        def when_ready(server: Any) -> None:
+            metricserver.serve(metricserver.MetricsApp(guard), int(settings.metrics), host.strip("[]"))
+
+        options["when_ready"] = when_ready
+    try:
+        Server(settings, options).run()
+    finally:
+        os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        shutil.rmtree(folder, ignore_errors=True)

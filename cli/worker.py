@@ -1,12 +1,12 @@
 """``sorry-arena worker``: run an RQ worker that plays tournament games, several at once (any number of workers, on
 any machine that reaches Redis and the database), with a clock that starts the runs due (start times, repeats).
-Its log lines carry the time, and its leases its name. Its parser: ``cli/parsers/worker.py``; the flags are checked
+Its log lines carry the time, level, process and logger (``runtime/logs.py``), and its leases its name; with
+``--metrics-port`` it serves its metrics (``runtime/metrics.py``). Its parser: ``cli/parsers/worker.py``; the flags are checked
 before SQLAlchemy, Redis and RQ load."""
 
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 
@@ -33,18 +33,21 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"sorry-arena worker: {error}", file=sys.stderr)
         return 2
     try:
+        from runtime import logs
         from tournament.dispatch import worker
 
-        logging.basicConfig(level=logging.INFO, format=worker.LOG_FORMAT, datefmt=worker.DATE_FORMAT)
-        games = args.games or settings.games_per_worker
+        logs.configure(
+            settings.log_format, settings.log_level, process=f"worker:{args.name}" if args.name else "worker"
+        )
         worker.run(
             burst=args.burst,
             with_clock=not args.no_clock,
             maintenance_interval=args.maintenance_interval,
             name=args.name,
-            games=games,
+            games=args.games or settings.games_per_worker,
+            metrics_port=args.metrics_port or settings.worker_metrics_port,
         )
-    except ValueError as error:  # a URL redis-py or the database's driver cannot read
+    except ValueError as error:  # a URL redis-py or the database's driver cannot read, a metrics port taken
         print(f"sorry-arena worker: {error}", file=sys.stderr)
         return 2
     except RedisError as error:

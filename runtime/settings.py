@@ -74,6 +74,13 @@ class Settings:
     db_max_overflow: int = DEFAULT_DB_MAX_OVERFLOW
     trusted_proxies: str = ""
     """``SORRY_ARENA_TRUSTED_PROXIES`` as written (``service/clientaddress.py`` reads it); empty: none."""
+    metrics: str = "off"
+    """``off``, ``on`` or a port number (as text)."""
+    metrics_allow: str = ""
+    worker_metrics_port: int | None = None
+    log_format: str = "text"
+    log_level: str = "INFO"
+    access_log: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -270,6 +277,50 @@ SETTINGS: tuple[Setting, ...] = (
         kinds.trusted_proxies,
         "the reverse proxies in front of the API, whose X-Forwarded-For names the client: a number of hops "
         f"(0 to {kinds.MAX_PROXY_HOPS}) or comma-separated networks of the proxies; default none",
+    ),
+    Setting(
+        "SORRY_ARENA_METRICS",
+        "metrics",
+        "off",
+        kinds.metrics_mode,
+        "the Prometheus metrics (runtime/metrics.py): off (/metrics is a 404), on (served by the API at /metrics) or "
+        "a port number (served on that port by sorry-arena serve's master process, for all its workers)",
+    ),
+    Setting(
+        "SORRY_ARENA_METRICS_ALLOW",
+        "metrics_allow",
+        "",
+        kinds.networks,
+        "networks (comma-separated CIDRs) whose clients may read the metrics without a token; anyone else needs the "
+        "operator's token, else a 403",
+    ),
+    Setting(
+        "SORRY_ARENA_WORKER_METRICS_PORT",
+        "worker_metrics_port",
+        None,
+        kinds.whole_between(1, 65535),
+        "the port a sorry-arena worker serves its own metrics on (its --metrics-port flag); default none",
+    ),
+    Setting(
+        "SORRY_ARENA_LOG_FORMAT",
+        "log_format",
+        "text",
+        kinds.one_of("text", "json"),
+        "text or json (one object a line)",
+    ),
+    Setting(
+        "SORRY_ARENA_LOG_LEVEL",
+        "log_level",
+        "INFO",
+        kinds.one_of("DEBUG", "INFO", "WARNING", "ERROR"),
+        "DEBUG, INFO, WARNING or ERROR",
+    ),
+    Setting(
+        "SORRY_ARENA_ACCESS_LOG",
+        "access_log",
+        True,
+        kinds.on_off,
+        "on (a line per request, runtime/logs.py) or off",
     ),
 )
 """Every setting the service reads, in the order ``sorry-arena config`` shows them."""

@@ -71,6 +71,43 @@ def whole_between(low: int, high: int) -> Reader:
     return read
 
 
+def one_of(*choices: str) -> Reader:
+    """One of ``choices``, matched without regard to case, as the choice is written."""
+
+    def read(name: str, text: str) -> str:
+        for known in choices:
+            if text.strip().lower() == known.lower():
+                return known
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, not {text.strip()!r}")
+
+    return read
+
+
+def on_off(name: str, text: str) -> bool:
+    """``on`` (``True``) or ``off``."""
+    return one_of("on", "off")(name, text) == "on"
+
+
+def metrics_mode(name: str, text: str) -> str:
+    """``off``, ``on`` or a port number from 1 to 65535 (as text)."""
+    text = text.strip().lower()
+    if text in ("off", "on"):
+        return text
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise ValueError(f"{name} must be off, on or a port number from 1 to 65535, not {text!r}")
+    return str(int(text))
+
+
+def networks(name: str, text: str) -> str:
+    """Comma-separated CIDRs (checked), as written."""
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ValueError(f"{name} must be comma-separated networks such as 10.0.0.0/8, not {entry!r}") from None
+    return text.strip()
+
+
 def operator_token(name: str, text: str) -> str:
     """The operator's token: one word of printable characters, long enough to be secret (never quoted back)."""
     text = text.strip()

@@ -12,7 +12,7 @@ from runtime.jobqueue import CONFIGURE, MAINTAIN_EMBEDDED, LocalQueue, RQQueue, 
 from runtime.readiness import Readiness
 from runtime.settings import MAX_BODY_BYTES, Settings
 from runtime.wakeups import make_notifier
-from service import clientaddress, db, errors, ratelimits, redoc, swagger_ui, web, webhooks
+from service import clientaddress, db, errors, observe, ratelimits, redoc, swagger_ui, web, webhooks
 from service.api import (
     bots,
     challenges,
@@ -31,6 +31,7 @@ from service.api.inboxpath import InboxPath
 from service.api.movepath import MovePath
 from service.bodylimit import BodyLimit
 from service.inputguard import InputGuard
+from service.observe import Observe
 
 GC_THRESHOLD = 10_000
 """The cyclic garbage collector's first threshold in a process that serves the app (Python's default: 700).
@@ -99,8 +100,10 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     # the size first, then deep JSON and NUL in the query (service/inputguard.py), for every route; then a pull
     # move's submission and a plain read of the decisions inbox answered before Flask's dispatch
     # (service/api/movepath.py, service/api/inboxpath.py)
-    app.wsgi_app = BodyLimit(  # type: ignore[method-assign]
-        InputGuard(MovePath(app, InboxPath(app, app.wsgi_app))), MAX_BODY_BYTES
+    # and outermost, each request's metrics and access log line, and /metrics (service/observe.py)
+    app.before_request(observe.note_route)
+    app.wsgi_app = Observe(  # type: ignore[method-assign]
+        app, BodyLimit(InputGuard(MovePath(app, InboxPath(app, app.wsgi_app))), MAX_BODY_BYTES), settings
     )
     clientaddress.init_app(app, settings)  # outermost: every layer sees the client's address
     queue = app.extensions["queue"]

@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from service import db
 from service.caches import Caches
 from service.errors import fail
+from service.observe import ACCOUNT
 from store.fastlane import param
 from store.models import Bot, Player
 
@@ -45,6 +46,8 @@ def optional_player_id() -> int | None:
         return g.player_id  # type: ignore[no-any-return]
     # the header read from the environ, as request.headers would find it, for less
     player_id = g.player_id = player_id_of(request.environ.get("HTTP_AUTHORIZATION"))
+    if player_id is not None:
+        request.environ[ACCOUNT] = player_id  # for the access log (service/observe.py)
     return player_id
 
 

@@ -16,12 +16,17 @@ once. Cancelling again changes nothing.
 
 from __future__ import annotations
 
+import logging
+
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from runtime import metrics
 from service.errors import fail
 from store import gamelog
 from store.models import Game, Tournament, TournamentGame, now
+
+log = logging.getLogger(__name__)
 
 LIVE = ("scheduled", "running")
 
@@ -78,4 +83,11 @@ def cancel(session: Session, tournament: Tournament) -> list[tuple[int, int]] | 
         session.commit()
     woken = session.execute(select(Game.id, Game.ply).where(Game.id.in_(begun))).all() if begun else []
     session.rollback()
+    metrics.CANCELLATIONS.inc()
+    log.info(
+        "tournament %s cancelled (runs %s): %d game(s) begun stopped",
+        tournament.id,
+        ", ".join(map(str, targets)),
+        len(begun),
+    )
     return [(game_id, ply) for game_id, ply in woken]

@@ -9,14 +9,18 @@ clears as its games are played or as it cancels tournaments.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session, aliased
 
+from runtime import metrics
 from runtime.settings import Settings
 from service.errors import fail
 from store.models import Tournament, TournamentGame
+
+log = logging.getLogger(__name__)
 
 LIVE = ("scheduled", "running")
 """The statuses of a tournament with games still to play."""
@@ -26,12 +30,14 @@ def check(session: Session, settings: Settings, owner_id: int, games: int, repea
     """Refuse (422, 429) a new tournament of ``games`` games (one run) and ``repeat_times`` runs that would take the
     account ``owner_id`` over a quota."""
     if games > settings.quota_games:
+        refused(owner_id, "SORRY_ARENA_QUOTA_GAMES")
         fail(
             422,
             f"quota SORRY_ARENA_QUOTA_GAMES: a tournament has at most {settings.quota_games} games, this one "
             f"{games}; use fewer bots or rounds",
         )
     if repeat_times is not None and repeat_times > settings.quota_repeats:
+        refused(owner_id, "SORRY_ARENA_QUOTA_REPEATS")
         fail(
             422,
             f"quota SORRY_ARENA_QUOTA_REPEATS: a tournament repeats at most {settings.quota_repeats} times in all, "
@@ -39,6 +45,7 @@ def check(session: Session, settings: Settings, owner_id: int, games: int, repea
         )
     active = active_tournaments(session, owner_id)
     if active >= settings.quota_tournaments:
+        refused(owner_id, "SORRY_ARENA_QUOTA_TOURNAMENTS")
         fail(
             429,
             f"quota SORRY_ARENA_QUOTA_TOURNAMENTS: an account has at most {settings.quota_tournaments} scheduled "
@@ -46,12 +53,19 @@ def check(session: Session, settings: Settings, owner_id: int, games: int, repea
         )
     left = games_left(session, owner_id)
     if left + games > settings.quota_queued:
+        refused(owner_id, "SORRY_ARENA_QUOTA_QUEUED")
         fail(
             429,
             f"quota SORRY_ARENA_QUOTA_QUEUED: an account has at most {settings.quota_queued} games left to play, "
             f"and yours has {left}, with this tournament's {games} {left + games}; wait for them to be played, "
             "or cancel a tournament",
         )
+
+
+def refused(owner_id: int, quota: str) -> None:
+    """Count and log a refusal by ``quota`` (its variable)."""
+    metrics.child(metrics.QUOTA_REFUSALS, quota).inc()
+    log.info("account %s: a new tournament refused by the quota %s", owner_id, quota)
 
 
 def active_tournaments(session: Session, owner_id: int) -> int:

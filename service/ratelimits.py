@@ -37,6 +37,7 @@ from flask import Flask, current_app
 from flask_smorest import abort
 from limits import RateLimitItem
 
+from runtime import metrics
 from runtime.settings import Settings
 from runtime.settingvalues import parse_rate
 from service.errors import ErrorSchema
@@ -240,6 +241,7 @@ class RateLimits:
 
     def refuse(self, limit: Limit, item: RateLimitItem, left: float) -> None:
         left = max(0.0, left)
+        metrics.child(metrics.RATE_LIMITED, limit.name).inc()
         abort(
             429,
             message=f"too many {limit.counted}: the limit is {describe(item)} per {limit.per}; "

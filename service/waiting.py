@@ -34,6 +34,7 @@ import redis
 from flask import current_app
 from flask_smorest import abort
 
+from runtime import metrics
 from runtime.settings import Settings
 from service.errors import ErrorSchema
 
@@ -238,12 +239,25 @@ def cap() -> WaitingCap:
 _making = threading.Lock()
 
 
-def slot(player_id: int, seconds: float) -> Any:
-    """``with waiting.slot(player_id, wait):`` around a long poll's wait: a 429 when the account has no slot free."""
-    return cap().slot(player_id, seconds)
+@contextmanager
+def counted(held: Any, kind: str) -> Iterator[None]:
+    """``held`` (a slot's block), counted meanwhile in the ``sorry_arena_waiting_requests`` gauge of ``kind``."""
+    gauge = metrics.child(metrics.WAITING, kind)
+    with held:
+        gauge.inc()
+        try:
+            yield
+        finally:
+            gauge.dec()
+
+
+def slot(player_id: int, seconds: float, kind: str = "long_poll") -> Any:
+    """``with waiting.slot(player_id, wait):`` around a long poll's wait (or, ``kind="stream"``, a stream with a
+    token): a 429 when the account has no slot free."""
+    return counted(cap().slot(player_id, seconds), kind)
 
 
 def anonymous_stream(address: str, seconds: float) -> Any:
     """``with waiting.anonymous_stream(address, seconds):`` around a stream without a token: a 429 when the client
     address, or the service, holds as many such streams as it may."""
-    return cap().anonymous_stream(address, seconds)
+    return counted(cap().anonymous_stream(address, seconds), "stream")

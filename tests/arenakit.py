@@ -93,7 +93,7 @@ class Running:
         except BaseException as error:
             self.error = error
 
-    def join(self, timeout: float = 60) -> Stats:
+    def join(self, timeout: float = 180) -> Stats:
         self.thread.join(timeout)
         assert not self.thread.is_alive(), "the pull client did not stop"
         if self.error is not None:

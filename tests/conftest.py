@@ -12,8 +12,9 @@ from the migrations, run once per test run into a template that each test's data
 The run (tests/runs.py) marks every process it starts as its own and keeps its files in a scratch folder of its
 own; SIGTERM interrupts it as Ctrl-C does (and Ctrl-C does, even where the run was started with SIGINT ignored), so that the fixtures stop what they started; and it first sweeps away
 what runs killed before they could clean up left behind (their servers, bots, databases and scratch folders).
-With pytest-xdist (``make test``: ``-n``) each worker process has its own session fixtures: its redis-server, its
-templates.
+With pytest-xdist (``make test``: ``-n``) each worker process has its own session fixtures (its redis-server); the
+templates are the run's, made once and shared by its workers. The modules whose tests run longest go first
+(:data:`LONG_FIRST`), so that they overlap the many short ones instead of trailing at the end of the run.
 """
 
 from __future__ import annotations
@@ -34,6 +35,34 @@ from tests.databases import ADMIN_URL, RedisDatabases, Templates, drop_templates
 
 for _variable in ("DATABASE_URL", "REDIS_URL"):  # a developer's own services: no test may reach them by default
     os.environ.pop(_variable, None)
+
+
+LONG_FIRST = (
+    "tests/benchmarks/",
+    "tests/reliability/",
+    "tests/test_runs.py",
+    "tests/clients/test_install.py",
+    "tests/cli/test_demo.py",
+    "tests/service/test_derived_events.py",
+    "tests/service/test_schemathesis.py",
+    "tests/service/test_waiting_attacks.py",
+    "tests/tournament/test_embedded_restart.py",
+)
+"""The modules whose tests take longest (minutes of the run's slowest list, each starting servers, workers or whole
+runs): put at the front of the run. pytest-xdist hands the first quarter of the tests out at once, in turns, so
+these start early on every worker; at the end they would leave the run waiting on one worker for minutes."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Move the tests of :data:`LONG_FIRST`'s modules to the front (a stable sort: each module's tests stay
+    together and in order, so module fixtures are made once). Every xdist worker sorts the same way, as it must."""
+    root = Path(__file__).resolve().parents[1]
+
+    def long_first(item: pytest.Item) -> int:
+        path = item.path.relative_to(root).as_posix()
+        return 0 if path.startswith(LONG_FIRST) else 1
+
+    items.sort(key=long_first)
 
 
 def is_worker(config: pytest.Config) -> bool:

@@ -53,5 +53,10 @@ def add_parser(commands: Any) -> None:
         help="Redis for long-poll wake-ups across processes (default: $REDIS_URL, else in-process)",
     )
     parser.add_argument("--no-migrate", action="store_true", help="do not migrate the database first")
-    parser.add_argument("--access-log", action="store_true", help="log each request to stderr")
+    parser.add_argument(
+        "--access-log",
+        action="store_true",
+        help="also log each request in gunicorn's own format (the service logs a line per request already, with "
+        "its route: SORRY_ARENA_ACCESS_LOG)",
+    )
     parser.set_defaults(parser=parser)

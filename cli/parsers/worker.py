@@ -1,5 +1,5 @@
 """The parser of ``sorry-arena worker``: the database, the Redis of the queue, burst mode, whether this worker's clock
-starts the runs due, the games played at once, the maintenance interval and the worker's name."""
+starts the runs due, the games played at once, the maintenance interval, the port of its metrics and the worker's name."""
 
 from __future__ import annotations
 
@@ -43,6 +43,13 @@ def add_parser(commands: Any) -> None:
         default=5,
         help="seconds between maintenance runs, which re-enqueue (first in the queue) games whose worker died or "
         "whose job was lost, and fold finished games into their bots' tallies (default 5)",
+    )
+    parser.add_argument(
+        "--metrics-port",
+        type=bounded_int(1, 65535, "port"),
+        default=None,
+        help="serve this worker's Prometheus metrics on this port, guarded as the API's (default: "
+        "$SORRY_ARENA_WORKER_METRICS_PORT, else none)",
     )
     parser.add_argument(
         "--name", default=None, help="the worker's name, in RQ and on the games it leases (default: host:pid)"

@@ -31,6 +31,7 @@ from service import auth, db, gameplay, ratelimits, waiting
 from service.caches import GameInfo, Snapshot
 from service.errors import ErrorSchema, fail
 from service.inputguard import is_json
+from service.observe import ACCOUNT
 from service.pagination import Blueprint
 from service.schemas import (
     MAX_ACTION,
@@ -292,6 +293,8 @@ def submit(
     """A move submission's answer, its body read: the caller found by the ``Authorization`` header, the move
     counted against its rate limit and played for its seat. Needs the app's context only."""
     player_id = auth.player_id_of(environ.get("HTTP_AUTHORIZATION"))
+    if player_id is not None:
+        environ[ACCOUNT] = player_id  # for the access log (service/observe.py)
     if player_id is None:
         fail(401, auth.REQUIRED)
     ratelimits.check(ratelimits.MOVES, player_id)

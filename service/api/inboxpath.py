@@ -26,6 +26,7 @@ from werkzeug.exceptions import HTTPException
 from service import auth, errors
 from service.api import decisions
 from service.bodylimit import WSGIApp
+from service.observe import ACCOUNT, ROUTE
 from service.schemas import DecisionsQuerySchema
 
 _QUERY = DecisionsQuerySchema()
@@ -53,11 +54,13 @@ class InboxPath:
             if matched is None or float(matched[1]) > MAX_WAIT:
                 return self.app(environ, start_response)
             wait = float(matched[1])
+        environ[ROUTE] = decisions.PATH
         with self.flask.app_context():
             try:
                 player_id = auth.player_id_of(environ.get("HTTP_AUTHORIZATION"))
                 if player_id is None:
                     errors.fail(401, auth.REQUIRED)
+                environ[ACCOUNT] = player_id
                 response = decisions.inbox(player_id, wait, LIMIT, TEXTS, environ)
             except HTTPException as error:
                 return errors.http_error(error)(environ, start_response)

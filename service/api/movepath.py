@@ -30,7 +30,10 @@ from service import errors
 from service.api import games
 from service.bodylimit import WSGIApp
 from service.inputguard import is_json
+from service.observe import ROUTE
 
+TEMPLATE = "/api/v1/games/<int:game_id>/actions"
+"""The route's template, as Flask's URL rule spells it (the metrics' and the access log's label)."""
 PATH = re.compile(r"/api/v1/games/([1-9][0-9]{0,9})/actions")
 """The route's path, as Flask's ``<int:game_id>`` matches it, for a plain decimal id (any other goes to Flask)."""
 
@@ -54,6 +57,7 @@ class MovePath:
         if plain is None:
             environ["wsgi.input"] = io.BytesIO(raw)  # Flask's view reads it as it came
             return self.app(environ, start_response)
+        environ[ROUTE] = TEMPLATE
         with self.flask.app_context():
             try:
                 body = games.encode(games.submit(int(matched[1]), *plain, environ)).encode()

@@ -136,7 +136,7 @@ def hold_slot(player_id: int | None) -> ExitStack:
     if player_id is None:
         slot.enter_context(waiting.anonymous_stream(client_address(), seconds))
     else:
-        slot.enter_context(waiting.slot(player_id, seconds))
+        slot.enter_context(waiting.slot(player_id, seconds, "stream"))
     return slot
 
 

@@ -42,7 +42,7 @@ FIGURES = ROOT / "test-output" / "reliability-figures.json"
 
 def record(name: str, value: float | int | str) -> None:
     """Keep a figure the reliability suite measured (``test-output/reliability-figures.json``, newest run of each
-    test; docs/operations.md quotes them with the command that made them), and print it (``pytest -s``). The file
+    test; docs/guarantees.md quotes them with the command that made them), and print it (``pytest -s``). The file
     is locked while it is rewritten: xdist's workers record at the same time."""
     FIGURES.parent.mkdir(exist_ok=True)
     with open(FIGURES.with_suffix(".lock"), "w") as lock:
@@ -114,7 +114,7 @@ class Workers:
         deadline = time.monotonic() + timeout
         for number, process in enumerate(self.processes):
             log = self.logs / f"worker{number}.log"
-            while "Listening on" not in log.read_text(errors="replace"):
+            while "listening on queue" not in log.read_text(errors="replace"):
                 assert process.poll() is None, f"worker {number} exited\n{self.log_text()}"
                 assert time.monotonic() < deadline, (
                     f"worker {number} not listening in {timeout} s\n{self.log_text()}"

@@ -4,7 +4,7 @@ connection is cut and the transactions in flight are aborted.
 No job fails: a game whose database fails waits, asking again every quarter second, and goes on from its last save
 once the database answers (the moves made since are asked again); games whose jobs come meanwhile wait the same
 way on their slots; the heartbeat, the clock and the maintenance skip their turns. How soon play resumes after the
-database's return is recorded (docs/operations.md quotes it)."""
+database's return is recorded (docs/guarantees.md quotes it)."""
 
 from __future__ import annotations
 

@@ -3,8 +3,9 @@ which scheduled games it enqueues again, and which it leaves to the job they alr
 
 A game needs a job while it is pending or its lease ran out. Its job is left alone while RQ still holds it to run
 (queued, or started moments ago); a job Redis lost, one that failed before it took the lease, or one whose worker
-died between taking it and taking the lease is replaced, at the front of the queue; and a game enqueued again is
-not enqueued twice. A tournament whose results are all in but whose last worker failed before refreshing its
+died between taking it and taking the lease is replaced, at the front of the queue, once a lease has passed since the
+game was fed (before that its job may still be on its way: no false alarm); and a game enqueued again is not enqueued
+twice. A tournament whose results are all in but whose last worker failed before refreshing its
 standings is completed.
 """
 
@@ -80,6 +81,32 @@ def scheduled_ids(tournament: int) -> list[int]:
         )
 
 
+def grace_over(tournament: int) -> None:
+    """As a lease after the games were fed: their jobs' grace to take their leases has run out."""
+    with context.get().sessions() as session:
+        session.execute(
+            update(TournamentGame)
+            .where(TournamentGame.tournament_id == tournament, TournamentGame.status == "pending")
+            .values(lease_until=now() - timedelta(seconds=1))
+        )
+        session.commit()
+
+
+def test_a_game_just_fed_is_left_to_its_job_for_a_lease(started: int, queue: RQQueue) -> None:
+    """Between a game's feeding and its job taking the lease (the job not in Redis yet, or handed over to a slot
+    that has not leased the game yet: RQ says it finished) the recovery must not call its job lost."""
+    games = scheduled_ids(started)
+    queue.queue.remove(game_job_id(games[0], 0))
+    Job.fetch(game_job_id(games[0], 0), connection=queue.connection).delete()  # not enqueued yet
+    handed = Job.fetch(game_job_id(games[1], 0), connection=queue.connection)
+    queue.queue.remove(handed)
+    handed.set_status(JobStatus.FINISHED)  # handed over to a slot, whose lease is still to come
+    assert recovery.recover(context.get()) == []
+    grace_over(started)
+    assert recovery.recover(context.get()) == games[:2]  # a lease later, their jobs are lost indeed
+    assert recovery.recover(context.get()) == []  # and their new jobs have a lease's grace again
+
+
 def test_pending_games_keep_their_queued_jobs(started: int, queue: RQQueue) -> None:
     games = scheduled_ids(started)
     assert [job_status(queue, game_job_id(game, 0)) for game in games] == ["queued"] * 6
@@ -92,6 +119,7 @@ def test_pending_games_whose_jobs_redis_lost_are_enqueued_again_once(
 ) -> None:
     games = scheduled_ids(started)
     private_redis.flush()  # as a restart without persistence
+    grace_over(started)
     assert recovery.recover(context.get()) == games
     assert [job_status(queue, game_job_id(game, 0)) for game in games] == ["queued"] * 6
     assert recovery.recover(context.get()) == []
@@ -103,6 +131,7 @@ def test_a_job_that_failed_before_taking_its_lease_is_replaced(started: int, que
     job = Job.fetch(game_job_id(failed, 0), connection=queue.connection)
     queue.queue.remove(job)
     job.set_status(JobStatus.FAILED)  # as the database refused the job's first statement
+    grace_over(started)
     assert recovery.recover(context.get()) == [failed]
     assert job_status(queue, game_job_id(failed, 0)) == "queued"
     assert queue.queue.get_job_ids()[0] == game_job_id(failed, 0)  # recovered games go first
@@ -119,6 +148,7 @@ def test_a_job_that_started_long_ago_without_taking_its_lease_is_replaced(
     queue.queue.remove(job)
     job.set_status(JobStatus.STARTED)
     queue.connection.hset(job.key, "started_at", utcformat(now() - timedelta(seconds=seconds_ago)))
+    grace_over(started)
     assert recovery.recover(context.get()) == ([game] if replaced else [])
     assert job_status(queue, game_job_id(game, 0)) == ("queued" if replaced else "started")
 

@@ -1,6 +1,6 @@
 """A worker killed by SIGKILL in the middle of a game: its lease runs out, the other worker's maintenance enqueues
 the game again at the front of the queue, and it is resumed from its last saved ply and finished once. How long
-the game waits between the kill and its next move is recorded (docs/operations.md quotes it)."""
+the game waits between the kill and its next move is recorded (docs/guarantees.md quotes it)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ surrogates in each string of its body (values, array items, object keys) and eac
 4xx with a message.
 
 Each operation gets 25 generated examples in the default suite (about 25 s in all); ``make fuzz`` sets
-``SORRY_ARENA_FUZZ_EXAMPLES`` for a much larger budget (``docs/operations.md`` has the last run's figures)."""
+``SORRY_ARENA_FUZZ_EXAMPLES`` for a much larger budget (``docs/guarantees.md`` has the last run's figures)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The real server under the two attacks of docs/operations.md, as a subprocess on a free port: one account's 40 long
+"""The real server under the two attacks of docs/guarantees.md, as a subprocess on a free port: one account's 40 long
 polls (``GET /decisions?wait=30``): those beyond the cap get 429, and ``/api/v1/health`` answers meanwhile, within
 3 s; 40 slowloris connections (a header byte a second each): health answers within 3 s meanwhile. Unstarved, health
 answers in milliseconds; the bound is generous for a loaded machine (the first probe, beside the 40 polls' arrival,

@@ -28,8 +28,8 @@ from tests.arenakit import arena_app, create_tournament, push_bots, random_choic
 from tests.conftest import dispose
 from tests.databases import Templates
 
-STAMPED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} (INFO|WARNING|ERROR|DEBUG) ")
-"""A worker's log line: its time (ISO 8601, with the offset), its level, then its source and message."""
+STAMPED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (INFO|WARNING|ERROR|DEBUG) ")
+"""A worker's log line: its time (ISO 8601, UTC), its level, then its process, source and message."""
 
 
 @pytest.fixture
@@ -51,12 +51,18 @@ def arena(pg_url: str, rq_redis: str) -> Iterator[Flask]:
 
 
 class Workers:
-    def __init__(self, database_url: str, redis_url: str, logs: Path) -> None:
+    def __init__(self, database_url: str, redis_url: str, logs: Path, lease_seconds: str | None = "2") -> None:
         self.database_url, self.redis_url, self.logs = database_url, redis_url, logs
+        self.lease_seconds = lease_seconds
+        """The workers' ``SORRY_ARENA_LEASE_SECONDS`` (``None``: the default)."""
         self.processes: list[subprocess.Popen[bytes]] = []
 
-    def start(self, *flags: str) -> subprocess.Popen[bytes]:
-        env = {**os.environ, "SORRY_ARENA_BOT_ALLOW": "loopback", "SORRY_ARENA_LEASE_SECONDS": "2"}
+    def start(self, *flags: str, allow_metrics: bool = False) -> subprocess.Popen[bytes]:
+        env = {**os.environ, "SORRY_ARENA_BOT_ALLOW": "loopback"}
+        if self.lease_seconds is not None:
+            env["SORRY_ARENA_LEASE_SECONDS"] = self.lease_seconds
+        if allow_metrics:
+            env["SORRY_ARENA_METRICS_ALLOW"] = "127.0.0.0/8"
         log = open(self.logs / f"worker{len(self.processes)}.log", "wb")  # noqa: SIM115 (closed with the process)
         process = subprocess.Popen(
             [

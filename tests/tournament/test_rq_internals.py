@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 import redis
 import rq
 from rq import Queue, SimpleWorker
 from rq.job import Job, JobStatus
+from rq.utils import now as rq_now
 
 from runtime.jobqueue import QUEUE_NAME
 from tournament.dispatch.worker import ArenaWorker
@@ -29,9 +31,16 @@ OVERRIDDEN = {
     "request_stop": ["self", "signum", "frame"],
     "bootstrap": None,
     "teardown": ["self"],
+    "clean_registries": ["self"],
 }
 """RQ's methods that the worker overrides, and their parameters (``None``: whatever they are; it passes them on)."""
-CALLED = ["handle_warm_shutdown_request", "request_force_stop", "register_death", "_install_signal_handlers"]
+CALLED = [
+    "handle_warm_shutdown_request",
+    "request_force_stop",
+    "register_death",
+    "_install_signal_handlers",
+    "handle_job_failure",
+]
 
 
 def test_rq_is_a_version_the_worker_was_tested_with() -> None:
@@ -94,4 +103,39 @@ def test_a_job_handed_over_reads_as_finished_as_rq_would_write_it(worker: ArenaW
     assert fetched.started_at is not None and fetched.ended_at is not None
     assert fetched.worker_name == worker.name
     assert 0 < worker.connection.ttl(job.key) <= 77
+    assert worker.connection.lrange(queue.intermediate_queue_key, 0, -1) == []
+
+
+def test_a_job_sent_back_leaves_the_list_of_jobs_being_taken(worker: ArenaWorker) -> None:
+    """``send_back`` (a held-back game's job to the end of the queue) takes its id out of RQ's intermediate queue:
+    left there, RQ's cleanup failed the job a minute later although it was queued again."""
+    queue = Queue(QUEUE_NAME, connection=worker.connection)
+    queue.enqueue(_job_ran, 1, job_id="held")
+    job, _ = queue.dequeue_any([queue], timeout=None, connection=worker.connection) or (None, None)
+    assert job is not None
+    worker.send_back(job, queue)
+    assert worker.connection.lrange(queue.intermediate_queue_key, 0, -1) == []
+    assert queue.get_job_ids() == ["held"] and job.get_status() == JobStatus.QUEUED
+
+
+def test_a_job_enqueued_again_is_judged_stuck_from_its_new_enqueueing(worker: ArenaWorker) -> None:
+    """RQ keys a job's first sighting in its intermediate queue by job id for a day: a game's job caught there for
+    a moment, then enqueued again under the same id (the recovery, a held-back game), was failed at once as
+    "stuck". ``clean_intermediate`` counts a sighting only since the job's last enqueueing; a job truly stuck
+    (seen twice, more than a minute apart, since then) is still failed."""
+    queue = Queue(QUEUE_NAME, connection=worker.connection)
+    intermediate = queue.intermediate_queue
+    queue.enqueue(_job_ran, 2, job_id="again")
+    stale = (rq_now() - timedelta(minutes=5)).timestamp()  # a sighting left from an earlier passage
+    worker.connection.set(intermediate.get_first_seen_key("again"), stale)
+    assert queue.dequeue_any([queue], timeout=None, connection=worker.connection) is not None
+    worker.clean_intermediate(queue)
+    assert Job.fetch("again", connection=worker.connection).get_status() == JobStatus.QUEUED, "not failed"
+    assert worker.connection.lrange(queue.intermediate_queue_key, 0, -1) == [b"again"]
+    worker.connection.set(intermediate.get_first_seen_key("again"), stale)  # now stuck since this enqueueing
+    job = Job.fetch("again", connection=worker.connection)
+    job.enqueued_at = rq_now() - timedelta(minutes=10)
+    job.save()
+    worker.clean_intermediate(queue)
+    assert Job.fetch("again", connection=worker.connection).get_status() == JobStatus.FAILED
     assert worker.connection.lrange(queue.intermediate_queue_key, 0, -1) == []

@@ -15,8 +15,10 @@ import logging
 import threading
 
 from redis.exceptions import RedisError
+from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from runtime import metrics
 from store.database import first_line
 from tournament.dispatch import context
 from tournament.dispatch.feed import feed_games
@@ -40,7 +42,9 @@ class Clock:
             self.tick()
 
     def tick(self) -> list[int]:
-        """Start the runs due now; the runs started."""
+        """Note whether the database and Redis answer (``sorry_arena_worker_ready``); start the runs due now; the
+        runs started."""
+        metrics.READY.set(1 if answering(self.ctx) else 0)
         try:
             started = start_overdue(self.ctx)
             feed_games(self.ctx)
@@ -54,5 +58,38 @@ class Clock:
         return started
 
     def stop(self) -> None:
+        metrics.READY.set(0)
         self._stop.set()
         self._thread.join()
+
+
+class Readiness:
+    """``sorry_arena_worker_ready`` kept every second for a worker without a clock (``--no-clock``)."""
+
+    def __init__(self, ctx: context.Context, interval: float = 1.0) -> None:
+        self._stop = threading.Event()
+
+        def run() -> None:
+            while not self._stop.wait(interval):
+                metrics.READY.set(1 if answering(ctx) else 0)
+
+        self._thread = threading.Thread(target=run, name="sorry-arena-readiness", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        metrics.READY.set(0)
+
+
+def answering(ctx: context.Context) -> bool:
+    """Whether the database answers a ``SELECT 1`` and Redis a ``PING`` (the embedded queue has no Redis)."""
+    try:
+        with ctx.sessions() as session:
+            session.execute(text("SELECT 1"))
+        connection = getattr(ctx.queue, "connection", None)
+        if connection is not None:
+            connection.ping()
+    except (SQLAlchemyError, RedisError):
+        return False
+    return True

@@ -16,6 +16,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from runtime import metrics
+
 log = logging.getLogger(__name__)
 
 
@@ -24,6 +26,7 @@ class Slots:
         if count < 1:
             raise ValueError(f"a worker needs at least one game slot, not {count}")
         self.count = count
+        metrics.SLOTS.inc(count)
         self._free = threading.Semaphore(count)
         self._lock = threading.Lock()
         self._playing: dict[int, threading.Thread] = {}
@@ -75,6 +78,7 @@ class Slots:
         return True
 
     def _run(self, scheduled_id: int, play: Callable[[], object], then: Callable[[], object] | None) -> None:
+        metrics.SLOTS_BUSY.inc()
         try:
             play()
         except Exception:  # an infrastructure error the game's own retries did not absorb: the lease recovers it
@@ -82,6 +86,7 @@ class Slots:
                 "scheduled game %s failed; another attempt takes it over once its lease ends", scheduled_id
             )
         finally:
+            metrics.SLOTS_BUSY.dec()
             with self._lock:
                 del self._playing[scheduled_id]
             self._free.release()

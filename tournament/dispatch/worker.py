@@ -38,33 +38,39 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from rq import SimpleWorker
+from rq import SimpleWorker, worker_registration
 from rq.defaults import DEFAULT_RESULT_TTL
 from rq.exceptions import StopRequested
 from rq.job import JobStatus
+from rq.registry import clean_registries
 from rq.utils import now as rq_now
 from rq.utils import utcformat
 from sqlalchemy.exc import SQLAlchemyError
 
+from runtime import metrics, metricserver
 from runtime.jobqueue import GAME_JOB, QUEUE_NAME
+from runtime.settings import Settings
 from store.database import first_line
 from tournament.dispatch import context, playing, recovery
-from tournament.dispatch.clock import Clock
+from tournament.dispatch.clock import Clock, Readiness
 from tournament.dispatch.feed import top_up
 from tournament.dispatch.slots import Slots
 
 log = logging.getLogger(__name__)
 
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-DATE_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
-"""Every line of a worker, RQ's and its own: each with its time and its source."""
 HEARTBEAT_SECONDS = 1.0
 """The least time between two plain heartbeats of the worker to Redis (``ArenaWorker.heartbeat``)."""
+STUCK_AFTER = timedelta(minutes=1)
+"""How long a job may sit in the queue's list of jobs being taken, seen there twice, before it counts as stuck (RQ's
+rule: ``ArenaWorker.clean_intermediate``)."""
+STUCK_KEPT = 24 * 3600
+"""How long a job's first sighting there is kept (RQ's: a day)."""
 SUSPENSION_CHECK_SECONDS = 1.0
 """The least time between two checks for ``rq suspend`` (``ArenaWorker.check_for_suspension``)."""
 
@@ -169,6 +175,9 @@ class ArenaWorker(SimpleWorker):
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         super().bootstrap(*args, **kwargs)
         self.registered = True
+        log.info(
+            "worker %s registered with Redis: listening on queue %s", self.name, ", ".join(self.queue_names())
+        )
 
     def teardown(self) -> None:
         with self._noting_redis_loss():
@@ -204,6 +213,7 @@ class ArenaWorker(SimpleWorker):
             ctx.stalls.wait_for_a_game_to_end(version, timeout=1.0)
             self._held, self._held_since = set(), ctx.stalls.version()
         self._held.add(job.id)
+        metrics.STALL_HOLDS.inc()
         log.debug("game job %s goes back to the queue: a bot of it stalls in its share of the slots", job.id)
         return True
 
@@ -220,7 +230,7 @@ class ArenaWorker(SimpleWorker):
         with self._noting_redis_loss(), self._stop_after():
             try:
                 if self.held_back(job):
-                    queue.enqueue_job(job)  # to the end of the queue: the other games go first
+                    self.send_back(job, queue)
                     return
                 if self.slots is not None and job.func_name == GAME_JOB:
                     self.hand_over(job, queue)
@@ -254,7 +264,54 @@ class ArenaWorker(SimpleWorker):
             )
             ended.expire(job.key, job.result_ttl if job.result_ttl and job.result_ttl > 0 else DEFAULT_RESULT_TTL)
             ended.lrem(queue.intermediate_queue_key, 1, job.id)
+            ended.delete(queue.intermediate_queue.get_first_seen_key(job.id))
             ended.execute()
+
+    def send_back(self, job: Any, queue: Any) -> None:
+        """A held-back game's job to the end of the queue (the other games go first), in one pipeline with its id
+        taken out of the queue's list of jobs being taken, as :meth:`hand_over` does: left there, RQ's cleanup of
+        that list failed it a minute later ("stuck in intermediate queue") though it was queued again, and the
+        recovery, reading it failed, enqueued its game a second time."""
+        with self.connection.pipeline(transaction=False) as back:
+            queue.enqueue_job(job, pipeline=back)
+            back.lrem(queue.intermediate_queue_key, 1, job.id)
+            back.delete(queue.intermediate_queue.get_first_seen_key(job.id))
+            back.execute()
+
+    def clean_registries(self) -> None:
+        """RQ's cleaning of the queue's registries, with its cleanup of the list of jobs being taken replaced by
+        :meth:`clean_intermediate`."""
+        for queue in self.queues:
+            if queue.acquire_maintenance_lock():
+                self.log.info("Worker %s: cleaning registries for queue: %s", self.name, queue.name)
+                clean_registries(queue, self._exc_handlers)
+                worker_registration.clean_worker_registry(queue)
+                self.clean_intermediate(queue)
+                queue.release_maintenance_lock()
+        self.last_cleaned_at = rq_now()  # type: ignore[assignment]
+
+    def clean_intermediate(self, queue: Any) -> None:
+        """Fail the jobs stuck in the queue's list of jobs being taken (a worker took one and died before it ran):
+        RQ's rule (seen there twice, a minute apart, and not started), except that a job's first sighting counts
+        only since it was last enqueued. RQ keys that sighting by job id for a day, and never clears it; a game's
+        job is in the list for a moment only (:meth:`hand_over` takes it out, never through RQ's started registry),
+        so a cleanup that caught it there left a sighting that failed the same id at once when the recovery or a
+        held-back game enqueued it again: a job failed though its game was played, and the game enqueued twice."""
+        intermediate = queue.intermediate_queue
+        for job_id in intermediate.get_job_ids():
+            if job_id in queue.started_job_registry:
+                continue
+            job = queue.fetch_job(job_id)
+            if job is None:
+                intermediate.remove(job_id)
+                continue
+            first_seen = intermediate.get_first_seen(job_id)
+            if first_seen is None or (job.enqueued_at is not None and first_seen < job.enqueued_at):
+                self.connection.set(intermediate.get_first_seen_key(job_id), rq_now().timestamp(), ex=STUCK_KEPT)
+                continue
+            if rq_now() - first_seen > STUCK_AFTER:
+                self.handle_job_failure(job, queue, exc_string="Job was stuck in intermediate queue.")
+                intermediate.remove(job_id)
 
     def run_maintenance_tasks(self) -> None:
         """RQ's maintenance and the recovery (``recovery.recover``); a stop asked meanwhile is taken after them, before
@@ -289,20 +346,44 @@ def run(
     maintenance_interval: int,
     name: str | None = None,
     games: int = 8,
+    metrics_port: int | None = None,
 ) -> bool:
-    """Work until stopped (or, with ``burst``, until the queue is empty and every game taken has ended)."""
+    """Work until stopped (or, with ``burst``, until the queue is empty and every game taken has ended), serving
+    the process's metrics on ``metrics_port`` meanwhile (``runtime/metricserver.py``)."""
     slots = Slots(games)
     ctx = context.from_env(name, slots)
     context.install(ctx)
+    log.info(
+        "worker %s starts: %d game slots, %s, maintenance every %d s%s",
+        name or "(unnamed)",
+        games,
+        "with a clock" if with_clock else "without a clock",
+        maintenance_interval,
+        ", burst" if burst else "",
+    )
+    server = None
+    if metrics_port is not None:
+        settings = Settings.from_env()
+        guard = metricserver.Guard(settings.operator_token, metricserver.parse_networks(settings.metrics_allow))
+        try:
+            server = metricserver.serve(metricserver.MetricsApp(guard), metrics_port)
+        except OSError as error:  # taken, or not ours to bind
+            raise ValueError(f"the metrics port {metrics_port}: {error.strerror or error}") from None
+        log.info("metrics served on port %s", metrics_port)
     clock = Clock(ctx) if with_clock else None
+    readiness = None if with_clock else Readiness(ctx)  # the clock keeps the readiness gauge, else this
     try:
         return work(ctx, slots, burst=burst, maintenance_interval=maintenance_interval, name=name)
     finally:
         ctx.stopping.set()
         if clock is not None:
             clock.stop()
+        if readiness is not None:
+            readiness.stop()
         ctx.heartbeat.stop_all()  # every game stops at its next step and gives its lease back
         slots.join(timeout=max(ctx.runner.lease_seconds, 5.0))
+        if server is not None:
+            server.shutdown()
 
 
 def work(ctx: context.Context, slots: Slots, *, burst: bool, maintenance_interval: int, name: str | None) -> bool:
@@ -326,10 +407,7 @@ def work(ctx: context.Context, slots: Slots, *, burst: bool, maintenance_interva
             worker.stop = stop
             worker.slots = slots
             try:
-                worked = (
-                    worker.work(burst=burst, logging_level="INFO", log_format=LOG_FORMAT, date_format=DATE_FORMAT)
-                    or worked
-                )
+                worked = worker.work(burst=burst, logging_level=None) or worked
                 if burst:
                     slots.join()  # a burst ends once the games it took have ended
                     top_up(ctx, wait=True)  # and the feeding their ends asked for is done

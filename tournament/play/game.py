@@ -10,6 +10,7 @@ in small batches, and always before a pull bot must see the position.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from botlink import moves
 from botlink.calls import BotConnection
 from engine.gameloop import Answer
 from engine.records import final_result
+from runtime import metrics
 from store import gamelog
 from store.models import Game
 from tournament.play import leases
@@ -31,6 +33,10 @@ from tournament.play.scheduled import ScheduledGame, TournamentSettings
 from tournament.play.seats import SeatState
 from tournament.play.stalls import Stalls
 from tournament.play.writes import writing
+
+log = logging.getLogger(__name__)
+MOVES = metrics.MOVES
+BOT_CALL_SECONDS = metrics.BOT_CALL_SECONDS
 
 
 class Notifier(Protocol):
@@ -107,6 +113,7 @@ class Play:
         self.pending.append(
             gamelog.Move(self.ply, seat, action, answer.latency_ms, answer.fault, answer.detail, answer.debug)
         )
+        MOVES.inc()
         if answer.fault == "timeout" and self.seats[seat].connection is None:
             try:
                 self.flush()
@@ -135,7 +142,21 @@ class Play:
     def ask_push_bot(self, seat: int, kind: str, connection: BotConnection) -> Answer:
         actions = engine.legal_actions(self.state, seat)
         answer = moves.ask(connection, self.move_request(seat, kind, actions), actions)
-        self.seats[seat].answered(self.stalls, answer.fault)
+        player = self.seats[seat]
+        if answer.latency_ms is not None:
+            BOT_CALL_SECONDS.observe(answer.latency_ms / 1000)
+        if answer.fault is not None:
+            metrics.fault(answer.fault)
+            if player.faults_in_a_row == 0 and not player.forfeited:  # a streak begins: one line for it
+                log.info(
+                    "game %s seat %s: bot %s faulted (%s) at ply %s",
+                    self.game_id,
+                    seat,
+                    player.bot.id if player.bot is not None else "-",
+                    answer.fault,
+                    self.ply,
+                )
+        player.answered(self.stalls, answer.fault)
         self.seats[seat].last_latency_ms = answer.latency_ms
         return answer
 

@@ -114,18 +114,33 @@ def renew(session: Session, scheduled_id: int, worker: str, seconds: float) -> N
 
 def unplayed(session: Session, moment: datetime | None = None) -> list[tuple[int, int]]:
     """(id, attempts) of the scheduled games that need a job: the pending ones that were fed (given a job, which
-    may have been lost with Redis, or failed before it took the lease; or given back by a worker that stopped) and
-    those whose lease ran out (their worker died). A pending game not fed yet waits its turn (``tournament.dispatch.feed``):
-    it never had a job to lose. In id order."""
+    may have been lost with Redis, or failed before it took the lease; or given back by a worker that stopped) once
+    their job's grace ran out (``lease_until`` on a pending game: a job has a lease's time to take its game's lease,
+    ``tournament.dispatch.feed``), and those whose lease ran out (their worker died). A pending game not fed yet
+    waits its turn: it never had a job to lose. In id order."""
     moment = moment or now()
     rows = session.execute(
         select(TournamentGame.id, TournamentGame.attempts)
         .where(
             or_(
-                (TournamentGame.status == "pending") & TournamentGame.fed.is_(True),
+                (TournamentGame.status == "pending")
+                & TournamentGame.fed.is_(True)
+                & or_(TournamentGame.lease_until.is_(None), TournamentGame.lease_until < moment),
                 (TournamentGame.status == "running") & (TournamentGame.lease_until < moment),
             )
         )
         .order_by(TournamentGame.id)
     )
     return [(scheduled_id, attempts) for scheduled_id, attempts in rows]
+
+
+def grace(session: Session, scheduled_ids: list[int], seconds: float) -> None:
+    """Give the jobs just enqueued again for these games, those still pending, ``seconds`` (a lease) to take their
+    game's lease before :func:`unplayed` counts them lost again (``tournament.dispatch.feed``); commits."""
+    if scheduled_ids:
+        session.execute(
+            update(TournamentGame)
+            .where(TournamentGame.id.in_(scheduled_ids), TournamentGame.status == "pending")
+            .values(lease_until=now() + timedelta(seconds=seconds))
+        )
+    session.commit()

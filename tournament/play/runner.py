@@ -8,6 +8,7 @@ without asking). A push bot excluded by its health checks forfeits the game from
 
 from __future__ import annotations
 
+import logging
 from typing import NamedTuple, Protocol
 
 from sqlalchemy.orm import Session
@@ -15,6 +16,8 @@ from sqlalchemy.orm import Session
 import engine
 from botlink import moves
 from engine.gameloop import play_out
+from engine.records import FAULTS_TO_FORFEIT
+from runtime import metrics
 from runtime.jobqueue import LocalQueue, RQQueue
 from store import gamelog
 from tournament.play import leases, results, scheduled
@@ -25,6 +28,8 @@ from tournament.play.seats import SeatState, check_health, give_back, notify_bot
 from tournament.play.stalls import Stalls
 from tournament.play.writes import writing
 from tournament.standings import tables
+
+log = logging.getLogger(__name__)
 
 
 class Workplace(Protocol):
@@ -78,6 +83,11 @@ def play_scheduled(session: Session, scheduled_id: int, place: Workplace) -> str
                 return "busy"
             started = start_game(session, found, leased, seats)
             session.commit()
+        if found.status == "running" and started.resumed:  # its lease had run out: its worker died or stalled
+            metrics.LEASE_TAKEOVERS.inc()
+            log.warning("scheduled game %s taken over: its last worker's lease ran out", scheduled_id)
+        if not started.resumed:
+            metrics.GAMES_STARTED.inc()
         if not started.resumed:  # an excluded bot forfeits the game from its start
             for player, out in zip(seats, excluded, strict=True):
                 player.forfeited = out
@@ -174,6 +184,18 @@ def play_leased(
             session.commit()
         raise
     final = play.outcome()
+    for seat in final["forfeited"]:
+        metrics.FORFEITS.inc()
+        bot = seats[seat].bot
+        log.info(
+            "game %s seat %s: bot %s forfeited (%s)",
+            play.game_id,
+            seat,
+            bot.id if bot is not None else "-",
+            "faults in a row"
+            if seats[seat].faults_in_a_row >= FAULTS_TO_FORFEIT
+            else "excluded by its health checks",
+        )
     result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
     with writing(session):
         play.write_pending(ending=result)
@@ -185,4 +207,6 @@ def play_leased(
     session.rollback()  # the standings' reads end here (a refit committed its own writes)
     play.notifier.publish(play.game_id, play.saved.ply)
     send_ends(seats, lambda seat: moves.end_request(play.game_id, seat, result, seat in final["forfeited"]))
+    if written:
+        metrics.GAMES_FINISHED.inc()
     return "finished" if written else "done"

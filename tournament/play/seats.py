@@ -13,6 +13,7 @@ through the games API.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -25,12 +26,15 @@ from sqlalchemy.orm import Session
 from botlink import keepalive
 from botlink.calls import BotConnection
 from engine.gameloop import FaultCount
+from runtime import metrics
 from store.challenges import HUMAN
 from store.models import now
 from tournament.play import scheduled
 from tournament.play.scheduled import ScheduledGame, SeatBot, TournamentSettings
 from tournament.play.stalls import Stalls
 from tournament.play.writes import writing
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -108,6 +112,17 @@ def check_health(session: Session, bot: SeatBot, connection: BotConnection, inte
     with writing(session):
         excluded = scheduled.note_check(session, bot.id, passed, now())
         session.commit()
+    if excluded != bot.excluded:
+        change = "excluded" if excluded else "included"
+        metrics.child(metrics.HEALTH_CHANGES, change).inc()
+        if excluded:
+            log.warning(
+                "bot %s excluded: its health checks failed (last: %s); it forfeits its games",
+                bot.id,
+                reply.fault or "a wrong reply",
+            )
+        else:
+            log.info("bot %s included again: its health checks pass", bot.id)
     return excluded
 
 
