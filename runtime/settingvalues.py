@@ -104,7 +104,9 @@ def networks(name: str, text: str) -> str:
         try:
             ipaddress.ip_network(entry, strict=False)
         except ValueError:
-            raise ValueError(f"{name} must be comma-separated networks such as 10.0.0.0/8, not {entry!r}") from None
+            raise ValueError(
+                f"{name} must be comma-separated networks such as 10.0.0.0/8, not {entry!r}"
+            ) from None
     return text.strip()
 
 
