@@ -22,6 +22,7 @@ from cli.options import ArgumentParser
 COMMANDS: dict[str, str] = {
     "simulate": "cli.simulate",
     "serve": "cli.serve",
+    "config": "cli.config",
     "db": "cli.db",
     "openapi": "cli.openapi",
     "worker": "cli.worker",

@@ -9,6 +9,10 @@ Redis listener of ``runtime/wakeups.py`` and the embedded job queue's threads al
 ``--worker-class gthread`` is the thread-per-request worker (``--threads`` per process, each waiting long poll
 holding one), kept as the baseline of ``benchmarks/waiting.py`` (docs/guarantees.md compares them).
 
+SIGHUP reloads: gunicorn starts new workers, then stops the old ones; a stopping worker (a reload, or SIGTERM)
+answers its waiting long polls and ends its streams at once (``cli/server.py``), and gives the requests under way
+:data:`GRACEFUL_TIMEOUT` seconds (docs/deploy.md, Health checks, restarts and reloads).
+
 Long polls wake through Redis across processes, so more than one worker needs ``--redis-url`` (or
 ``REDIS_URL``); without it the service runs one worker. gunicorn's control socket (``~/.gunicorn/gunicorn.ctl`` by
 default in gunicorn 27) is disabled: nothing here uses it, and several servers on one machine would fight over it.
@@ -33,6 +37,11 @@ from typing import Any
 
 from runtime.settings import Settings
 
+GRACEFUL_TIMEOUT = 10
+"""Seconds a stopping worker gives its requests under way (gunicorn's default: 30). Waiting long polls and streams
+end at once (``cli/server.py``), so this is for a slow move or page only; compose's ``stop_grace_period`` for the
+API (15 s) exceeds it."""
+
 
 def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
     """gunicorn's settings from the flags; flags that cannot work together are usage errors."""
@@ -52,6 +61,7 @@ def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> d
         "workers": workers,
         "worker_class": args.worker_class,
         "control_socket_disable": True,
+        "graceful_timeout": GRACEFUL_TIMEOUT,
         "proc_name": "sorry-arena",
     }
     if args.worker_class == "gevent":
@@ -67,8 +77,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     options = options_from(args, parser)
     try:
         settings = Settings.from_env()
-    except ValueError as error:
-        parser.error(f"bad environment: {error}")
+    except ValueError as error:  # a bad or unknown setting: one line naming it
+        print(f"sorry-arena serve: {error}", file=sys.stderr)
+        return 2
     # the flags are checked: now the libraries of the service (none loads for a usage error of the flags)
     from sqlalchemy.exc import SQLAlchemyError
 

@@ -25,12 +25,17 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     check_url(args.database_url, parser)
     os.environ["DATABASE_URL"] = args.database_url
     os.environ["REDIS_URL"] = args.redis_url
+    from runtime.settings import Settings
+
+    try:
+        settings = Settings.from_env()
+    except ValueError as error:  # a bad or unknown setting: one line naming it
+        print(f"sorry-arena worker: {error}", file=sys.stderr)
+        return 2
     try:
         from runtime import logs
-        from runtime.settings import Settings
         from tournament.dispatch import worker
 
-        settings = Settings.from_env()
         logs.configure(
             settings.log_format, settings.log_level, process=f"worker:{args.name}" if args.name else "worker"
         )
@@ -42,7 +47,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             games=args.games or settings.games_per_worker,
             metrics_port=args.metrics_port or settings.worker_metrics_port,
         )
-    except ValueError as error:  # a bad setting in the environment (SORRY_ARENA_*), a metrics port taken
+    except ValueError as error:  # a URL redis-py or the database's driver cannot read, a metrics port taken
         print(f"sorry-arena worker: {error}", file=sys.stderr)
         return 2
     except RedisError as error:

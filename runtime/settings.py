@@ -1,77 +1,30 @@
 """Settings of the service, read from the environment (documented in docs/deploy.md and compose.yaml).
 
-- ``DATABASE_URL``: SQLAlchemy URL; default a SQLite file ``sorry-arena.db`` in the working directory.
-  ``postgres://`` and ``postgresql://`` URLs (as hosting platforms write them) use psycopg 3, the installed driver.
-- ``REDIS_URL``: when set, long-polling waiters wake through Redis, so several API processes on several machines
-  serve one game; unset, they wake through this process's memory (the embedded default).
-- ``SORRY_ARENA_MAX_WAIT``: the longest long poll in seconds (default 30).
-- ``SORRY_ARENA_MAX_WAITING_PER_ACCOUNT``: how many long polls of one account may wait at once (default 8); one
-  more is a 429 saying so, with ``Retry-After`` (``service/waiting.py``). Counted in Redis across API processes when
-  ``REDIS_URL`` is set, else in this process's memory.
-- ``SORRY_ARENA_MAX_STREAMS_PER_ADDRESS`` (default 8) and ``SORRY_ARENA_MAX_ANONYMOUS_STREAMS`` (default 200): how
-  many game event streams without a token (``GET /api/v1/games/{id}/events/stream``, what the game viewer's
-  spectators follow) one client address, and the whole service, may hold open at once; one more is a 429 saying
-  which, with ``Retry-After`` (``service/waiting.py``). Counted as the long polls are.
-- ``SORRY_ARENA_BOT_ALLOW``: networks a bot URL may resolve to although they are private, loopback or link-local
-  (comma-separated CIDRs, or ``loopback``); default none: such bot URLs are refused.
-- ``SORRY_ARENA_LEASE_SECONDS``: how long a worker's claim on a game lasts without renewal (default 10): the
-  worker's heartbeat renews it every quarter of that while the game is played, so a game whose worker died is taken
-  up again this long after the worker's last heartbeat (and the next maintenance pass).
-- ``SORRY_ARENA_GAMES_PER_WORKER``: how many games a worker process (and the embedded service) plays at once
-  (default 8): a game spends its time waiting for bots, and a hung bot holds only its own games' slots.
-- ``SORRY_ARENA_MAINTENANCE_SECONDS``: the embedded service's maintenance interval (default 1), which starts the
-  tournament runs due and takes up the games a killed service left; ``off``: none (runs due later never start).
-- Rate limits (``service/ratelimits.py``), each a rate in flask-limiter's notation (``20/minute``,
-  ``100 per second``, ``5/2 minutes``; several separated by ``;``) or ``off``; a bad value is a ValueError naming
-  the variable, at startup. Counted in Redis when ``REDIS_URL`` is set (every API process shares the count), else
-  in this process's memory. A request over a limit is a 429 saying which limit, with ``Retry-After``.
+Every setting is one entry of :data:`SETTINGS`: its variable, the :class:`Settings` field it fills, its default
+(what an unset or empty variable means), its reader (``runtime/settingvalues.py``: the kind of value and its range),
+what it does, and whether it is a secret (``sorry-arena config`` masks it). Adding a setting is adding one entry
+(and its field, and its line in compose.yaml's x-environment and docs/deploy.md).
 
-  - ``SORRY_ARENA_LIMIT_ACCOUNTS``: ``POST /api/v1/players`` per client address (default ``20/minute``).
-  - ``SORRY_ARENA_LIMIT_BOTS``: ``POST /api/v1/bots`` per account (default ``30/hour``): each registration of a
-    push bot makes the service call the bot's URL.
-  - ``SORRY_ARENA_LIMIT_MOVES``: ``POST /api/v1/games/{id}/actions`` per account (default ``300/second``), far above
-    what a pull bot playing many games at once submits (each of ``benchmarks/api.py``'s, in 32 games: ~50/s).
+:meth:`Settings.from_env` reads them all and refuses, with a ``ValueError`` of one line naming the variable, a
+value out of its range, and any other ``SORRY_ARENA_*`` variable that is not one of :data:`SETTINGS` nor of
+:data:`OTHER_VARIABLES` (the bots', the command-line client's, compose's and the tests' own), with the closest
+known name: a misspelled variable would otherwise be ignored. ``sorry-arena serve``, ``worker`` and the other
+commands print that line and exit 2; ``create_app`` raises it.
 
-- Quotas per account (``service/api/tournaments.py``; the operator has none), each a whole number; a request over
-  one is refused, saying which quota (its variable) and its value:
-
-  - ``SORRY_ARENA_QUOTA_GAMES``: games in one tournament (one run) (default 1000); over it, a 422.
-  - ``SORRY_ARENA_QUOTA_QUEUED``: games an account's scheduled and running tournaments may have left to play, the
-    new tournament's included (default 2000); over it, a 429 until some are played or cancelled.
-  - ``SORRY_ARENA_QUOTA_TOURNAMENTS``: an account's scheduled and running tournaments (a repeating one counts while
-    runs are to come) (default 5); over it, a 429.
-  - ``SORRY_ARENA_QUOTA_REPEATS``: the runs of a repeating tournament (``repeat_times``) (default 100); a 422.
-
-- ``SORRY_ARENA_OPERATOR_TOKEN``: the operator's bearer token (at least 32 characters; unset: no operator). The
-  operator may make official tournaments with any bots, is held to no quota, and may cancel any tournament.
-- ``SORRY_ARENA_FEED_WINDOW``: how many games of each account wait in the job queue at most (default 8): games go
-  to the queue a few at a time per account, round-robin across accounts and their tournaments
-  (``tournament/dispatch/feed.py``), so that one account's big tournament cannot starve another's.
-- ``SORRY_ARENA_METRICS``: the Prometheus metrics (``runtime/metrics.py``): ``off`` (the default: ``/metrics`` is a
-  404), ``on`` (served by the API at ``/metrics``) or a port number (served on that port by ``sorry-arena serve``'s
-  master process, for all its workers; ``/metrics`` of the API is then a 404). ``SORRY_ARENA_METRICS_ALLOW``: the
-  networks (comma-separated CIDRs) whose clients may read them without a token; anyone else needs the operator's
-  token (``Authorization: Bearer``), else a 403. ``SORRY_ARENA_WORKER_METRICS_PORT``: the port a
-  ``sorry-arena worker`` serves its own metrics on (its ``--metrics-port`` flag; default none), with the same guard.
-- ``SORRY_ARENA_LOG_FORMAT``: ``text`` (the default) or ``json``, one object a line; ``SORRY_ARENA_LOG_LEVEL``:
-  ``DEBUG``, ``INFO`` (the default), ``WARNING`` or ``ERROR``; ``SORRY_ARENA_ACCESS_LOG``: ``on`` (the default: a
-  line per request, ``runtime/logs.py``) or ``off``.
-- Request bodies above ``MAX_BODY_BYTES`` (64 KiB) are refused with a 413, also when sent without a Content-Length
-  (chunked) (``service/bodylimit.py``).
+Request bodies above ``MAX_BODY_BYTES`` (64 KiB) are refused with a 413, also when sent without a Content-Length
+(chunked) (``service/bodylimit.py``).
 """
 
 from __future__ import annotations
 
+import difflib
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from store.urls import DEFAULT_DATABASE_URL, normalize_database_url
-
-if TYPE_CHECKING:
-    from limits import RateLimitItem
+from runtime import settingvalues as kinds
+from store.urls import DEFAULT_DATABASE_URL
 
 MAX_BODY_BYTES = 64 * 1024
 DEFAULT_MAX_WAITING_PER_ACCOUNT = 8
@@ -85,10 +38,13 @@ DEFAULT_QUOTA_QUEUED = 2000
 DEFAULT_QUOTA_TOURNAMENTS = 5
 DEFAULT_QUOTA_REPEATS = 100
 DEFAULT_FEED_WINDOW = 8
+DEFAULT_DB_POOL_SIZE = 5
+"""As ``store.database.POOL_SIZE`` (not imported: the command line reads these settings before SQLAlchemy loads)."""
+DEFAULT_DB_MAX_OVERFLOW = 5
+"""As ``store.database.MAX_OVERFLOW``."""
 MAX_GAMES = 100_000
 """The most games of one tournament whatever the quota (``tournament.plans.schedule.MAX_GAMES`` is the same)."""
-MIN_OPERATOR_TOKEN = 32
-RATE_FORMS = "a rate such as '100/second', '20 per minute' or '5/2 minutes' (several separated by ';'), or 'off'"
+PREFIX = "SORRY_ARENA_"
 
 
 @dataclass
@@ -114,6 +70,10 @@ class Settings:
     quota_repeats: int = DEFAULT_QUOTA_REPEATS
     operator_token: str | None = None
     feed_window: int = DEFAULT_FEED_WINDOW
+    db_pool_size: int = DEFAULT_DB_POOL_SIZE
+    db_max_overflow: int = DEFAULT_DB_MAX_OVERFLOW
+    trusted_proxies: str = ""
+    """``SORRY_ARENA_TRUSTED_PROXIES`` as written (``service/clientaddress.py`` reads it); empty: none."""
     metrics: str = "off"
     """``off``, ``on`` or a port number (as text)."""
     metrics_allow: str = ""
@@ -125,148 +85,285 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """The settings of ``environ`` (default: this process's environment); a one-line ``ValueError`` naming the
+        variable for a bad value or an unknown ``SORRY_ARENA_*`` variable."""
         env = os.environ if environ is None else environ
-        return cls(
-            database_url=normalize_database_url(env.get("DATABASE_URL") or DEFAULT_DATABASE_URL),
-            redis_url=env.get("REDIS_URL") or None,
-            max_wait=seconds(env, "SORRY_ARENA_MAX_WAIT", 30.0),
-            max_waiting_per_account=count(
-                env, "SORRY_ARENA_MAX_WAITING_PER_ACCOUNT", DEFAULT_MAX_WAITING_PER_ACCOUNT, 1, 10_000
-            ),
-            max_streams_per_address=count(
-                env, "SORRY_ARENA_MAX_STREAMS_PER_ADDRESS", DEFAULT_MAX_STREAMS_PER_ADDRESS, 1, 10_000
-            ),
-            max_anonymous_streams=count(
-                env, "SORRY_ARENA_MAX_ANONYMOUS_STREAMS", DEFAULT_MAX_ANONYMOUS_STREAMS, 1, 100_000
-            ),
-            bot_allow=env.get("SORRY_ARENA_BOT_ALLOW", ""),
-            lease_seconds=seconds(env, "SORRY_ARENA_LEASE_SECONDS", 10.0),
-            games_per_worker=count(env, "SORRY_ARENA_GAMES_PER_WORKER", 8, 1, 256),
-            maintenance_seconds=None
-            if env.get("SORRY_ARENA_MAINTENANCE_SECONDS", "").strip().lower() == "off"
-            else seconds(env, "SORRY_ARENA_MAINTENANCE_SECONDS", 1.0),
-            limit_accounts=rate(env, "SORRY_ARENA_LIMIT_ACCOUNTS", DEFAULT_LIMIT_ACCOUNTS),
-            limit_bots=rate(env, "SORRY_ARENA_LIMIT_BOTS", DEFAULT_LIMIT_BOTS),
-            limit_moves=rate(env, "SORRY_ARENA_LIMIT_MOVES", DEFAULT_LIMIT_MOVES),
-            quota_games=count(env, "SORRY_ARENA_QUOTA_GAMES", DEFAULT_QUOTA_GAMES, 1, MAX_GAMES),
-            quota_queued=count(env, "SORRY_ARENA_QUOTA_QUEUED", DEFAULT_QUOTA_QUEUED, 1, 10 * MAX_GAMES),
-            quota_tournaments=count(env, "SORRY_ARENA_QUOTA_TOURNAMENTS", DEFAULT_QUOTA_TOURNAMENTS, 1, 10_000),
-            quota_repeats=count(env, "SORRY_ARENA_QUOTA_REPEATS", DEFAULT_QUOTA_REPEATS, 2, 10_000),
-            operator_token=operator_token(env, "SORRY_ARENA_OPERATOR_TOKEN"),
-            feed_window=count(env, "SORRY_ARENA_FEED_WINDOW", DEFAULT_FEED_WINDOW, 1, 1000),
-            metrics=metrics_mode(env, "SORRY_ARENA_METRICS"),
-            metrics_allow=networks(env, "SORRY_ARENA_METRICS_ALLOW"),
-            worker_metrics_port=None
-            if not env.get("SORRY_ARENA_WORKER_METRICS_PORT", "").strip()
-            else count(env, "SORRY_ARENA_WORKER_METRICS_PORT", 0, 1, 65535),
-            log_format=choice(env, "SORRY_ARENA_LOG_FORMAT", "text", ("text", "json")),
-            log_level=choice(env, "SORRY_ARENA_LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR")),
-            access_log=choice(env, "SORRY_ARENA_ACCESS_LOG", "on", ("on", "off")) == "on",
-        )
+        refuse_unknown(env)
+        return cls(**{setting.field: setting.value(env) for setting in SETTINGS})
 
 
-def seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    """A positive number of seconds from the environment; a ValueError that names the variable otherwise."""
-    text = env.get(name)
-    if text is None or not text.strip():
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{name} must be a number of seconds, not {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise ValueError(f"{name} must be a positive number of seconds, not {text!r}")
-    return value
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its variable, the field of :class:`Settings` it fills, its value when unset or empty, its
+    reader (``runtime/settingvalues.py``), what it does, and whether its value is secret."""
+
+    name: str
+    field: str
+    default: Any
+    read: kinds.Reader
+    doc: str
+    secret: bool = False
+
+    def text(self, env: Mapping[str, str]) -> str | None:
+        """The variable's text, ``None`` when unset or empty (then the default holds)."""
+        text = env.get(self.name)
+        return text if text is not None and text.strip() else None
+
+    def value(self, env: Mapping[str, str]) -> Any:
+        text = self.text(env)
+        return self.default if text is None else self.read(self.name, text)
 
 
-def count(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    """A whole number from ``low`` to ``high`` from the environment; a ValueError that names the variable otherwise."""
-    text = env.get(name)
-    if text is None or not text.strip():
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"{name} must be a whole number, not {text!r}") from None
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be from {low} to {high}, not {text!r}")
-    return value
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "DATABASE_URL",
+        "database_url",
+        DEFAULT_DATABASE_URL,
+        kinds.database_url,
+        "SQLAlchemy URL of the database (sqlite or postgresql; postgres:// URLs use psycopg 3); default a SQLite "
+        "file sorry-arena.db in the working directory",
+        secret=True,
+    ),
+    Setting(
+        "REDIS_URL",
+        "redis_url",
+        None,
+        kinds.redis_url,
+        "Redis (redis://, rediss:// or unix://): the job queue, long polls woken and rate limits counted across "
+        "processes; unset: all in this process (the embedded service)",
+        secret=True,
+    ),
+    Setting(
+        "SORRY_ARENA_MAX_WAIT",
+        "max_wait",
+        30.0,
+        kinds.seconds_between(1, 300),
+        "the longest long poll, 1 to 300 s",
+    ),
+    Setting(
+        "SORRY_ARENA_MAX_WAITING_PER_ACCOUNT",
+        "max_waiting_per_account",
+        DEFAULT_MAX_WAITING_PER_ACCOUNT,
+        kinds.whole_between(1, 10_000),
+        "long polls and streams one account may hold at once (1 to 10000); one more is a 429",
+    ),
+    Setting(
+        "SORRY_ARENA_MAX_STREAMS_PER_ADDRESS",
+        "max_streams_per_address",
+        DEFAULT_MAX_STREAMS_PER_ADDRESS,
+        kinds.whole_between(1, 10_000),
+        "game event streams without a token one client address may hold open (1 to 10000)",
+    ),
+    Setting(
+        "SORRY_ARENA_MAX_ANONYMOUS_STREAMS",
+        "max_anonymous_streams",
+        DEFAULT_MAX_ANONYMOUS_STREAMS,
+        kinds.whole_between(1, 100_000),
+        "game event streams without a token the whole service may hold open (1 to 100000)",
+    ),
+    Setting(
+        "SORRY_ARENA_BOT_ALLOW",
+        "bot_allow",
+        "",
+        kinds.allowlist,
+        "networks a bot URL may resolve to although private, loopback or link-local (comma-separated CIDRs or "
+        "'loopback'); default none",
+    ),
+    Setting(
+        "SORRY_ARENA_LEASE_SECONDS",
+        "lease_seconds",
+        10.0,
+        kinds.seconds_between(2, 600),
+        "how long a worker's claim on a game lasts without renewal, 2 to 600 s (renewed every quarter of it)",
+    ),
+    Setting(
+        "SORRY_ARENA_GAMES_PER_WORKER",
+        "games_per_worker",
+        8,
+        kinds.whole_between(1, 256),
+        "games a worker process (and the embedded service) plays at once (1 to 256)",
+    ),
+    Setting(
+        "SORRY_ARENA_MAINTENANCE_SECONDS",
+        "maintenance_seconds",
+        1.0,
+        kinds.seconds_or_off(0.1, 3600),
+        "the embedded service's maintenance interval (runs due, games a killed service left), 0.1 to 3600 s, or "
+        "'off'",
+    ),
+    Setting(
+        "SORRY_ARENA_LIMIT_ACCOUNTS",
+        "limit_accounts",
+        DEFAULT_LIMIT_ACCOUNTS,
+        kinds.rate,
+        "POST /api/v1/players per client address (a rate such as 20/minute, or off)",
+    ),
+    Setting(
+        "SORRY_ARENA_LIMIT_BOTS",
+        "limit_bots",
+        DEFAULT_LIMIT_BOTS,
+        kinds.rate,
+        "POST /api/v1/bots per account (a rate, or off)",
+    ),
+    Setting(
+        "SORRY_ARENA_LIMIT_MOVES",
+        "limit_moves",
+        DEFAULT_LIMIT_MOVES,
+        kinds.rate,
+        "POST /api/v1/games/{id}/actions per account (a rate, or off)",
+    ),
+    Setting(
+        "SORRY_ARENA_QUOTA_GAMES",
+        "quota_games",
+        DEFAULT_QUOTA_GAMES,
+        kinds.whole_between(1, MAX_GAMES),
+        f"games in one tournament run of an account (1 to {MAX_GAMES}); over it, a 422",
+    ),
+    Setting(
+        "SORRY_ARENA_QUOTA_QUEUED",
+        "quota_queued",
+        DEFAULT_QUOTA_QUEUED,
+        kinds.whole_between(1, 10 * MAX_GAMES),
+        f"games an account's tournaments may have left to play (1 to {10 * MAX_GAMES}); over it, a 429",
+    ),
+    Setting(
+        "SORRY_ARENA_QUOTA_TOURNAMENTS",
+        "quota_tournaments",
+        DEFAULT_QUOTA_TOURNAMENTS,
+        kinds.whole_between(1, 10_000),
+        "an account's scheduled and running tournaments (1 to 10000); over it, a 429",
+    ),
+    Setting(
+        "SORRY_ARENA_QUOTA_REPEATS",
+        "quota_repeats",
+        DEFAULT_QUOTA_REPEATS,
+        kinds.whole_between(2, 10_000),
+        "the runs of a repeating tournament (2 to 10000); over it, a 422",
+    ),
+    Setting(
+        "SORRY_ARENA_OPERATOR_TOKEN",
+        "operator_token",
+        None,
+        kinds.operator_token,
+        f"the operator's bearer token ({kinds.MIN_OPERATOR_TOKEN}+ printable characters, one word); unset: no "
+        "operator",
+        secret=True,
+    ),
+    Setting(
+        "SORRY_ARENA_FEED_WINDOW",
+        "feed_window",
+        DEFAULT_FEED_WINDOW,
+        kinds.whole_between(1, 1000),
+        "games of each account waiting in the job queue at most (1 to 1000)",
+    ),
+    Setting(
+        "SORRY_ARENA_DB_POOL_SIZE",
+        "db_pool_size",
+        DEFAULT_DB_POOL_SIZE,
+        kinds.whole_between(1, 100),
+        "PostgreSQL connections each process keeps open (1 to 100)",
+    ),
+    Setting(
+        "SORRY_ARENA_DB_MAX_OVERFLOW",
+        "db_max_overflow",
+        DEFAULT_DB_MAX_OVERFLOW,
+        kinds.whole_between(0, 100),
+        "PostgreSQL connections each process may open beyond its pool at busy times (0 to 100)",
+    ),
+    Setting(
+        "SORRY_ARENA_TRUSTED_PROXIES",
+        "trusted_proxies",
+        "",
+        kinds.trusted_proxies,
+        "the reverse proxies in front of the API, whose X-Forwarded-For names the client: a number of hops "
+        f"(0 to {kinds.MAX_PROXY_HOPS}) or comma-separated networks of the proxies; default none",
+    ),
+    Setting(
+        "SORRY_ARENA_METRICS",
+        "metrics",
+        "off",
+        kinds.metrics_mode,
+        "the Prometheus metrics (runtime/metrics.py): off (/metrics is a 404), on (served by the API at /metrics) or "
+        "a port number (served on that port by sorry-arena serve's master process, for all its workers)",
+    ),
+    Setting(
+        "SORRY_ARENA_METRICS_ALLOW",
+        "metrics_allow",
+        "",
+        kinds.networks,
+        "networks (comma-separated CIDRs) whose clients may read the metrics without a token; anyone else needs the "
+        "operator's token, else a 403",
+    ),
+    Setting(
+        "SORRY_ARENA_WORKER_METRICS_PORT",
+        "worker_metrics_port",
+        None,
+        kinds.whole_between(1, 65535),
+        "the port a sorry-arena worker serves its own metrics on (its --metrics-port flag); default none",
+    ),
+    Setting(
+        "SORRY_ARENA_LOG_FORMAT",
+        "log_format",
+        "text",
+        kinds.one_of("text", "json"),
+        "text or json (one object a line)",
+    ),
+    Setting(
+        "SORRY_ARENA_LOG_LEVEL",
+        "log_level",
+        "INFO",
+        kinds.one_of("DEBUG", "INFO", "WARNING", "ERROR"),
+        "DEBUG, INFO, WARNING or ERROR",
+    ),
+    Setting(
+        "SORRY_ARENA_ACCESS_LOG",
+        "access_log",
+        True,
+        kinds.on_off,
+        "on (a line per request, runtime/logs.py) or off",
+    ),
+)
+"""Every setting the service reads, in the order ``sorry-arena config`` shows them."""
+
+OTHER_VARIABLES = frozenset(
+    {
+        "SORRY_ARENA_API",  # the command-line client's service URL (sorry-arena tournament, export)
+        "SORRY_ARENA_TOKEN",  # the command-line client's bearer token
+        "SORRY_ARENA_SECRET",  # a push bot's HMAC secret (clients/, sorry-arena simulate --bots)
+        "SORRY_ARENA_OLD_SECRET",  # a push bot's previous secret, while it is rotated
+        "SORRY_ARENA_PORT",  # compose: the host port of the API
+        "SORRY_ARENA_BOT_SUBNET",  # compose: the bots' network
+        "SORRY_ARENA_CHROMIUM",  # the tests and benchmarks of the pages: the browser
+        "SORRY_ARENA_FUZZ_EXAMPLES",  # the tests: schemathesis's examples per operation
+        "SORRY_ARENA_TEST_POSTGRES_URL",  # the tests' PostgreSQL
+        "SORRY_ARENA_TEST_REDIS_URL",  # the tests' Redis
+    }
+)
+"""``SORRY_ARENA_*`` variables that other parts read (the bots, the client, compose, the tests): not refused."""
 
 
-def choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
-    """One of ``choices`` (matched without regard to case), or ``default`` when unset; a ValueError naming the
-    variable otherwise."""
-    text = (env.get(name) or "").strip()
-    if not text:
-        return default
-    for known in choices:
-        if text.lower() == known.lower():
-            return known
-    raise ValueError(f"{name} must be one of {', '.join(choices)}, not {text!r}")
+def known_names() -> list[str]:
+    return [setting.name for setting in SETTINGS] + sorted(OTHER_VARIABLES)
 
 
-def metrics_mode(env: Mapping[str, str], name: str) -> str:
-    """``off``, ``on`` or a port number from 1 to 65535 (as text); a ValueError naming the variable otherwise."""
-    text = (env.get(name) or "").strip().lower()
-    if text in ("", "off", "on"):
-        return text or "off"
-    if not text.isdigit() or not 1 <= int(text) <= 65535:
-        raise ValueError(f"{name} must be off, on or a port number from 1 to 65535, not {text!r}")
-    return str(int(text))
+def refuse_unknown(env: Mapping[str, str]) -> None:
+    """A ``ValueError`` for the first ``SORRY_ARENA_*`` variable of ``env`` that nothing reads, naming the
+    closest known name (compared without the prefix, which every name shares)."""
+    known = known_names()
+    endings = [name.removeprefix(PREFIX) for name in known if name.startswith(PREFIX)]
+    for name in sorted(env):
+        if name.startswith(PREFIX) and name not in known:
+            close = difflib.get_close_matches(name.removeprefix(PREFIX), endings, n=1, cutoff=0.75)
+            hint = f" (did you mean {PREFIX}{close[0]}?)" if close else " (docs/deploy.md lists the settings)"
+            raise ValueError(f"unknown setting {name}{hint}")
 
 
-def networks(env: Mapping[str, str], name: str) -> str:
-    """Comma-separated CIDRs (checked); a ValueError naming the variable and the bad entry otherwise."""
-    import ipaddress
-
-    text = (env.get(name) or "").strip()
-    for entry in filter(None, (part.strip() for part in text.split(","))):
-        try:
-            ipaddress.ip_network(entry, strict=False)
-        except ValueError:
-            raise ValueError(
-                f"{name} must be comma-separated networks such as 10.0.0.0/8, not {entry!r}"
-            ) from None
-    return text
-
-
-def operator_token(env: Mapping[str, str], name: str) -> str | None:
-    """The operator's token, or ``None`` when unset; a ValueError naming the variable for one too short to be
-    secret, or with spaces or control characters (a bearer token is one printable word)."""
-    text = (env.get(name) or "").strip()
-    if not text:
-        return None
-    if len(text) < MIN_OPERATOR_TOKEN or not text.isprintable() or any(char.isspace() for char in text):
-        raise ValueError(
-            f"{name} must be one word of at least {MIN_OPERATOR_TOKEN} printable characters "
-            "(e.g. the output of `openssl rand -hex 32`)"
-        )
-    return text
-
-
-def rate(env: Mapping[str, str], name: str, default: str) -> str:
-    """A rate limit from the environment (checked: see :func:`parse_rate`); a ValueError that names the variable."""
-    text = env.get(name)
-    if text is None or not text.strip():
-        return default
-    parse_rate(name, text)
-    return text.strip()
-
-
-_ZERO_PERIOD = re.compile(r"(?:/|\bper)\s*0+\s*[a-z]", re.IGNORECASE)
-
-
-def parse_rate(name: str, text: str) -> tuple[RateLimitItem, ...]:
-    """The limits of a rate in flask-limiter's notation, none for ``off``; a ValueError naming ``name`` for any
-    text that is not a rate, or one that allows nothing (``0/second``, ``1/0 seconds``)."""
-    from limits import parse_many  # imported here: ``limits`` takes ~0.2 s to import, and only the API needs it
-
-    if text.strip().lower() == "off":
-        return ()
-    try:
-        items = tuple(parse_many(text))
-    except ValueError:
-        raise ValueError(f"{name} must be {RATE_FORMS}, not {text!r}") from None
-    if not items or any(item.amount < 1 for item in items) or _ZERO_PERIOD.search(text):
-        raise ValueError(f"{name} must allow at least 1 request per period of at least 1 unit, not {text!r}")
-    return items
+def sources(env: Mapping[str, str] | None = None) -> list[tuple[Setting, Any, str]]:
+    """Each setting, its value and where it came from (``environment`` or ``default``), for ``sorry-arena
+    config``; a ``ValueError`` as :meth:`Settings.from_env` raises it."""
+    env = os.environ if env is None else env
+    settings = Settings.from_env(env)
+    return [
+        (setting, getattr(settings, setting.field), "default" if setting.text(env) is None else "environment")
+        for setting in SETTINGS
+    ]

@@ -7,6 +7,10 @@ listener thread per process, subscribed to every channel of the service, wakes t
 waiter in any API process on any machine wakes. A waiter always re-checks the database after it started watching
 and before each wait, so a move made just before it started waiting is never missed; when the listener has to
 reconnect to Redis, every waiter re-checks.
+
+When the process stops (a reload of ``sorry-arena serve``, a stop), :meth:`Notifier.drain` ends every wait at once:
+a long poll answers with what there is (nothing new: its normal answer), a stream ends, and their clients ask again,
+of a process that runs on, instead of holding the stop for up to a long poll's length.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ class Hub:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._waiters: dict[str, set[threading.Event]] = {}
+        self.draining = False
+        """Set when the process is stopping (:meth:`drain`): every wait ends at once."""
 
     def add(self, event: threading.Event, channels: Iterable[str]) -> None:
         with self._lock:
@@ -57,6 +63,11 @@ class Hub:
             waiting = list(self._waiters.get(channel, ()))
         for event in waiting:
             event.set()
+
+    def drain(self) -> None:
+        """The process is stopping: wake every waiter, and end every wait from now on at once."""
+        self.draining = True
+        self.wake_all()
 
     def wake_all(self) -> None:
         with self._lock:
@@ -85,6 +96,12 @@ class Subscription:
 
     def arm(self) -> None:
         self._event.clear()
+
+    @property
+    def ended(self) -> bool:
+        """The process is stopping: answer with what there is now (a long poll) or end (a stream), and let the
+        client ask again, of a process that runs on."""
+        return self._hub.draining
 
     def wait(self, timeout: float) -> bool:
         return self._event.wait(max(timeout, 0.0))
@@ -123,6 +140,10 @@ class Notifier:
     def watch(self, channels: Iterable[str]) -> Subscription:
         return Subscription(self.hub, channels)
 
+    def drain(self) -> None:
+        """The process is stopping (a reload, a stop): every wait of its requests ends now (``Hub.drain``)."""
+        self.hub.drain()
+
     def wait_until(self, channels: Iterable[str], ready: Callable[[], bool], timeout: float) -> bool:
         """Wait until ``ready()`` (checked at once, then after each publish on one of ``channels``) or timeout."""
         deadline = time.monotonic() + timeout
@@ -132,7 +153,7 @@ class Notifier:
                 if ready():
                     return True
                 remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if remaining <= 0 or subscription.ended:
                     return False
                 subscription.wait(remaining)
 

@@ -9,9 +9,10 @@ from flask import Flask
 from flask_smorest import Api
 
 from runtime.jobqueue import CONFIGURE, MAINTAIN_EMBEDDED, LocalQueue, RQQueue, job_function
+from runtime.readiness import Readiness
 from runtime.settings import MAX_BODY_BYTES, Settings
 from runtime.wakeups import make_notifier
-from service import db, errors, observe, ratelimits, redoc, swagger_ui, web, webhooks
+from service import clientaddress, db, errors, observe, ratelimits, redoc, swagger_ui, web, webhooks
 from service.api import (
     bots,
     challenges,
@@ -20,6 +21,7 @@ from service.api import (
     health,
     matches,
     players,
+    ready,
     results,
     standings,
     streams,
@@ -78,14 +80,15 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     app.extensions["settings"] = settings
     ratelimits.init_app(app, settings)  # first: a bad SORRY_ARENA_LIMIT_* fails before anything starts
     app.extensions["notifier"] = make_notifier(settings.redis_url)
-    db.init_app(app, settings.database_url)
+    db.init_app(app, settings.database_url, settings.db_pool_size, settings.db_max_overflow)
     app.extensions["queue"] = make_queue(app, settings)
+    ready.init_app(app, Readiness(app.extensions["db_engine"], settings.redis_url))
     swagger_ui.init_app(app)
     redoc.init_app(app)
     web.init_app(app)  # the human-facing pages (`/`, standings, tournaments, games): not in the OpenAPI spec
     api = Api(app)
     app.extensions["api"] = api  # `sorry-arena openapi` writes api.spec
-    for blueprint in (players.blp, games.blp, bots.blp, tournaments.blp, standings.blp, health.blp):
+    for blueprint in (players.blp, games.blp, bots.blp, tournaments.blp, standings.blp, health.blp, ready.blp):
         api.register_blueprint(blueprint)
     api.register_blueprint(decisions.blp)
     api.register_blueprint(results.blp)
@@ -102,6 +105,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     app.wsgi_app = Observe(  # type: ignore[method-assign]
         app, BodyLimit(InputGuard(MovePath(app, InboxPath(app, app.wsgi_app))), MAX_BODY_BYTES), settings
     )
+    clientaddress.init_app(app, settings)  # outermost: every layer sees the client's address
     queue = app.extensions["queue"]
     if isinstance(queue, LocalQueue) and queue.scheduling:
         queue.start()  # the embedded maintenance: runs due, and the games a killed service left

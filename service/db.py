@@ -10,12 +10,12 @@ from flask import Flask, current_app, g
 from sqlalchemy.orm import Session
 
 from service.caches import Caches
-from store.database import make_engine, sessions
+from store.database import MAX_OVERFLOW, POOL_SIZE, make_engine, sessions
 from store.fastlane import Lane, Statements
 
 
-def init_app(app: Flask, url: str) -> None:
-    engine = make_engine(url)
+def init_app(app: Flask, url: str, pool_size: int = POOL_SIZE, max_overflow: int = MAX_OVERFLOW) -> None:
+    engine = make_engine(url, pool_size, max_overflow)
     app.extensions["db_engine"] = engine
     app.extensions["db_sessions"] = sessions(engine)
     app.extensions["db_statements"] = Statements(engine)

@@ -33,12 +33,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import redis
-from flask import Flask, current_app, request
+from flask import Flask, current_app
 from flask_smorest import abort
 from limits import RateLimitItem
 
 from runtime import metrics
-from runtime.settings import Settings, parse_rate
+from runtime.settings import Settings
+from runtime.settingvalues import parse_rate
 from service.errors import ErrorSchema
 
 log = logging.getLogger(__name__)
@@ -261,8 +262,3 @@ def init_app(app: Flask, settings: Settings) -> None:
 def check(limit: Limit, who: int | str) -> None:
     """Count this request against ``limit`` for ``who`` (a player id, or a client address): a 429 when over it."""
     current_app.extensions["ratelimits"].hit(limit, str(who))
-
-
-def client_address() -> str:
-    """The address the request came from (behind a reverse proxy: the proxy's)."""
-    return request.remote_addr or "unknown"

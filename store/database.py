@@ -75,16 +75,23 @@ class QuietOutage(logging.Filter):
 
 QUIET_OUTAGE = QuietOutage()
 
+POOL_SIZE = 5
+"""PostgreSQL connections an engine keeps open by default (``SORRY_ARENA_DB_POOL_SIZE``)."""
+MAX_OVERFLOW = 5
+"""PostgreSQL connections an engine may open beyond its pool by default (``SORRY_ARENA_DB_MAX_OVERFLOW``)."""
 
-def make_engine(url: str) -> Engine:
-    engine = _engine(normalize_database_url(url))
+
+def make_engine(url: str, pool_size: int = POOL_SIZE, max_overflow: int = MAX_OVERFLOW) -> Engine:
+    """The engine of ``url``; on PostgreSQL at most ``pool_size + max_overflow`` connections at once (a request
+    past them waits for one: the budget of docs/deploy.md). SQLite opens a connection per thread."""
+    engine = _engine(normalize_database_url(url), pool_size, max_overflow)
     pool_log = logging.getLogger(f"{type(engine.pool).__module__}.{type(engine.pool).__name__}")
     if QUIET_OUTAGE not in pool_log.filters:
         pool_log.addFilter(QUIET_OUTAGE)
     return engine
 
 
-def _engine(url: str) -> Engine:
+def _engine(url: str, pool_size: int, max_overflow: int) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
 
@@ -97,7 +104,7 @@ def _engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    engine = create_engine(url, pool_size=10, max_overflow=20)
+    engine = create_engine(url, pool_size=pool_size, max_overflow=max_overflow)
     event.listen(engine, "checkout", _check_idle)
     return engine
 

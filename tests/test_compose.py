@@ -37,6 +37,7 @@ from sqlalchemy.engine import make_url
 
 from botlink.netguard import parse_allowlist
 from runtime.settings import Settings
+from tests.databases import Templates
 
 ROOT = Path(__file__).resolve().parent.parent
 SHELL = {"SORRY_ARENA_SECRET": "compose-test-secret-" + "s" * 24}
@@ -366,7 +367,7 @@ def check_commands(doc: Doc) -> list[str]:
 
 def check_ports(doc: Doc) -> list[str]:
     """The API listens on all interfaces of its container at the port that is published and health-checked, on the
-    health endpoint of the app it loads; each bot listens on the port it exposes and health-checks."""
+    readiness endpoint of the app it loads (which fails when the database or Redis does); each bot listens on the port it exposes and health-checks."""
     found, _ = launches(doc)  # check_commands reports the commands that do not launch
     problems = []
     for name, api in of_kind(found, "api").items():
@@ -384,8 +385,8 @@ def check_ports(doc: Doc) -> list[str]:
         if checked != port:
             problems.append(f"{name}: listens on port {port} but its health check calls port {checked}")
         rules = {rule.rule for rule in api.details["app"].url_map.iter_rules()}
-        if path not in rules or "health" not in path:
-            problems.append(f"{name}: its health check calls {path}, not the app's health endpoint")
+        if path not in rules or path != "/api/v1/ready":
+            problems.append(f"{name}: its health check calls {path}, not the app's readiness endpoint")
     for name, bot in of_kind(found, "bot").items():
         service = services(doc)[name]
         host, port = bot.details["host"], bot.details["port"]
@@ -427,6 +428,35 @@ def check_health(doc: Doc) -> list[str]:
         for target, condition in depends_on(service).items():
             if condition == "service_healthy" and not (services(doc).get(target) or {}).get("healthcheck"):
                 problems.append(f"{name}: waits for {target} to be healthy, which has no health check")
+    return problems
+
+
+def duration_seconds(text: str) -> float:
+    """A compose duration (``15s``, ``1m30s``, ``500ms``) in seconds."""
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, "us": 0.000001}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|us|h|m|s)", text)
+    if not parts or "".join(number + unit for number, unit in parts) != text:
+        raise Problem(f"{text!r} is not a duration")
+    return sum(float(number) * units[unit] for number, unit in parts)
+
+
+def check_stop(doc: Doc) -> list[str]:
+    """Compose waits longer for the API to stop than gunicorn gives its requests under way (serve's graceful
+    timeout), so that a stop never kills a request that gunicorn would have let finish."""
+    found, _ = launches(doc)
+    problems = []
+    for name, api in of_kind(found, "api").items():
+        graceful = float(api.details["options"]["graceful_timeout"])
+        grace = services(doc)[name].get("stop_grace_period", "10s")
+        try:
+            seconds = duration_seconds(str(grace))
+        except Problem as problem:
+            problems.append(f"{name}: stop_grace_period {problem}")
+            continue
+        if seconds <= graceful:
+            problems.append(
+                f"{name}: stop_grace_period {grace} must exceed serve's graceful timeout ({graceful:g} s)"
+            )
     return problems
 
 
@@ -653,13 +683,16 @@ def all_problems(doc: Doc, shell_variables: set[str], texts: dict[str, str] | No
         *check_health(doc),
         *check_order(doc),
         *check_environment(doc),
+        *check_stop(doc),
         *check_dockerfile(doc, texts["Dockerfile"], texts[".dockerignore"]),
         *check_docs(doc, shell_variables, texts["docs/deploy.md"], texts["README.md"]),
     ]
     return list(dict.fromkeys(problems))
 
 
-@pytest.mark.parametrize("check", [check_commands, check_ports, check_health, check_order, check_environment])
+@pytest.mark.parametrize(
+    "check", [check_commands, check_ports, check_health, check_order, check_environment, check_stop]
+)
 def test_compose_agrees_with_the_code(compose: tuple[Doc, set[str]], check: Callable[[Doc], list[str]]) -> None:
     doc, _ = compose
     assert check(doc) == []
@@ -750,7 +783,19 @@ MUTATIONS: list[tuple[str, Callable[[Doc], None], str]] = [
         lambda doc: doc["services"]["api"]["healthcheck"]["test"].__setitem__(
             3, "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health')"
         ),
-        "not the app's health endpoint",
+        "not the app's readiness endpoint",
+    ),
+    (
+        "api checks liveness only",
+        lambda doc: doc["services"]["api"]["healthcheck"]["test"].__setitem__(
+            3, "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/api/v1/health')"
+        ),
+        "calls /api/v1/health, not the app's readiness endpoint",
+    ),
+    (
+        "api stopped too soon",
+        lambda doc: doc["services"]["api"].__setitem__("stop_grace_period", "5s"),
+        "api: stop_grace_period 5s must exceed serve's graceful timeout (10 s)",
     ),
     (
         "api health port",
@@ -967,7 +1012,10 @@ def run_healthcheck(code: str, port: int, compose_port: int, secret: str | None 
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=30).returncode
 
 
-def test_the_api_health_check_passes_on_the_app(compose: tuple[Doc, set[str]]) -> None:
+@pytest.mark.parametrize("migrated", [True, False], ids=["ready", "not migrated"])
+def test_the_api_health_check_passes_on_the_app(
+    compose: tuple[Doc, set[str]], migrated: bool, templates: Templates, tmp_path: Path
+) -> None:
     from werkzeug.serving import make_server
 
     from service.app import create_app
@@ -975,11 +1023,12 @@ def test_the_api_health_check_passes_on_the_app(compose: tuple[Doc, set[str]]) -
     service = compose[0]["services"]["api"]
     code, (compose_port, _) = healthcheck_code(service), healthcheck_url(service)
     assert code is not None
-    server = make_server("127.0.0.1", 0, create_app(Settings(database_url="sqlite://")), threaded=True)
+    url = templates.sqlite(tmp_path / "api.db") if migrated else "sqlite://"
+    server = make_server("127.0.0.1", 0, create_app(Settings(database_url=url)), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        assert run_healthcheck(code, server.port, compose_port) == 0
+        assert (run_healthcheck(code, server.port, compose_port) == 0) is migrated  # a 503 fails it
     finally:
         server.shutdown()
         server.server_close()

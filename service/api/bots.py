@@ -36,6 +36,7 @@ from service.bot_schemas import (
     BotListSchema,
     BotUpdateSchema,
 )
+from service.clientaddress import client_address
 from service.errors import ErrorSchema, fail
 from service.fault_schemas import FaultListSchema, FaultsQuerySchema
 from service.pagination import MAX_PAGE_SIZE, Blueprint, window
@@ -187,7 +188,7 @@ class Bots(MethodView):
         # counted before the endpoint is proved (each proof is an outbound call): per owner, and as an account
         # creation per client address (the bot's account), with the accounts made by POST /players
         ratelimits.check(ratelimits.BOTS, owner.id)
-        ratelimits.check(ratelimits.ACCOUNTS, ratelimits.client_address())
+        ratelimits.check(ratelimits.ACCOUNTS, client_address())
         secret = body["secret"] or secrets.token_urlsafe(32)  # a pull bot's, for a url given later
         games = sorted(set(body["games"]))
         if body["url"] is not None:

@@ -107,6 +107,6 @@ def wait_for_decisions(
             if subscription.add(game_channel(game_id) for game_id in games):
                 continue  # games seen for the first time: look again, now that their moves wake this request
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or subscription.ended:
                 return pending, games
             subscription.wait(min(remaining, RECHECK_SECONDS))

@@ -8,6 +8,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from service import auth, db, ratelimits
+from service.clientaddress import client_address
 from service.errors import ErrorSchema
 from service.schemas import PlayerCreatedSchema, PlayerCreateSchema
 from store.models import Player
@@ -23,7 +24,7 @@ class Players(MethodView):
     @blp.alt_response(429, **ratelimits.TOO_MANY)
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Create a player and return its bearer token (shown once, stored hashed)"""
-        ratelimits.check(ratelimits.ACCOUNTS, ratelimits.client_address())
+        ratelimits.check(ratelimits.ACCOUNTS, client_address())
         token = auth.new_token()
         player = Player(name=body["name"], token_hash=auth.token_hash(token))
         session = db.session()

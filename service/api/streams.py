@@ -16,7 +16,8 @@ without a token, and holds a slot of its client address and one of the service's
 (``waiting.anonymous_stream``), a 429 that says which cap when either is full. Served by gunicorn's gevent worker
 (``sorry-arena serve``), a stream waits on the event loop and holds no thread, nor a database connection while it
 waits. A stream whose database fails (a restart, a stop) ends, logged in one line: its client reconnects, as after
-:data:`STREAM_SECONDS`.
+:data:`STREAM_SECONDS`. So does a stream of a process that stops or reloads (``runtime/wakeups.py``, drain): its
+client reconnects to a process that runs on.
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
 from runtime.wakeups import game_channel, player_channel
-from service import auth, db, gameplay, ratelimits, waiting
+from service import auth, db, gameplay, waiting
 from service.api.decisions import RECHECK_SECONDS, decision_of
 from service.api.games import UNAUTHORIZED, language
+from service.clientaddress import client_address
 from service.errors import ErrorSchema, fail, log_database_failure
 from service.schemas import MAX_INT
 from store.database import failed_not_faulty
@@ -132,7 +134,7 @@ def hold_slot(player_id: int | None) -> ExitStack:
     seconds = STREAM_SECONDS + KEEPALIVE_SECONDS
     slot = ExitStack()
     if player_id is None:
-        slot.enter_context(waiting.anonymous_stream(ratelimits.client_address(), seconds))
+        slot.enter_context(waiting.anonymous_stream(client_address(), seconds))
     else:
         slot.enter_context(waiting.slot(player_id, seconds, "stream"))
     return slot
@@ -191,7 +193,7 @@ def game_events(game_id: int, seat: int | None, since: int, lang: str, slot: Exi
                 yield message("end", {"game_id": game_id, "status": status})
                 return
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or subscription.ended:
                 return
             if not subscription.wait(min(remaining, KEEPALIVE_SECONDS)):
                 yield KEEPALIVE
@@ -242,7 +244,7 @@ def decision_events(player_id: int, lang: str, texts: bool, slot: ExitStack) -> 
                     )
             sent = {decision.game_id: decision.snapshot.ply for decision in pending}
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or subscription.ended:
                 return
             subscription.wait(min(remaining, RECHECK_SECONDS))
             if time.monotonic() - quiet_since >= KEEPALIVE_SECONDS:

@@ -45,6 +45,8 @@ START_S = 90.0
 class Server:
     port: int
     log: Path
+    pid: int = 0
+    """The serve process's (gunicorn's arbiter)."""
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -76,7 +78,7 @@ def server(argv: list[str], env: dict[str, str], log: Path) -> Iterator[Server]:
         process = subprocess.Popen(
             argv, cwd=ROOT, env=full, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
         )
-    found = Server(port, log)
+    found = Server(port, log, process.pid)
     try:
         deadline = time.monotonic() + START_S
         while True:

@@ -120,7 +120,7 @@ def from_env(name: str | None = None, slots: Slots | None = None) -> Context:
     settings = Settings.from_env()
     if not settings.redis_url:
         raise RuntimeError("an RQ worker needs REDIS_URL")
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, settings.db_pool_size, settings.db_max_overflow)
     return build(
         settings, engine, Hints(make_notifier(settings.redis_url)), RQQueue(settings.redis_url), name, slots
     )
