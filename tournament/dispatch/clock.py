@@ -15,10 +15,10 @@ import logging
 import threading
 
 from redis.exceptions import RedisError
-from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from runtime import metrics
+from runtime.readiness import ready
 from store.database import first_line
 from tournament.dispatch import context
 from tournament.dispatch.feed import feed_games
@@ -83,13 +83,6 @@ class Readiness:
 
 
 def answering(ctx: context.Context) -> bool:
-    """Whether the database answers a ``SELECT 1`` and Redis a ``PING`` (the embedded queue has no Redis)."""
-    try:
-        with ctx.sessions() as session:
-            session.execute(text("SELECT 1"))
-        connection = getattr(ctx.queue, "connection", None)
-        if connection is not None:
-            connection.ping()
-    except (SQLAlchemyError, RedisError):
-        return False
-    return True
+    """Whether the process is ready: its database, its Redis (the embedded queue has none) and the migrations pass
+    the service's own checks (``runtime.readiness``, as ``GET /api/v1/ready`` answers)."""
+    return ctx.readiness is None or ready(ctx.readiness.checks())

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from botlink.netguard import parse_allowlist
 from runtime.jobqueue import LocalQueue, RQQueue
+from runtime.readiness import Readiness
 from runtime.settings import DEFAULT_FEED_WINDOW, Settings
 from runtime.wakeups import make_notifier
 from store.database import make_engine, sessions
@@ -50,6 +51,9 @@ class Context:
     """Set when the process stops: games waiting for the database give up."""
     feed_window: int = DEFAULT_FEED_WINDOW
     """The most games of one account waiting in the queue at once (``tournament.dispatch.feed``)."""
+    readiness: Readiness | None = None
+    """The process's readiness checks (its database, its Redis, the migrations: ``runtime.readiness``), which a
+    worker reports as ``sorry_arena_worker_ready``."""
     feeding: threading.Lock = field(default_factory=threading.Lock)
     feed_wanted: threading.Event = field(default_factory=threading.Event)
     """Held while a thread of the process tops the queue up, and set when another asks meanwhile (``jobs.top_up``)."""
@@ -112,7 +116,17 @@ def build(
     runner = runner_settings(settings, name)
     heartbeat = Heartbeat(made, runner.worker, runner.lease_seconds)
     stalls = Stalls(stall_cap(slots.count if slots is not None else 1))
-    return Context(made, notifier, queue, runner, heartbeat, slots, stalls, feed_window=settings.feed_window)
+    return Context(
+        made,
+        notifier,
+        queue,
+        runner,
+        heartbeat,
+        slots,
+        stalls,
+        feed_window=settings.feed_window,
+        readiness=Readiness(engine, settings.redis_url),
+    )
 
 
 def from_env(name: str | None = None, slots: Slots | None = None) -> Context:
