@@ -23,6 +23,7 @@ from botlink import moves
 from botlink.calls import BotConnection
 from engine.gameloop import Answer
 from engine.records import final_result
+from runtime.workerstats import MOVES
 from store import gamelog
 from store.models import Game
 from tournament.play import leases
@@ -107,6 +108,7 @@ class Play:
         self.pending.append(
             gamelog.Move(self.ply, seat, action, answer.latency_ms, answer.fault, answer.detail, answer.debug)
         )
+        MOVES.add()
         if answer.fault == "timeout" and self.seats[seat].connection is None:
             try:
                 self.flush()
