@@ -42,7 +42,7 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-_ACCOUNT_BY_HASH = select(Player.id, Player.disabled, Player.operator).where(
+_PLAYER_BY_HASH = select(Player.id, Player.disabled, Player.operator).where(
     Player.token_hash == param("token_hash")
 )
 
@@ -71,7 +71,7 @@ def player_id_of(header: str | None) -> int | None:
     if scheme.lower() != "bearer" or not token:
         fail(401, "the Authorization header must be 'Bearer <token>'")
     digest = token_hash(token)
-    row = db.lane().execute(_ACCOUNT_BY_HASH, {"token_hash": digest}).fetchone()
+    row = db.lane().execute(_PLAYER_BY_HASH, {"token_hash": digest}).fetchone()
     operator = operator_digest()
     current = operator is not None and hmac.compare_digest(digest, operator)
     if row is None:
@@ -107,11 +107,11 @@ def operator_account(digest: str) -> int:
         session.commit()
     except IntegrityError:
         session.rollback()
-    player_id: int | None = session.scalar(select(Player.id).where(Player.token_hash == digest))
+    row = session.execute(_PLAYER_BY_HASH, {"token_hash": digest}).first()
     session.rollback()
-    if player_id is None:
+    if row is None:
         fail(401, "unknown token")
-    return player_id
+    return int(row[0])
 
 
 def is_operator() -> bool:
