@@ -85,6 +85,16 @@ class LocalQueue:
         self._closed = False
 
     @property
+    def slots(self) -> int:
+        """How many jobs run at once."""
+        return self._workers
+
+    @property
+    def busy(self) -> int:
+        """How many jobs run now."""
+        return self._running
+
+    @property
     def scheduling(self) -> bool:
         """Whether runs due later (start times, repeats) start: the maintenance starts them."""
         return self._maintain is not None

@@ -14,6 +14,7 @@ from runtime.settings import MAX_BODY_BYTES, Settings
 from runtime.wakeups import make_notifier
 from service import clientaddress, db, errors, observe, ratelimits, redoc, swagger_ui, web, webhooks
 from service.api import (
+    admin,
     bots,
     challenges,
     decisions,
@@ -95,6 +96,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     api.register_blueprint(matches.blp)
     api.register_blueprint(challenges.blp)
     api.register_blueprint(streams.blp)
+    api.register_blueprint(admin.blp)
     webhooks.init_api(api)
     errors.init_app(app)
     # the size first, then deep JSON and NUL in the query (service/inputguard.py), for every route; then a pull

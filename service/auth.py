@@ -1,11 +1,18 @@
 """Bearer tokens: a player's token is shown once at creation and stored only as its SHA-256.
 
 Tokens carry 256 random bits, so a plain hash is enough (no password stretching), and a lookup by hash compares no
-secret byte by byte in Python. A missing or unknown token is a 401. A token never changes hands, so each process
-remembers the player of every token it has seen (``service/caches.py``); unknown tokens are not remembered.
+secret byte by byte in Python. A missing or unknown token is a 401; a disabled account's token a 403 that says so.
+Every request looks its token up in the database (one indexed read, with the account's ``disabled`` and
+``operator`` flags): no process remembers a token's player, so an account the operator disables, or a token the
+operator revokes (a new hash), is refused at once by every API process.
 
-The operator's token (``SORRY_ARENA_OPERATOR_TOKEN``) is a player's token too: its account (named ``operator``)
-is made the first time the token is used, and :func:`is_operator` tells the requests that carry it.
+The operator's token (``SORRY_ARENA_OPERATOR_TOKEN``) is a player's token too: its account (named ``operator``,
+marked ``players.operator``) is made the first time the token is used, and :func:`is_operator` tells the requests
+that carry it. The account is bound to the CURRENT token: a process whose setting names a token whose hash the
+account does not hold yet writes the new hash into the account on that token's first use (its official tournaments
+stay with it), and a process refuses the operator account's stored token whenever its own setting names another
+(so after a rotation the old token is a 401 in every process that has the new setting, whether or not the new token
+was used yet). While processes with the old and the new setting both run, each accepts only its own.
 """
 
 from __future__ import annotations
@@ -15,11 +22,10 @@ import hmac
 import secrets
 
 from flask import current_app, g, request
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from service import db
-from service.caches import Caches
 from service.errors import fail
 from service.observe import ACCOUNT
 from store.fastlane import param
@@ -37,7 +43,13 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-_PLAYER_BY_HASH = select(Player.id).where(Player.token_hash == param("token_hash"))
+_PLAYER_BY_HASH = select(Player.id, Player.disabled, Player.operator).where(
+    Player.token_hash == param("token_hash")
+)
+
+
+def disabled_message(player_id: int) -> str:
+    return f"account {player_id} is disabled by the operator: its tokens are refused"
 
 
 def optional_player_id() -> int | None:
@@ -53,7 +65,8 @@ def optional_player_id() -> int | None:
 
 def player_id_of(header: str | None) -> int | None:
     """The player id of an ``Authorization`` header's bearer token, ``None`` without a header; a bad token is a
-    401. Needs the app's context only (the move path calls it outside a request's: ``service/api/movepath.py``)."""
+    401, a disabled account's a 403. Needs the app's context only (the move path calls it outside a request's:
+    ``service/api/movepath.py``)."""
     if header is None:
         return None
     scheme, _, token = header.partition(" ")
@@ -61,17 +74,19 @@ def player_id_of(header: str | None) -> int | None:
     if scheme.lower() != "bearer" or not token:
         fail(401, "the Authorization header must be 'Bearer <token>'")
     digest = token_hash(token)
-    caches: Caches = current_app.extensions["caches"]
-    player_id = caches.players.get(digest)
-    if player_id is None:
-        player_id = db.lane().scalar(_PLAYER_BY_HASH, {"token_hash": digest})
-        operator = operator_digest()
-        if player_id is None and operator is not None and hmac.compare_digest(digest, operator):
-            player_id = operator_account(digest)
-        if player_id is None:
+    row = db.lane().execute(_PLAYER_BY_HASH, {"token_hash": digest}).fetchone()
+    operator = operator_digest()
+    current = operator is not None and hmac.compare_digest(digest, operator)
+    if row is None:
+        if not current:
             fail(401, "unknown token")
-        caches.players.put(digest, player_id)
-    return player_id
+        return operator_account(digest)
+    player_id, disabled, is_operator_account = row
+    if is_operator_account and not current:
+        fail(401, "unknown token")  # an operator token rotated away (or no operator any more)
+    if disabled:
+        fail(403, disabled_message(player_id))
+    return int(player_id)
 
 
 def operator_digest() -> str | None:
@@ -80,17 +95,26 @@ def operator_digest() -> str | None:
     return None if token is None else token_hash(token)
 
 
+_FIRST_OPERATOR = select(func.min(Player.id)).where(Player.operator.is_(True)).scalar_subquery()
+
+
 def operator_account(digest: str) -> int:
-    """The operator's account, made on the first use of its token (two requests at once: one insert wins)."""
+    """The operator's account, bound to the token of hash ``digest``: the marked account takes the new hash (the
+    old token is unknown from then on), or one is made on the first use of any operator token (two requests at
+    once: one write wins)."""
     session = db.session()
     try:
-        session.add(Player(name="operator", token_hash=digest))
+        moved = session.execute(update(Player).where(Player.id == _FIRST_OPERATOR).values(token_hash=digest))
+        if not moved.rowcount:  # type: ignore[attr-defined]
+            session.add(Player(name="operator", token_hash=digest, operator=True))
         session.commit()
     except IntegrityError:
         session.rollback()
-    player_id: int | None = db.lane().scalar(_PLAYER_BY_HASH, {"token_hash": digest})
-    assert player_id is not None
-    return player_id
+    row = session.execute(_PLAYER_BY_HASH, {"token_hash": digest}).first()
+    session.rollback()
+    if row is None:
+        fail(401, "unknown token")
+    return int(row[0])
 
 
 def is_operator() -> bool:

@@ -1,8 +1,6 @@
 """This process's caches of facts that never change once written, so that several API processes can each keep
 their own without ever serving a stale answer:
 
-- a token's player (a token hash names one player for good; unknown tokens are not remembered, so a player made
-  by another process is found at once);
 - a started game's kind, seats and move timeout (seats are taken only while a game is ``open``: games still open
   are never cached; a tournament game is created started, already linked to its tournament, whose
   ``move_timeout_ms`` never changes), and which of a tournament game's seats push bots hold (as a worker, which
@@ -130,9 +128,7 @@ class Snapshot:
 class Caches:
     """The caches of one app (``app.extensions["caches"]``)."""
 
-    def __init__(self, players: int = 65_536, games: int = 16_384, snapshots: int = 4_096) -> None:
-        self.players: LRU[str, int] = LRU(players)
-        """token hash -> player id."""
+    def __init__(self, games: int = 16_384, snapshots: int = 4_096) -> None:
         self.games: LRU[int, GameInfo] = LRU(games)
         self.snapshots: LRU[tuple[int, int], Snapshot] = LRU(snapshots)
         """(game id, ply) -> snapshot."""

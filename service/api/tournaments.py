@@ -114,6 +114,9 @@ def check_bots(
     missing = [bot_id for bot_id in bot_ids if bot_id not in bots]
     if missing:
         fail(422, f"bot_ids: no bot {', '.join(map(str, missing))}")
+    paused = [f"{bot.id} ({bot.name})" for bot in bots.values() if bot.paused]
+    if paused:
+        fail(422, f"bot_ids: bot {', '.join(paused)} is paused by the operator")
     unfit = [bot.name for bot in bots.values() if game not in bot.games]
     if unfit:
         fail(422, f"bot_ids: {', '.join(unfit)} do not play the {game} game")

@@ -1,8 +1,9 @@
 """The stored data, one module per subject: accounts (players, bots), games (games, seats, actions),
-tournaments (schedules, results, rating pools), tallies (running counts of finished games). Every table joins
+tournaments (schedules, results, rating pools), tallies (running counts of finished games), admin (the operator's audit log). Every table joins
 ``Base.metadata`` on import of this package."""
 
 from store.models.accounts import Bot, BotVersion, Player
+from store.models.admin import AdminAction
 from store.models.base import Base, now
 from store.models.games import ActionRecord, Game, Seat
 from store.models.matches import Match
@@ -11,6 +12,7 @@ from store.models.tournaments import RatingPool, Result, Tournament, TournamentG
 
 __all__ = [
     "ActionRecord",
+    "AdminAction",
     "Base",
     "Bot",
     "BotTally",

@@ -24,6 +24,12 @@ class Player(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     """SHA-256 of the bearer token (the token itself is shown once, never stored)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Disabled by the operator (``service/adminpowers.py``): its token is refused (a 403 that says so), and a bot
+    whose own account is disabled forfeits every new game from its start."""
+    operator: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """The operator's account: bound to the current ``SORRY_ARENA_OPERATOR_TOKEN`` (``service/auth.py``), so that
+    a rotated token's predecessor is refused."""
 
 
 class Bot(Base):
@@ -58,6 +64,9 @@ class Bot(Base):
     excluded: Mapped[bool] = mapped_column(Boolean, default=False)
     """Set after 3 failed checks in a row, cleared after 2 passed: an excluded bot forfeits new games."""
     checked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Paused by the operator: it enters no new tournament and forfeits every new game from its start (as an
+    excluded bot does) until unpaused."""
     open_to_others: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """Its owner lets other accounts enter it into their tournaments (each game calls its endpoint and moves its
     rating); off by default: only its owner's tournaments, and the operator's official ones, may seat it."""

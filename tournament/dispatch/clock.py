@@ -1,7 +1,8 @@
 """A worker's clock: every second it starts the tournament runs that are due (``starts.start_overdue``) and tops
 the queue up with the next games of every account's turn (``feed.feed_games``), so that every worker's slots find
 games although each account has only a few in the queue at once; and it asks for the refit of the rating pools
-whose table is behind (``poolfit.ask_due``).
+whose table is behind (``poolfit.ask_due``). A worker's clock also writes the worker's figures for the operator (its
+slots busy, moves per second, bots stalling: ``runtime/workerstats.py``).
 
 Start times and repeats are kept here rather than in RQ's scheduler: every worker runs a clock, starting a run is
 idempotent (``tournament.plans.runs``), and each run is due at its planned time (the first run's start plus a whole
@@ -17,7 +18,7 @@ import threading
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
-from runtime import metrics
+from runtime import metrics, workerstats
 from runtime.readiness import ready
 from store.database import first_line
 from tournament.dispatch import context
@@ -34,6 +35,7 @@ class Clock:
         self.interval = interval
         self._stop = threading.Event()
         self._failing = False
+        self._rate = workerstats.Rate()
         self._thread = threading.Thread(target=self._run, name="sorry-arena-clock", daemon=True)
         self._thread.start()
 
@@ -46,6 +48,7 @@ class Clock:
         runs started."""
         metrics.READY.set(1 if answering(self.ctx) else 0)
         try:
+            self.report()
             started = start_overdue(self.ctx)
             feed_games(self.ctx)
             poolfit.ask_due(self.ctx.sessions, self.ctx.queue)
@@ -56,6 +59,18 @@ class Clock:
             return []
         self._failing = False
         return started
+
+    def report(self) -> None:
+        """Write this worker's figures to Redis (a worker's clock only: it has slots and an RQ queue)."""
+        connection = getattr(self.ctx.queue, "connection", None)
+        slots = self.ctx.slots
+        if connection is None or slots is None:
+            return
+        busy = len(slots.playing())
+        stalling = sorted(self.ctx.stalls.stalling())
+        workerstats.publish(
+            connection, self.ctx.runner.worker, slots.count, busy, self._rate.per_second(), stalling
+        )
 
     def stop(self) -> None:
         metrics.READY.set(0)

@@ -3,7 +3,8 @@ loop (``engine.gameloop``, the seats asked by ``tournament.play.game``), save it
 standings.
 
 The third consecutive fault of a seat forfeits the game for it (ranked last, its later turns played by the fallback
-without asking). A push bot excluded by its health checks forfeits the game from its start.
+without asking). A push bot excluded by its health checks, and a bot the operator paused or whose account the
+operator disabled, forfeits the game from its start.
 """
 
 from __future__ import annotations
@@ -67,7 +68,9 @@ def play_scheduled(session: Session, scheduled_id: int, place: Workplace) -> str
         excluded = [False] * len(seats)
         if found.game_id is None:  # its bots' health, checked before the game is created (when due)
             for number, player in enumerate(seats):
-                if player.bot is not None and player.connection is not None:
+                if player.bot is not None and player.bot.withheld:  # paused, or its account disabled
+                    excluded[number] = True
+                elif player.bot is not None and player.connection is not None:
                     excluded[number] = check_health(
                         session, player.bot, player.connection, settings.health_interval
                     )

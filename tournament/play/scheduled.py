@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, bindparam, case, select, update
+from sqlalchemy import Boolean, bindparam, case, or_, select, update
 from sqlalchemy.orm import Session
 
 from store.fastlane import param
@@ -65,6 +65,8 @@ class SeatBot:
     secret: str
     excluded: bool
     checked_at: datetime | None
+    withheld: bool = False
+    """Paused by the operator, or its account disabled: it forfeits every new game from its start, uncalled."""
 
 
 _READ = (
@@ -86,8 +88,19 @@ _READ = (
     .join(Tournament, Tournament.id == TournamentGame.tournament_id)
     .where(TournamentGame.id == param("scheduled_id"))
 )
-_BOTS = select(Bot.id, Bot.player_id, Bot.name, Bot.url, Bot.secret, Bot.excluded, Bot.checked_at).where(
-    Bot.id.in_(bindparam("bots", expanding=True))
+_BOTS = (
+    select(
+        Bot.id,
+        Bot.player_id,
+        Bot.name,
+        Bot.url,
+        Bot.secret,
+        Bot.excluded,
+        Bot.checked_at,
+        or_(Bot.paused, Player.disabled),
+    )
+    .join(Player, Player.id == Bot.player_id)
+    .where(Bot.id.in_(bindparam("bots", expanding=True)))
 )
 _GAME = update(TournamentGame).where(TournamentGame.id == param("scheduled_id")).values(game_id=param("game_id"))
 _NAME = select(Player.name).where(Player.id == param("player_id"))

@@ -77,7 +77,7 @@ def seat_state(
         return SeatState(None, None, *person)
     bot = bots[bot_id]
     connection = None
-    if bot.url is not None:
+    if bot.url is not None and not bot.withheld:  # a withheld bot forfeits uncalled: no connection
         connection = KEPT.take(bot.url, bot.secret, allow, tournament.move_timeout_ms / 1000)
     return SeatState(bot, connection, bot.player_id, bot.name)
 
