@@ -372,7 +372,7 @@ def workers(
         for _ in range(count)
     ]
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # their imports take seconds on a loaded machine
         while len(Worker.all(connection=connection)) < before + count:  # registered: ready for jobs
             if time.monotonic() > deadline:
                 raise RuntimeError("the workers did not start")

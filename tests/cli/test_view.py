@@ -27,7 +27,7 @@ from tests.service.web.browser import launched, screenshot
 
 COMMAND = str(Path(sys.executable).with_name("sorry-arena"))
 ROOT = Path(__file__).resolve().parents[2]
-PATIENCE_S = 60.0
+PATIENCE_S = 180.0
 """The longest wait for the viewer to print its address or stop: only reached when something is wrong."""
 
 

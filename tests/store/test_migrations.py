@@ -258,7 +258,7 @@ def test_serve_migrates_then_answers(tmp_path: Path) -> None:
         assert tables(f"sqlite:///{database}") == MODEL_TABLES | {"alembic_version"}
     finally:
         server.terminate()
-        _, err = server.communicate(timeout=30)
+        _, err = server.communicate(timeout=120)
     assert f"at revision {migrate.head()}" in err
     assert "Traceback" not in err
     assert not (home / ".gunicorn").exists(), "gunicorn's control socket must be disabled"

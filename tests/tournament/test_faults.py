@@ -63,7 +63,7 @@ def own_moves(moves: list[Played], seat: int) -> list[Played]:
 # wrong kind would fail the test. Only a timeout, and a refused connection (asked again until the deadline), wait
 # out their deadline: theirs are shorter, and the good bot has it too.
 @pytest.mark.parametrize(
-    ("kind", "timeout_ms"), [("status", 20_000), ("timeout", 1500), ("unparsable", 20_000), ("connection", 20_000)]
+    ("kind", "timeout_ms"), [("status", 20_000), ("timeout", 1500), ("unparsable", 20_000), ("connection", 5000)]
 )
 def test_a_bot_that_faults_on_every_move_forfeits_and_its_opponent_wins(
     arena: Flask, client: FlaskClient, owner: Player, kind: str, timeout_ms: int

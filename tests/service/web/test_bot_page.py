@@ -31,7 +31,13 @@ def played_tournament(client: FlaskClient) -> tuple[dict[str, Any], dict[str, An
         flaky = register(client, owner, "flaky", flaky_server.url)
         steady = register(client, owner, "steady", steady_server.url)
         created = create_tournament(
-            client, owner, [flaky["id"], steady["id"]], game="card", settings={"players": 2, "pawns": 2}, rounds=2
+            client,
+            owner,
+            [flaky["id"], steady["id"]],
+            game="card",
+            settings={"players": 2, "pawns": 2},
+            rounds=2,
+            move_timeout_ms=20_000,  # the steady bot never times out, on a loaded machine too: its page shows no fault
         )
         done = wait_done(client, created["id"], timeout=120)
     return flaky, steady, done["results"][0]["game_id"]
