@@ -21,7 +21,10 @@ from tests.reliability.harness import Arena, check_tournament, record, stop_all
 
 MOVE_TIMEOUT_MS = 20_000
 """Far longer than the restart, however loaded the machine."""
-STAMPED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} (DEBUG|INFO|WARNING|ERROR|CRITICAL) \S+: ")
+STAMPED = re.compile(
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (DEBUG|INFO|WARNING|ERROR|CRITICAL) \S+\[\d+\] \S+: "
+)
+"""A line of the one log format (``runtime/logs.py``): time (UTC), level, process[pid], logger: message."""
 
 
 def test_a_bot_restarted_within_the_deadline_costs_no_fault(arena: Arena) -> None:

@@ -143,6 +143,8 @@ def test_slots_of_a_killed_process_lapse_in_redis(redis_url, monkeypatch):
     taken = [slots.take(7, 2, 0.5) for _ in range(2)]  # a process takes two slots, and is killed: none given back
     assert all(taken) and slots.take(7, 2, 0.5) is None
     assert 0 < slots.client.pttl(waiting.key(7)) <= 500  # the key itself expires with its last slot
+    time.sleep(0.6)  # both slots were taken over 0.5 s ago: both lapsed (on a loaded machine the second may lapse
+    # later than the first, and a take between the two would leave the second behind)
     deadline = time.monotonic() + 60
     while (token := slots.take(7, 2, 30)) is None:
         assert time.monotonic() < deadline, "the slots of a killed process never lapsed"

@@ -12,7 +12,7 @@ from datetime import timedelta
 import psycopg
 import pytest
 import sqlalchemy
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import bindparam, false, func, insert, select, update
 
 from store.database import make_engine, sessions
 from store.fastlane import Lane, Statements, param
@@ -44,7 +44,9 @@ def test_a_lane_reads_in_autocommit_and_gives_its_connection_back_in_transaction
 
 
 _RENAME = update(Player).where(Player.id == param("player_id")).values(name=param("name"))
-_ADD = insert(Player).values(name=param("name"), token_hash=param("token_hash"), created_at=param("at"))
+_ADD = insert(Player).values(
+    name=param("name"), token_hash=param("token_hash"), created_at=param("at"), disabled=false(), operator=false()
+)
 
 
 @pytest.mark.parametrize("group_commit", [False, True])
@@ -87,7 +89,7 @@ def test_the_group_commit_is_sqlites_only_by_default(database_url):
 
 
 _NO_DEFAULT = insert(Player).values(name=param("name"), token_hash=param("token_hash"))
-"""Leaves out ``created_at``, whose default SQLAlchemy computes at each execution."""
+"""Leaves out ``created_at``, ``disabled`` and ``operator``, whose defaults SQLAlchemy computes at each execution."""
 
 
 def test_a_statement_that_would_skip_a_column_default_or_a_list_parameter_is_refused(database_url):
@@ -164,11 +166,17 @@ def test_the_compiled_lanes_use_of_sqlalchemys_compiler_holds(database_url):
     database = make_engine(database_url)
     try:
         compiled = _NO_DEFAULT.compile(dialect=database.dialect, for_executemany=True)
-        assert [column.name for column in compiled.insert_prefetch] == ["created_at"]
+        assert [column.name for column in compiled.insert_prefetch] == ["created_at", "disabled", "operator"]
         assert list(compiled.update_prefetch) == []
         assert {"name", "token_hash"} <= set(compiled.bind_names.values())
         assert isinstance(compiled.positional, bool) and isinstance(compiled.string, str)
-        assert not compiled.positional or list(compiled.positiontup) == ["name", "token_hash", "created_at"]
+        assert not compiled.positional or list(compiled.positiontup) == [
+            "name",
+            "token_hash",
+            "created_at",
+            "disabled",
+            "operator",
+        ]
         literal = select(Player.id).where(Player.name == "ada", Player.id == param("player_id"))
         found = Statements(database).get(literal)
         values = found.parameters({"player_id": 7})

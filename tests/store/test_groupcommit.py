@@ -9,7 +9,7 @@ import threading
 from typing import Any
 
 import pytest
-from sqlalchemy import insert, select, update
+from sqlalchemy import false, insert, select, update
 
 from store.database import make_engine
 from store.fastlane import Statements, param
@@ -139,7 +139,14 @@ def test_a_statement_alone_in_its_batch_commits_by_itself_on_postgresql(database
             connection.execute(insert(Player).values(id=1, name="ada", token_hash="ada"))
         statements = Statements(database, group_commit=True)
         add = statements.get(
-            insert(Player).values(id=param("id"), name=param("name"), token_hash=param("name"), created_at=now())
+            insert(Player).values(
+                id=param("id"),
+                name=param("name"),
+                token_hash=param("name"),
+                created_at=now(),
+                disabled=false(),
+                operator=false(),
+            )
         )
 
         def write(player_id: int, name: str) -> Write:  # a player's name is its token hash here: unique

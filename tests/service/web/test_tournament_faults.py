@@ -19,7 +19,9 @@ from tests.apikit import new_player
 from tests.arenakit import create_tournament, push_bots, random_choice, register, wait_done
 from tests.service.web.webkit import elements, page
 
-CARD = {"game": "card", "settings": {"players": 2, "pawns": 2}}
+CARD = {"game": "card", "settings": {"players": 2, "pawns": 2}, "move_timeout_ms": 20_000}
+"""Card games of two seats; a move's deadline long enough that no bot times out on a loaded machine (the faults
+counted are the ones the bots make on purpose)."""
 
 
 def raising(request: dict[str, Any]) -> str:
