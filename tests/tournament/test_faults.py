@@ -63,7 +63,7 @@ def own_moves(moves: list[Played], seat: int) -> list[Played]:
 # wrong kind would fail the test. Only a timeout, and a refused connection (asked again until the deadline), wait
 # out their deadline: theirs are shorter, and the good bot has it too.
 @pytest.mark.parametrize(
-    ("kind", "timeout_ms"), [("status", 20_000), ("timeout", 1500), ("unparsable", 20_000), ("connection", 5000)]
+    ("kind", "timeout_ms"), [("status", 20_000), ("timeout", 1500), ("unparsable", 20_000), ("connection", 1500)]
 )
 def test_a_bot_that_faults_on_every_move_forfeits_and_its_opponent_wins(
     arena: Flask, client: FlaskClient, owner: Player, kind: str, timeout_ms: int
@@ -89,7 +89,10 @@ def test_a_bot_that_faults_on_every_move_forfeits_and_its_opponent_wins(
         moves = played(arena, result["game_id"])
         assert result["moves"] == len(moves)
         bad_moves = own_moves(moves, seat)
-        assert [move.fault for move in bad_moves] == [kind] * 3
+        if kind == "connection":  # refused calls are tried again until the deadline, which may then cut one short
+            assert {move.fault for move in bad_moves} <= {"connection", "timeout"} and len(bad_moves) == 3
+        else:
+            assert [move.fault for move in bad_moves] == [kind] * 3
         assert all(move.latency_ms is not None for move in bad_moves)
         if kind == "timeout":  # cut at the deadline (1.5 s, late on a loaded machine), not at the bot's 60 s
             assert all(1400 <= move.latency_ms < 20_000 for move in bad_moves if move.latency_ms is not None)
