@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 # pytest-xdist workers: more than the cores, as most tests wait (on servers, bots, subprocesses) rather than compute
 TEST_WORKERS ?= 8
+# one test at a time to whichever worker is free, in the order tests/conftest.py gives (the longest first); the
+# reliability tests together on one worker (they share its private servers)
+TEST_DIST := --dist loadgroup --no-loadscope-reorder
 PACKAGES := engine store botlink ratings runtime cli service tournament clients
 
 .PHONY: venv test test-slow bench demo openapi clean fuzz browser
@@ -23,7 +26,7 @@ $(VENV)/.installed: pyproject.toml
 # compile them again.
 test: venv browser
 	$(BIN)/python -m compileall -q -j 0 $(PACKAGES) benchmarks tests
-	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) $(TEST_DIST) -m "not slow"
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy $(PACKAGES) benchmarks
@@ -31,7 +34,7 @@ test: venv browser
 
 # The long runs only (`@pytest.mark.slow`: the full-size demo, benchmarks at full size).
 test-slow: venv browser
-	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) -m slow
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) $(TEST_DIST) -m slow
 
 # Debian's chromium for the page tests (tests/service/web/browser.py: Playwright drives it, downloads no browser).
 # Quick when installed; without root it only says so (the browser tests then skip locally and fail in CI).

@@ -60,7 +60,9 @@ def compose_api_command() -> list[str]:
 
 
 def compose_api_environment() -> dict[str, str]:
-    return environment(services(load_compose()[0])["api"])
+    """The api service's environment from compose.yaml, its metrics on the API's own port: compose's fixed metrics
+    port (a container's own) would be taken by the other tests running it at the same time on this machine."""
+    return {**environment(services(load_compose()[0])["api"]), "SORRY_ARENA_METRICS": "on"}
 
 
 @contextmanager
