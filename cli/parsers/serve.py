@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 from cli.options import add_database_url, bounded_int, port
+from runtime.settings import DEFAULT_CONNECTIONS
 
 WORKER_CLASSES = ("gevent", "gthread")
 """gunicorn's worker kinds that ``serve`` runs: an event loop per process, or a thread per request."""
@@ -36,8 +37,9 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--connections",
         type=bounded_int(1, 100_000, "a number of connections"),
-        default=1000,
-        help="gevent: clients served at once per worker process (waiting long polls included)",
+        default=DEFAULT_CONNECTIONS,
+        help=f"gevent: clients served at once per worker process (default {DEFAULT_CONNECTIONS}); waiting long polls "
+        "and streams may take half of them (SORRY_ARENA_MAX_WAITING_PER_PROCESS)",
     )
     parser.add_argument(
         "--threads",
