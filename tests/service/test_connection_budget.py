@@ -27,6 +27,8 @@ from pathlib import Path
 import pytest
 import requests
 
+from cli.serve import waiting_per_process
+from runtime.settings import DEFAULT_CONNECTIONS, Settings
 from service import waiting
 from tests.servers import tail
 from tests.service.test_streams_served import SLOTS, account, open_stream
@@ -185,3 +187,33 @@ def test_account_creations_from_one_address_are_limited_per_hour(
         assert 3000 <= int(refused.headers["Retry-After"]) <= 3600
         assert refused.headers["X-RateLimit-Limit"] == str(HOURLY)
         assert refused.headers["X-RateLimit-Remaining"] == "0"
+
+
+# --- beside: the budget's default and its count, in-process ------------------------------------------------------
+
+
+def test_the_budget_is_half_the_connections_unless_set(capsys: pytest.CaptureFixture[str]) -> None:
+    assert Settings.from_env({}).max_waiting_per_process is None
+    assert waiting.per_process(Settings()) == DEFAULT_CONNECTIONS // 2 == 500  # a process not run by serve
+    assert waiting_per_process(Settings(), CONNECTIONS) == BUDGET
+    assert waiting_per_process(Settings(), 1) == 1
+    given = Settings.from_env({waiting.PER_PROCESS_VARIABLE: "40"})
+    assert waiting_per_process(given, CONNECTIONS) == 40 == waiting.per_process(given)
+    assert capsys.readouterr().err == ""
+    assert waiting_per_process(given, 40) == 40  # used as set, with a warning: nothing is kept for health
+    assert "warning: SORRY_ARENA_MAX_WAITING_PER_PROCESS (40) is not below --connections (40)" in (
+        capsys.readouterr().err
+    )
+
+
+def test_the_process_budget_counts_every_holder_and_gives_slots_back() -> None:
+    from flask import Flask
+    from werkzeug.exceptions import HTTPException
+
+    budget = waiting.ProcessBudget(2)
+    with Flask(__name__).test_request_context(), budget.held(), budget.held():
+        assert budget.taken() == 2
+        with pytest.raises(HTTPException) as refused, budget.held():
+            pass
+        assert refused.value.code == 429
+    assert budget.taken() == 0
