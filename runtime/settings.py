@@ -31,8 +31,9 @@ DEFAULT_MAX_WAITING_PER_ACCOUNT = 8
 DEFAULT_MAX_STREAMS_PER_ADDRESS = 8
 DEFAULT_MAX_ANONYMOUS_STREAMS = 200
 DEFAULT_CONNECTIONS = 1000
-"""The connections a ``sorry-arena serve`` worker process serves at once (``--connections``, gunicorn's
-``worker_connections``), and the budget of a process served otherwise."""
+"""The connections a ``sorry-arena serve`` worker process serves at once by default (``--connections``, gunicorn's
+``worker_connections``: ``cli.parsers.serve.DEFAULT_CONNECTIONS``, the same), and the budget of a process served
+otherwise."""
 DEFAULT_LIMIT_ACCOUNTS = "20/minute"
 DEFAULT_LIMIT_ACCOUNTS_HOURLY = "60/hour"
 DEFAULT_LIMIT_BOTS = "30/hour"

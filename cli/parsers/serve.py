@@ -7,10 +7,11 @@ import os
 from typing import Any
 
 from cli.options import add_database_url, bounded_int, port
-from runtime.settings import DEFAULT_CONNECTIONS
 
 WORKER_CLASSES = ("gevent", "gthread")
 """gunicorn's worker kinds that ``serve`` runs: an event loop per process, or a thread per request."""
+DEFAULT_CONNECTIONS = 1000
+"""As ``runtime.settings.DEFAULT_CONNECTIONS`` (not imported: the parsers load nothing of the service's)."""
 
 
 def add_parser(commands: Any) -> None:

@@ -193,7 +193,10 @@ def test_account_creations_from_one_address_are_limited_per_hour(
 
 
 def test_the_budget_is_half_the_connections_unless_set(capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.parsers import serve
+
     assert Settings.from_env({}).max_waiting_per_process is None
+    assert serve.DEFAULT_CONNECTIONS == DEFAULT_CONNECTIONS
     assert waiting.per_process(Settings()) == DEFAULT_CONNECTIONS // 2 == 500  # a process not run by serve
     assert waiting_per_process(Settings(), CONNECTIONS) == BUDGET
     assert waiting_per_process(Settings(), 1) == 1
