@@ -18,8 +18,8 @@ of many accounts that wait in as many requests as it has connections would leave
 that says so, and the other half stays for the requests that answer at once.
 
 The per-account and per-address caps are counted in Redis when ``REDIS_URL`` is set, so every API process shares
-one count per account (or address): a
-sorted set per account (``sorry-arena:waiting:{player}``; ``sorry-arena:waiting:address:{address}`` and
+one count per account (or address): a sorted set per account (``sorry-arena:waiting:{player}``;
+``sorry-arena:waiting:address:{address}`` and
 ``sorry-arena:waiting:anonymous`` for the streams without a token) whose members are the waiting requests, each
 scored with the Redis time at which it expires (its wait plus :data:`SLACK_SECONDS`). One script drops the expired
 members, counts the others and adds the new one if there is room, and sets the key's expiry to the longest slot's:
