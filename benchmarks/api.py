@@ -154,6 +154,7 @@ def served(database_url: str, redis_url: str | None, workers: int, threads: int)
     env = {**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)}
     env.pop("REDIS_URL", None)
     env.setdefault("SORRY_ARENA_LIMIT_ACCOUNTS", "off")  # each round registers --clients players from one address
+    env.setdefault("SORRY_ARENA_LIMIT_ACCOUNTS_HOURLY", "off")
     if redis_url:
         env["REDIS_URL"] = redis_url
     command = [

@@ -275,6 +275,7 @@ def pulls(url, games, plain_lane=False):
         from benchmarks.internals import PlainLane
         service.db.Lane = PlainLane
     os.environ.update(DATABASE_URL=url, SORRY_ARENA_LIMIT_MOVES="off", SORRY_ARENA_LIMIT_ACCOUNTS="off")
+    os.environ.update(SORRY_ARENA_LIMIT_ACCOUNTS_HOURLY="off")
     from runtime.settings import Settings
     from service.app import create_app
     app = create_app(Settings.from_env())

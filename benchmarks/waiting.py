@@ -102,6 +102,7 @@ def serve(worker_class: str) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
         env.update(
             DATABASE_URL=f"sqlite:///{folder}/arena.db",
             SORRY_ARENA_LIMIT_ACCOUNTS="off",
+            SORRY_ARENA_LIMIT_ACCOUNTS_HOURLY="off",
             SORRY_ARENA_LIMIT_MOVES="off",
             SORRY_ARENA_MAINTENANCE_SECONDS="off",
         )

@@ -3,7 +3,9 @@
 Workers are gunicorn's ``gevent`` kind by default: each connection is a greenlet of an event loop, so a waiting
 long poll (``GET /decisions?wait=``, ``GET .../actions?wait=``) holds no thread, and a client that sends its request
 slowly (slowloris) holds only its own connection while the loop answers the others; up to ``--connections``
-clients per worker at once. gevent's monkey-patching is applied by gunicorn in each worker before the app is
+clients per worker at once, of which at most half (``SORRY_ARENA_MAX_WAITING_PER_PROCESS``:
+:func:`waiting_per_process`) may be waiting requests, so that the others stay for health and the requests that
+answer at once. gevent's monkey-patching is applied by gunicorn in each worker before the app is
 loaded, so the database drivers (psycopg 3 picks its gevent-aware wait, SQLite is called directly), redis-py, the
 Redis listener of ``runtime/wakeups.py`` and the embedded job queue's threads all become cooperative.
 ``--worker-class gthread`` is the thread-per-request worker (``--threads`` per process, each waiting long poll
@@ -86,7 +88,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from cli.database import check_url, database_error, shown
 
     check_url(args.database_url, parser)
-    settings = dataclasses.replace(settings, database_url=args.database_url, redis_url=args.redis_url)
+    settings = dataclasses.replace(
+        settings,
+        database_url=args.database_url,
+        redis_url=args.redis_url,
+        max_waiting_per_process=waiting_per_process(settings, args.connections),
+    )
     if not args.no_migrate:
         from store import migrate
 
@@ -101,6 +108,22 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"{shown(settings.database_url)}: at revision {revision}", file=sys.stderr)
     run_server(settings, options, args.host)
     return 0
+
+
+def waiting_per_process(settings: Settings, connections: int) -> int:
+    """The waiting requests a worker may hold at once (``service/waiting.py``): ``SORRY_ARENA_MAX_WAITING_PER_PROCESS``,
+    else half of its ``--connections``, so that the other half stays for health and the requests that answer at
+    once. A cap set at or above the connections is used as set, with a warning: it no longer keeps any for them."""
+    if settings.max_waiting_per_process is None:
+        return max(1, connections // 2)
+    if settings.max_waiting_per_process >= connections:
+        print(
+            f"sorry-arena serve: warning: SORRY_ARENA_MAX_WAITING_PER_PROCESS ({settings.max_waiting_per_process}) "
+            f"is not below --connections ({connections}): waiting clients may take every connection of a worker, "
+            "and /api/v1/health then waits for one of them",
+            file=sys.stderr,
+        )
+    return settings.max_waiting_per_process
 
 
 def run_server(settings: Settings, options: dict[str, Any], host: str) -> None:

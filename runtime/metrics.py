@@ -53,6 +53,11 @@ POOL_SIZE = Gauge(
     "Database connections the API's pools keep (their size)",
     multiprocess_mode="livesum",
 )
+WAITING_REFUSED = Counter(
+    "sorry_arena_waiting_refused",
+    "Long polls and streams refused with a 429 by a cap, by cap (account, address, anonymous, process)",
+    ["cap"],
+)
 RATE_LIMITED = Counter(
     "sorry_arena_rate_limited", "Requests refused with a 429 by a rate limit, by limit", ["limit"]
 )

@@ -30,7 +30,12 @@ MAX_BODY_BYTES = 64 * 1024
 DEFAULT_MAX_WAITING_PER_ACCOUNT = 8
 DEFAULT_MAX_STREAMS_PER_ADDRESS = 8
 DEFAULT_MAX_ANONYMOUS_STREAMS = 200
+DEFAULT_CONNECTIONS = 1000
+"""The connections a ``sorry-arena serve`` worker process serves at once by default (``--connections``, gunicorn's
+``worker_connections``: ``cli.parsers.serve.DEFAULT_CONNECTIONS``, the same), and the budget of a process served
+otherwise."""
 DEFAULT_LIMIT_ACCOUNTS = "20/minute"
+DEFAULT_LIMIT_ACCOUNTS_HOURLY = "60/hour"
 DEFAULT_LIMIT_BOTS = "30/hour"
 DEFAULT_LIMIT_MOVES = "300/second"
 DEFAULT_QUOTA_GAMES = 1000
@@ -55,6 +60,9 @@ class Settings:
     max_waiting_per_account: int = DEFAULT_MAX_WAITING_PER_ACCOUNT
     max_streams_per_address: int = DEFAULT_MAX_STREAMS_PER_ADDRESS
     max_anonymous_streams: int = DEFAULT_MAX_ANONYMOUS_STREAMS
+    max_waiting_per_process: int | None = None
+    """``None``: half of the process's connections; ``sorry-arena serve`` sets it from its ``--connections``
+    (``cli/serve.py``), any other server has :data:`DEFAULT_CONNECTIONS` (``service/waiting.py``)."""
     bot_allow: str = ""
     lease_seconds: float = 10.0
     games_per_worker: int = 8
@@ -62,6 +70,7 @@ class Settings:
     """The embedded queue's maintenance interval; ``None``: no maintenance (the default of settings made in code,
     as tests make them; the environment's default is 1 s)."""
     limit_accounts: str = DEFAULT_LIMIT_ACCOUNTS
+    limit_accounts_hourly: str = DEFAULT_LIMIT_ACCOUNTS_HOURLY
     limit_bots: str = DEFAULT_LIMIT_BOTS
     limit_moves: str = DEFAULT_LIMIT_MOVES
     quota_games: int = DEFAULT_QUOTA_GAMES
@@ -162,6 +171,14 @@ SETTINGS: tuple[Setting, ...] = (
         "game event streams without a token the whole service may hold open (1 to 100000)",
     ),
     Setting(
+        "SORRY_ARENA_MAX_WAITING_PER_PROCESS",
+        "max_waiting_per_process",
+        None,
+        kinds.whole_between(1, 100_000),
+        "long polls and streams of all accounts one API process may hold at once (1 to 100000); default half of "
+        f"its connections (sorry-arena serve --connections, default {DEFAULT_CONNECTIONS}); one more is a 429",
+    ),
+    Setting(
         "SORRY_ARENA_BOT_ALLOW",
         "bot_allow",
         "",
@@ -197,6 +214,14 @@ SETTINGS: tuple[Setting, ...] = (
         DEFAULT_LIMIT_ACCOUNTS,
         kinds.rate,
         "POST /api/v1/players per client address (a rate such as 20/minute, or off)",
+    ),
+    Setting(
+        "SORRY_ARENA_LIMIT_ACCOUNTS_HOURLY",
+        "limit_accounts_hourly",
+        DEFAULT_LIMIT_ACCOUNTS_HOURLY,
+        kinds.rate,
+        "POST /api/v1/players per client address over a longer window, beside SORRY_ARENA_LIMIT_ACCOUNTS (a rate "
+        "such as 60/hour, or off)",
     ),
     Setting(
         "SORRY_ARENA_LIMIT_BOTS",

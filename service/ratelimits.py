@@ -1,4 +1,5 @@
-"""Rate limits: account creation per client address, bot registration and move submission per account.
+"""Rate limits: account creation per client address (per minute, ``SORRY_ARENA_LIMIT_ACCOUNTS``, and per hour,
+``SORRY_ARENA_LIMIT_ACCOUNTS_HOURLY``), bot registration and move submission per account.
 
 The rates are configured in flask-limiter's notation (``SORRY_ARENA_LIMIT_*``, parsed by ``limits``, the library
 flask-limiter is built on: ``runtime/settings.py``) and counted in fixed windows: a key's window opens at its first
@@ -58,6 +59,9 @@ class Limit:
 ACCOUNTS = Limit("accounts", "SORRY_ARENA_LIMIT_ACCOUNTS", "account creations", "client address")
 BOTS = Limit("bots", "SORRY_ARENA_LIMIT_BOTS", "bot registrations and changes of a bot's url or secret", "account")
 MOVES = Limit("moves", "SORRY_ARENA_LIMIT_MOVES", "move submissions", "account")
+ACCOUNTS_HOURLY_VARIABLE = "SORRY_ARENA_LIMIT_ACCOUNTS_HOURLY"
+"""The account creations' second rate, over a longer window (default ``60/hour``): counted beside the first, under
+the same limit (a refusal by either says so in the one shape, naming its rate)."""
 
 REDIS_KEY_PREFIX = "sorry-arena:limits:"
 
@@ -212,12 +216,19 @@ class RateLimits:
         self.items: dict[Limit, tuple[tuple[RateLimitItem, str, float], ...]] = {
             limit: tuple(
                 (item, f"{item.amount}/{item.multiples}/{item.GRANULARITY.name}", float(item.get_expiry()))
-                for item in parse_rate(limit.variable, text)
+                for variable, text in rates
+                for item in parse_rate(variable, text)
             )
-            for limit, text in (
-                (ACCOUNTS, settings.limit_accounts),
-                (BOTS, settings.limit_bots),
-                (MOVES, settings.limit_moves),
+            for limit, rates in (
+                (
+                    ACCOUNTS,
+                    (
+                        (ACCOUNTS.variable, settings.limit_accounts),
+                        (ACCOUNTS_HOURLY_VARIABLE, settings.limit_accounts_hourly),
+                    ),
+                ),
+                (BOTS, ((BOTS.variable, settings.limit_bots),)),
+                (MOVES, ((MOVES.variable, settings.limit_moves),)),
             )
         }
         self.counter: Counter = RedisCounter(settings.redis_url) if settings.redis_url else MemoryCounter()

@@ -144,7 +144,12 @@ def redis_url(redis_source: RedisDatabases) -> Iterator[str]:
     yield from redis_source.database()
 
 
-TEST_LIMITS = {"limit_accounts": "100000/minute", "limit_bots": "100000/hour", "limit_moves": "100000/second"}
+TEST_LIMITS = {
+    "limit_accounts": "100000/minute",
+    "limit_accounts_hourly": "100000/hour",
+    "limit_bots": "100000/hour",
+    "limit_moves": "100000/second",
+}
 """The test apps' rate limits: counted as in production, but far above what a test makes (a test creates up to
 hundreds of accounts from one address); ``tests/service/test_rate_limits.py`` tests the real defaults."""
 

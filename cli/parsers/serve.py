@@ -10,6 +10,8 @@ from cli.options import add_database_url, bounded_int, port
 
 WORKER_CLASSES = ("gevent", "gthread")
 """gunicorn's worker kinds that ``serve`` runs: an event loop per process, or a thread per request."""
+DEFAULT_CONNECTIONS = 1000
+"""As ``runtime.settings.DEFAULT_CONNECTIONS`` (not imported: the parsers load nothing of the service's)."""
 
 
 def add_parser(commands: Any) -> None:
@@ -36,8 +38,9 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--connections",
         type=bounded_int(1, 100_000, "a number of connections"),
-        default=1000,
-        help="gevent: clients served at once per worker process (waiting long polls included)",
+        default=DEFAULT_CONNECTIONS,
+        help=f"gevent: clients served at once per worker process (default {DEFAULT_CONNECTIONS}); waiting long polls "
+        "and streams may take half of them (SORRY_ARENA_MAX_WAITING_PER_PROCESS)",
     )
     parser.add_argument(
         "--threads",

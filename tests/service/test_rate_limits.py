@@ -25,6 +25,7 @@ from werkzeug.test import TestResponse
 
 from runtime.settings import (
     DEFAULT_LIMIT_ACCOUNTS,
+    DEFAULT_LIMIT_ACCOUNTS_HOURLY,
     DEFAULT_LIMIT_BOTS,
     DEFAULT_LIMIT_MOVES,
     Settings,
@@ -130,6 +131,22 @@ def test_account_creation_is_limited_per_client_address(apps: Any) -> None:
     assert create_account(client, "p4").status_code == 429  # still refused (and refusals are counted too)
 
 
+def test_account_creation_is_limited_per_hour_as_well(apps: Any) -> None:
+    """Within the minute's rate, the hour's refuses: a 429 of the same shape, naming the hour's rate."""
+    client = apps(limit_accounts="10/minute", limit_accounts_hourly="3/hour").test_client()
+    for number in range(3):
+        assert create_account(client, f"p{number}").status_code == 201
+    wait = assert_limited(
+        create_account(client, "p3"),
+        "too many account creations: the limit is 3 per 1 hour per client address",
+    )
+    assert 3500 <= wait <= 3600
+    assert create_account(client, "elsewhere", address="192.0.2.7").status_code == 201  # another address
+    client = apps(limit_accounts="10/minute", limit_accounts_hourly="off").test_client()
+    address = "192.0.2.8"
+    assert [create_account(client, f"q{n}", address).status_code for n in range(5)] == [201] * 5
+
+
 def test_bot_registration_is_limited_per_account(apps: Any) -> None:
     client = apps(limit_bots="2/hour").test_client()
     owner, other = new_player(client, "owner"), new_player(client, "other")
@@ -231,6 +248,7 @@ def test_redis_holds_no_token_only_player_ids_and_addresses(apps: Any, storage: 
     assert register_pull_bot(client, players[0], "bot").status_code == 201
     keys = sorted(key.decode() for key in redis.Redis.from_url(storage).keys("*"))
     assert keys == [
+        "sorry-arena:limits:accounts/127.0.0.1/100000/1/hour",  # the tests' high hourly one
         "sorry-arena:limits:accounts/127.0.0.1/50/1/minute",
         f"sorry-arena:limits:bots/{players[0].id}/5/1/hour",
         f"sorry-arena:limits:moves/{mover.id}/50/1/minute",
@@ -285,6 +303,7 @@ def test_the_defaults(database: str) -> None:
         DEFAULT_LIMIT_MOVES,
     )
     assert (DEFAULT_LIMIT_ACCOUNTS, DEFAULT_LIMIT_BOTS) == ("20/minute", "30/hour")
+    assert settings.limit_accounts_hourly == DEFAULT_LIMIT_ACCOUNTS_HOURLY == "60/hour"
     (moves,) = parse_rate("SORRY_ARENA_LIMIT_MOVES", DEFAULT_LIMIT_MOVES)
     # far above what one pull bot submits: benchmarks/api.py's clients, each in 32 games at once, make ~50/s
     assert moves.amount / moves.get_expiry() >= 200
@@ -314,7 +333,13 @@ def test_rates_in_flask_limiters_notation(text: str, expected: list[str]) -> Non
 
 
 @pytest.mark.parametrize(
-    "variable", ["SORRY_ARENA_LIMIT_ACCOUNTS", "SORRY_ARENA_LIMIT_BOTS", "SORRY_ARENA_LIMIT_MOVES"]
+    "variable",
+    [
+        "SORRY_ARENA_LIMIT_ACCOUNTS",
+        "SORRY_ARENA_LIMIT_ACCOUNTS_HOURLY",
+        "SORRY_ARENA_LIMIT_BOTS",
+        "SORRY_ARENA_LIMIT_MOVES",
+    ],
 )
 @pytest.mark.parametrize("text", ["fast", "100", "100/sec", "-1/second", "0/second", "1/0 seconds", "5/minute;x"])
 def test_a_bad_rate_is_refused_naming_its_variable(variable: str, text: str) -> None:
