@@ -12,7 +12,7 @@ from runtime.jobqueue import CONFIGURE, MAINTAIN_EMBEDDED, LocalQueue, RQQueue, 
 from runtime.readiness import Readiness
 from runtime.settings import MAX_BODY_BYTES, Settings
 from runtime.wakeups import make_notifier
-from service import clientaddress, db, errors, observe, ratelimits, redoc, securityheaders, swagger_ui, web, webhooks
+from service import clientaddress, db, errors, observe, ratelimits, redoc, swagger_ui, web, webhooks
 from service.api import (
     admin,
     bots,
@@ -33,6 +33,7 @@ from service.api.movepath import MovePath
 from service.bodylimit import BodyLimit
 from service.inputguard import InputGuard
 from service.observe import Observe
+from service.securityheaders import SecurityHeaders
 
 GC_THRESHOLD = 10_000
 """The cyclic garbage collector's first threshold in a process that serves the app (Python's default: 700).
@@ -108,7 +109,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     app.wsgi_app = Observe(  # type: ignore[method-assign]
         app, BodyLimit(InputGuard(MovePath(app, InboxPath(app, app.wsgi_app))), MAX_BODY_BYTES), settings
     )
-    app.wsgi_app = securityheaders.SecurityHeaders(app.wsgi_app)  # type: ignore[method-assign]
+    app.wsgi_app = SecurityHeaders(app.wsgi_app)  # type: ignore[method-assign]
     clientaddress.init_app(app, settings)  # outermost: every layer sees the client's address
     queue = app.extensions["queue"]
     if isinstance(queue, LocalQueue) and queue.scheduling:

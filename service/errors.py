@@ -35,9 +35,7 @@ def flatten(errors: Any, path: str = "") -> list[str]:
     """A 422's field errors as lines ``json.seed: message`` (a list's items by index: ``json.bot_ids.1``)."""
     if isinstance(errors, dict):
         return [
-            line
-            for key, value in errors.items()
-            for line in flatten(value, f"{path}.{key}" if path else str(key))
+            line for key, value in errors.items() for line in flatten(value, f"{path}.{key}" if path else str(key))
         ]
     if isinstance(errors, list) and all(isinstance(item, str) for item in errors):
         return [f"{path}: {' '.join(errors)}"]
