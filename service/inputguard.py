@@ -18,9 +18,10 @@ out of every JSON parser of the app, which no parser expects: it was a 500), and
 quadratic time to parse. No integer of the API has more than 19 digits (a seed, at most ``2**63 - 1``; the request
 schemas bound every number: ``service/schemas.py`` and its siblings), so a JSON body holding an integer of more than
 :data:`MAX_DIGITS` digits is refused, the 422 naming each field that holds one (``json.seed: ...``, in the shape of
-the schemas' own 422s). The check is one regular expression search for a run of more digits than that; only a body
-that has one is parsed (with every long integer kept as a marker, to find its field): a run inside a string, or the
-digits of a float (which parses to a float whatever its length, and the schemas judge), is let through.
+the schemas' own 422s). The check is a search for a run of more digits than that (a quarter of a microsecond for a
+move's body); only a body that has one is parsed (with every long integer kept as a marker, to find its field): a
+run inside a string, or the digits of a float (which parses to a float whatever its length, and the schemas judge),
+is let through.
 
 It sits inside :class:`service.bodylimit.BodyLimit`: the body it reads is at most the body limit.
 """
@@ -51,8 +52,10 @@ NUMBER_IN_BAD_JSON = f"request body: {TOO_LONG} (and the body is not valid JSON)
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
-_LONG_DIGITS = re.compile(rb"(?<![0-9])[0-9]{%d}" % (MAX_DIGITS + 1))
-"""A run of more than :data:`MAX_DIGITS` digits, matched only from the start of a run (linear in the body)."""
+_DIGITS_AS_ZEROS = bytes.maketrans(b"0123456789", b"0" * 10)
+_LONG_RUN = b"0" * (MAX_DIGITS + 1)
+"""A run of more than :data:`MAX_DIGITS` digits, once every digit is a zero: one ``bytes.translate`` and one
+substring search find it (some 30 us for 64 KiB of 100-digit numbers, where a regular expression takes 1.5 ms)."""
 
 
 def nests_deeper(body: bytes, limit: int = MAX_DEPTH) -> bool:
@@ -78,23 +81,19 @@ class _LongInteger:
 _LONG = _LongInteger()
 
 
-def _integer(text: str) -> int | _LongInteger:
-    return _LONG if len(text) - text.startswith("-") > MAX_DIGITS else int(text)
-
-
 def long_integers(body: bytes) -> dict[str, Any] | str | None:
     """Where the JSON text ``body`` holds integers of more than :data:`MAX_DIGITS` digits: the field errors of a 422
     (``{"json": {"seed": [TOO_LONG]}}``, a list's items by index), or :data:`NUMBER_IN_BAD_JSON` when the body holds
     one but is no valid JSON; ``None`` when it holds none (or is no valid JSON without one: its parser says so)."""
-    if _LONG_DIGITS.search(body) is None:
+    if _LONG_RUN not in body.translate(_DIGITS_AS_ZEROS):
         return None
     found: list[bool] = []
 
     def integer(text: str) -> int | _LongInteger:
-        number = _integer(text)
-        if number is _LONG:
-            found.append(True)
-        return number
+        if len(text) - text.startswith("-") <= MAX_DIGITS:
+            return int(text)
+        found.append(True)
+        return _LONG
 
     try:
         data = json.loads(body, parse_int=integer)
