@@ -33,6 +33,7 @@ from service.api.movepath import MovePath
 from service.bodylimit import BodyLimit
 from service.inputguard import InputGuard
 from service.observe import Observe
+from service.securityheaders import SecurityHeaders
 
 GC_THRESHOLD = 10_000
 """The cyclic garbage collector's first threshold in a process that serves the app (Python's default: 700).
@@ -57,7 +58,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
         OPENAPI_VERSION="3.1.0",  # 3.1: webhooks describe the push protocol
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
-        OPENAPI_SWAGGER_UI_PATH="/docs",
+        OPENAPI_SWAGGER_UI_PATH=swagger_ui.PAGE,
         OPENAPI_SWAGGER_UI_URL=swagger_ui.URL,  # served by the app itself (service/swagger_ui.py): no CDN
         OPENAPI_SWAGGER_UI_CONFIG={"validatorUrl": None},  # no call to swagger.io's online validator either
         OPENAPI_REDOC_PATH=redoc.PAGE,
@@ -99,14 +100,16 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     api.register_blueprint(admin.blp)
     webhooks.init_api(api)
     errors.init_app(app)
-    # the size first, then deep JSON and NUL in the query (service/inputguard.py), for every route; then a pull
+    # the size first, then deep JSON, long integers and NUL in the query (service/inputguard.py), for every route; then a pull
     # move's submission and a plain read of the decisions inbox answered before Flask's dispatch
     # (service/api/movepath.py, service/api/inboxpath.py)
-    # and outermost, each request's metrics and access log line, and /metrics (service/observe.py)
+    # and around them, each request's metrics and access log line, and /metrics (service/observe.py); around them
+    # all, the security headers of every answer (service/securityheaders.py)
     app.before_request(observe.note_route)
     app.wsgi_app = Observe(  # type: ignore[method-assign]
         app, BodyLimit(InputGuard(MovePath(app, InboxPath(app, app.wsgi_app))), MAX_BODY_BYTES), settings
     )
+    app.wsgi_app = SecurityHeaders(app.wsgi_app)  # type: ignore[method-assign]
     clientaddress.init_app(app, settings)  # outermost: every layer sees the client's address
     queue = app.extensions["queue"]
     if isinstance(queue, LocalQueue) and queue.scheduling:

@@ -31,17 +31,16 @@ def fail(code: int, message: str) -> NoReturn:
     raise AssertionError("unreachable")  # abort raises
 
 
-def _flatten(errors: Any, path: str = "") -> list[str]:
+def flatten(errors: Any, path: str = "") -> list[str]:
+    """A 422's field errors as lines ``json.seed: message`` (a list's items by index: ``json.bot_ids.1``)."""
     if isinstance(errors, dict):
         return [
-            line
-            for key, value in errors.items()
-            for line in _flatten(value, f"{path}.{key}" if path else str(key))
+            line for key, value in errors.items() for line in flatten(value, f"{path}.{key}" if path else str(key))
         ]
     if isinstance(errors, list) and all(isinstance(item, str) for item in errors):
         return [f"{path}: {' '.join(errors)}"]
     if isinstance(errors, list):
-        return [line for i, item in enumerate(errors) for line in _flatten(item, f"{path}[{i}]")]
+        return [line for i, item in enumerate(errors) for line in flatten(item, f"{path}[{i}]")]
     return [f"{path}: {errors}"]
 
 
@@ -56,7 +55,7 @@ def _body(error: HTTPException) -> tuple[dict[str, Any], dict[str, str]]:
         body["errors"] = errors
     message = data.get("message")
     if not message and errors:
-        message = "invalid request: " + "; ".join(_flatten(errors))
+        message = "invalid request: " + "; ".join(flatten(errors))
     body["message"] = message or error.description or HTTPStatus(code).phrase
     return body, dict(data.get("headers") or {})
 

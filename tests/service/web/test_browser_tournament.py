@@ -77,7 +77,7 @@ def test_the_tournament_page_updates_while_the_tournament_runs(
         finally:
             gate.set()
         assert page.inner_text("#live .progress-text") == "12 of 12 games played"
-        assert page.eval_on_selector("#live .progress .bar", "bar => bar.style.width") == "100%"
+        assert page.eval_on_selector("#live progress.progress", "bar => [bar.value, bar.max]") == [12, 12]
         rows = page.query_selector_all("#live #standings tbody tr")
         assert [row.get_attribute("data-bot-id") for row in rows] == [
             str(row["bot_id"]) for row in final["standings"]
