@@ -49,7 +49,7 @@ from service.schemas import (
     SeatTakeSchema,
     SubmittedSchema,
 )
-from store import gamerecords
+from store import deals, gamerecords
 from store.models import Game, Player, Seat
 
 blp = Blueprint("games", __name__, url_prefix="/api/v1/games", description="Games, seats, hands, actions, events")
@@ -154,7 +154,7 @@ def render(game: Game, player_id: int | None, state: Any = None) -> dict[str, An
         "your_seat": mine,
         "view": engine.view(state, mine),
         "result": game.result,
-        "seed": game.seed if game.status == "over" else None,
+        "seed": game.seed if deals.public(session, game) else None,
         "created_at": game.created_at,
     }
 
@@ -409,7 +409,7 @@ class Events(MethodView):
         return {
             "game_id": game.id,
             "events": [gameplay.localized_event(record, game.game, lang) for record in records],
-            "replay": gameplay.replay(session, game) if game.status == "over" else None,
+            "replay": gameplay.replay(session, game) if deals.public(session, game) else None,
         }
 
 
