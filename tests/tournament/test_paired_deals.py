@@ -95,6 +95,20 @@ def test_a_match_against_another_accounts_bot_plays_independent_deals(served: Fl
             headers=owner.headers,
         )
         assert asked.status_code == 422 and f"bot {theirs} is another account's" in asked.get_json()["message"]
+        # a gauntlet decides match by match: paired against the caller's own bot only
+        mine_too = register(client, owner, "mine too", servers[0].url)
+        field = client.post(
+            f"{API}/gauntlets",
+            json={"game": "card", "bot": mine, "opponents": [mine_too, theirs], "max_games": 2},
+            headers=owner.headers,
+        ).get_json()
+        assert [(m["bot_b"], m["paired"], len(m["counts"])) for m in field["matches"]] == [
+            (mine_too, True, 5),
+            (theirs, False, 3),
+        ]
+        for match in field["matches"]:  # cancelled before any worker runs: nothing of it is played
+            cancel = client.post(f"{API}/tournaments/{match['tournament_id']}/cancel", headers=owner.headers)
+            assert cancel.status_code == 200, cancel.get_data(as_text=True)
         created = start_match(client, owner, bot_a=mine, bot_b=theirs, max_games=6)
         assert created["paired"] is False and created["counts"] == [0, 0, 0]
         workers.start("--burst")
