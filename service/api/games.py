@@ -1,7 +1,8 @@
 """``/api/v1/games``: games, their seats, hands, legal actions and events.
 
 Every response shows the caller exactly what its seat's engine view shows (spectators: the public view); the
-seed and the full replay become public once the game is over.
+seed and the full replay become public once the game is over (a paired match's game: once its twin on the same
+deal is over too, ``store/deals.py``).
 
 A move's two requests (``GET .../actions``, ``POST .../actions``) take the fast lane of ``service/gameplay.py`` and
 render their bodies as plain dicts shaped like their documented schemas (``service/schemas.py``), sent as JSON
