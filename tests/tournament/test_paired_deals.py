@@ -191,7 +191,8 @@ def test_a_match_of_ones_own_bots_is_paired_its_twins_never_overlap_and_the_deal
 
             first, second, seed = wait_for("the first game over", first_over)
             # the twin is being played (bot A holds its move): nothing shows the first game's deal
-            shown = client.get(f"{API}/games/{first}").get_json()
+            hidden = client.get(f"{API}/games/{first}")
+            shown = hidden.get_json()
             assert shown["status"] == "over" and shown["seed"] is None
             assert client.get(f"{API}/games/{first}/events").get_json()["replay"] is None
             record = client.get(f"{API}/games/{first}/record")
@@ -218,6 +219,9 @@ def test_a_match_of_ones_own_bots_is_paired_its_twins_never_overlap_and_the_deal
     # both over: the deal is everyone's, one seed for the two games
     seeds = [client.get(f"{API}/games/{game_id}").get_json()["seed"] for game_id in (first, second)]
     assert seeds == [seed, seed]
+    # a client that cached the hidden body is not told it still holds (no new ply, but a seed now)
+    again = client.get(f"{API}/games/{first}", headers={"If-None-Match": hidden.headers["ETag"]})
+    assert again.status_code == 200 and again.get_json()["seed"] == seed
     assert client.get(f"{API}/games/{first}/record").status_code == 200
     lines = client.get(f"{API}/tournaments/{created['tournament_id']}/games.jsonl").get_data(as_text=True)
     assert len(lines.splitlines()) == 2
