@@ -1,5 +1,6 @@
-"""``sorry-arena match BOT_A BOT_B``: is bot A stronger than bot B? A match on paired deals through the REST API,
-followed with a live bar of its log-likelihood ratio between the test's bounds, then its verdict.
+"""``sorry-arena match BOT_A BOT_B``: is bot A stronger than bot B? A match through the REST API (on paired
+deals when every bot is yours, else on independent deals: the service decides), followed with a live bar of its
+log-likelihood ratio between the test's bounds, then its verdict.
 
 The bots are ids on a service (``--api``, ``--token`` as for ``sorry-arena tournament``), or local bots as
 ``sorry-arena simulate`` takes them (an engine bot's name, a Python file, a push bot's URL): then the match is played

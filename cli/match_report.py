@@ -19,17 +19,18 @@ def bar_value(match: dict[str, Any]) -> float:
 
 
 def summary(match: dict[str, Any]) -> str:
+    """The LLR, the Elo difference and the counts: of pairs on paired deals, of games (lost, tied, won) on
+    independent deals (a match with another account's bot)."""
+    paired = match.get("paired", True)  # a local match (cli/match_local.py) is always paired
     elo = match["elo"]
-    shown = "no pair yet"
+    shown = "no pair yet" if paired else "no game yet"
     if elo is not None:
         low = "-inf" if elo["low"] is None else f"{elo['low']:+.0f}"
         high = "+inf" if elo["high"] is None else f"{elo['high']:+.0f}"
         middle = "inf" if elo["elo"] is None else f"{elo['elo']:+.0f}"
         shown = f"Elo {middle} [{low}, {high}]"
-    return (
-        f"LLR {match['llr']:+.2f} ({match['lower']:.2f}, {match['upper']:.2f}) {shown}, "
-        f"{match['pairs']} pairs {match['counts']}"
-    )
+    counted = f"{match['pairs']} pairs" if paired else f"{sum(match['counts'])} games lost/tied/won"
+    return f"LLR {match['llr']:+.2f} ({match['lower']:.2f}, {match['upper']:.2f}) {shown}, {counted} {match['counts']}"
 
 
 def llr_bar(console: Console, disable: bool = False) -> Progress:

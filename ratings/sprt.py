@@ -1,11 +1,16 @@
-"""The sequential probability ratio test (SPRT) of a match between two bots, on pairs of games (pentanomial).
+"""The sequential probability ratio test (SPRT) of a match between two bots, on pairs of games (pentanomial) or on
+single games (trinomial).
 
-A match plays its games in *pairs* that share one deal (the same seed): in the second game of a pair the two bots
-swap seats. Each game scores bot A against bot B: 1 if A finished ahead of B, 0.5 if they tied, 0 if behind (in
+A match on *paired deals* plays its games in pairs that share one deal (the same seed): in the second game of a
+pair the two bots swap seats. Each game scores bot A against bot B: 1 if A finished ahead of B, 0.5 if they tied, 0 if behind (in
 a 3- or 4-seat game the other seats are fillers, the same bots in the same seats in both games of the pair, and
 only A's and B's ranks count). A pair's outcome is the sum of A's two scores, one of five values 0, 0.5, 1, 1.5
 and 2: the *pentanomial* counts ``counts[k]`` are the pairs that scored ``k / 2``. The deal's luck hits both games
 of a pair alike, so the pair's sum varies less than two independent games would, and the test needs fewer games.
+A match on *independent deals* (each game its own seed: the bots of other accounts never share a deal, since a bot
+could remember a deal it held) counts single games instead: ``counts`` are the losses, ties and wins of A, the
+*trinomial* counts, and the same test runs on them with a game's score ``x_i = i / 2`` (fastchess's trinomial
+model, which it uses whenever the openings are not paired).
 
 The test follows fastchess (its ``SPRT`` class and ``EloPentanomial``) and the notes it cites:
 
@@ -153,8 +158,9 @@ def llr(counts: Sequence[int], elo0: float, elo1: float, model: Model = "normali
 
 @dataclass(frozen=True)
 class EloEstimate:
-    """A's Elo advantage over B from the pairs: logistic ``elo`` with its 95% interval ``low``-``high``, the mean
-    score per game, the normalized Elo and its interval, and the pairs counted."""
+    """A's Elo advantage over B from the pairs (or single games): logistic ``elo`` with its 95% interval
+    ``low``-``high``, the mean score per game, the normalized Elo and its interval, and the pairs counted (the games,
+    on independent deals)."""
 
     pairs: int
     score: float
@@ -171,25 +177,27 @@ class EloEstimate:
 
 
 def estimate(counts: Sequence[int]) -> EloEstimate | None:
-    """The Elo difference and its 95% interval from the pentanomial frequencies (``None`` before any pair)."""
+    """The Elo difference and its 95% interval from the pentanomial frequencies of pairs, or the trinomial ones of
+    single games (``None`` before any): the normalized Elo divides by a game's standard deviation, ``sqrt(2 var)``
+    from a pair's variance, ``sqrt(var)`` from a game's (fastchess's ``EloPentanomial`` and ``EloWDL``)."""
     check_counts(counts)
-    if len(counts) != 5:
-        raise ValueError(f"an estimate needs the 5 pentanomial counts, not {list(counts)}")
-    pairs = sum(counts)
-    if not pairs:
+    samples = sum(counts)
+    if not samples:
         return None
-    score = sum(count * x for count, x in zip(counts, PAIR_SCORES, strict=True)) / pairs
-    variance = sum(count * (x - score) ** 2 for count, x in zip(counts, PAIR_SCORES, strict=True)) / pairs
-    half = Z_95 * math.sqrt(variance / pairs)
+    scores = support(counts)
+    per_game = 2.0 if len(counts) == 5 else 1.0
+    score = sum(count * x for count, x in zip(counts, scores, strict=True)) / samples
+    variance = sum(count * (x - score) ** 2 for count, x in zip(counts, scores, strict=True)) / samples
+    half = Z_95 * math.sqrt(variance / samples)
     low, high = score - half, score + half
 
     def nelo(s: float) -> float:
         if variance == 0.0:
             return 0.0 if s == 0.5 else math.copysign(math.inf, s - 0.5)
-        return (s - 0.5) / math.sqrt(2.0 * variance) * NORMALIZED_SCALE
+        return (s - 0.5) / math.sqrt(per_game * variance) * NORMALIZED_SCALE
 
     return EloEstimate(
-        pairs=pairs,
+        pairs=samples,
         score=score,
         elo=elo_of_score(score),
         low=elo_of_score(low),

@@ -59,6 +59,15 @@ class SprtFieldsSchema(Schema):
         metadata={"description": "stop here without a verdict (inconclusive); rounded up to whole pairs"},
     )
     seed = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0, max=MAX_SEED))
+    paired = fields.Boolean(
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "the two games of a pair share one deal, seats swapped: only for matches of your own bots "
+            "(a bot may remember a deal it held); null (the default): paired when every bot is yours, else "
+            "independent deals; false: independent deals always; true with another account's bot: a 422"
+        },
+    )
     move_timeout_ms = fields.Integer(
         load_default=1000,
         validate=validate.Range(min=10, max=60_000),
@@ -105,12 +114,14 @@ class GauntletCreateSchema(SprtFieldsSchema):
         fields.Integer(validate=validate.Range(min=1, max=MAX_INT)),
         required=True,
         validate=validate.Length(min=1, max=16),
-        metadata={"description": "the field: one match against each, on paired deals"},
+        metadata={"description": "the field: one match against each (paired deals against your own bots only)"},
     )
 
 
 class EloEstimateSchema(Schema):
-    pairs = fields.Integer(required=True)
+    pairs = fields.Integer(
+        required=True, metadata={"description": "the pairs counted (the games, on independent deals)"}
+    )
     score = fields.Float(required=True, metadata={"description": "A's mean score per game against B"})
     elo = fields.Float(required=True, allow_none=True, metadata={"description": "logistic Elo of A over B"})
     low = fields.Float(required=True, allow_none=True, metadata={"description": "95% interval (null: unbounded)"})
@@ -138,6 +149,14 @@ class MatchSchema(Schema):
     beta = fields.Float(required=True)
     model = fields.String(required=True)
     max_games = fields.Integer(required=True)
+    paired = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "true: paired deals (a pair's two games share one seed, seats swapped, played one after "
+            "the other; the test counts pairs, pentanomial); false: independent deals (each game its own seed; "
+            "the test counts games, trinomial)"
+        },
+    )
     status = fields.String(
         required=True, metadata={"description": "scheduled, running, done (a verdict, or max_games) or cancelled"}
     )
@@ -151,22 +170,35 @@ class MatchSchema(Schema):
     llr = fields.Float(required=True, metadata={"description": "log-likelihood ratio of H1 against H0"})
     lower = fields.Float(required=True, metadata={"description": "H0 is accepted at or below: ln(beta/(1-alpha))"})
     upper = fields.Float(required=True, metadata={"description": "H1 is accepted at or above: ln((1-beta)/alpha)"})
-    pairs = fields.Integer(required=True, metadata={"description": "completed pairs counted"})
+    pairs = fields.Integer(
+        required=True, metadata={"description": "completed pairs counted (paired deals; 0 on independent deals)"}
+    )
     counts = fields.List(
         fields.Integer(),
         required=True,
-        metadata={"description": "pentanomial: the pairs in which A scored 0, 0.5, 1, 1.5 and 2 points against B"},
+        metadata={
+            "description": "paired deals, pentanomial: the pairs in which A scored 0, 0.5, 1, 1.5 and 2 points "
+            "against B; independent deals, trinomial: the games A lost, tied and won against B"
+        },
     )
     games = fields.Integer(required=True, metadata={"description": "games finished (counted in pairs or not)"})
     elo = fields.Nested(
-        EloEstimateSchema, required=True, allow_none=True, metadata={"description": "null before the first pair"}
+        EloEstimateSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "null before the first pair (the first game, on independent deals)"},
     )
     created_at = fields.DateTime(required=True)
     finished_at = fields.DateTime(allow_none=True)
 
 
 class MatchGameSchema(Schema):
-    pair = fields.Integer(required=True, metadata={"description": "1 first; the two games of a pair share a deal"})
+    pair = fields.Integer(
+        required=True,
+        metadata={
+            "description": "1 first; the two games of a pair swap seats, and share a deal if the match is paired"
+        },
+    )
     game_id = fields.Integer(required=True)
     bot_ids = fields.List(fields.Integer(), required=True, metadata={"description": "the bot of each seat"})
     ranks = fields.List(fields.Integer(), required=True, metadata={"description": "per seat, 0 best"})

@@ -2,8 +2,8 @@
 stream.
 
 Finished only: a game still played would show its seed, so every card to come. A tournament game counts as
-finished once its result is written (``results``: its ranks with forfeits applied, after ``gamelog.finish``); any
-other game once it is ``over``. A seat is named by its bot in a tournament game (the scheduled game's
+finished once its result is written (``results``: its ranks with forfeits applied, after ``gamelog.finish``) and
+the twin that shares its deal, if any, is over too (``store/deals.py``); any other game once it is ``over``. A seat is named by its bot in a tournament game (the scheduled game's
 ``bot_ids``), by its player otherwise (a challenge's person's seat too: ``store/challenges.py``). A tournament is
 read in batches of games (each batch's games, seats and actions in a few statements, the transaction ended before
 its records are handed out), so that a tournament of any size takes the memory of one batch and no connection is
@@ -21,6 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine.records import make_record
+from store import deals
 from store.challenges import HUMAN
 from store.gamelog import as_utc
 from store.models import ActionRecord, Bot, Game, Player, Result, Seat, TournamentGame
@@ -55,6 +56,10 @@ def game_record(session: Session, game_id: int) -> dict[str, Any] | None:
     finished_at = session.scalar(select(Result.finished_at).where(Result.game_id == game_id))
     if finished_at is None:
         raise NotFinished(f"game {game_id} of tournament {tournament_id} is still being played")
+    if deals.twin_in_play(session, game_id):
+        raise NotFinished(
+            f"game {game_id} shares its deal with a game of tournament {tournament_id} still to be played"
+        )
     bots = _bots(session, bot_ids)
     return _records(session, [(tuple(game), finished_at)], (tournament_id, {game_id: bot_ids}), bots)[0]
 
@@ -69,7 +74,11 @@ def tournament_records(session: Session, tournament_id: int, batch: int = BATCH)
             select(*_GAME_COLUMNS, Result.finished_at, TournamentGame.number, TournamentGame.bot_ids)
             .join(TournamentGame, TournamentGame.game_id == Game.id)
             .join(Result, Result.tournament_game_id == TournamentGame.id)
-            .where(TournamentGame.tournament_id == tournament_id, TournamentGame.number > after)
+            .where(
+                TournamentGame.tournament_id == tournament_id,
+                TournamentGame.number > after,
+                ~deals.twin_not_over(),
+            )
             .order_by(TournamentGame.number)
             .limit(batch)
         ).all()

@@ -1,7 +1,8 @@
 """``/api/v1/games``: games, their seats, hands, legal actions and events.
 
 Every response shows the caller exactly what its seat's engine view shows (spectators: the public view); the
-seed and the full replay become public once the game is over.
+seed and the full replay become public once the game is over (a paired match's game: once its twin on the same
+deal is over too, ``store/deals.py``).
 
 A move's two requests (``GET .../actions``, ``POST .../actions``) take the fast lane of ``service/gameplay.py`` and
 render their bodies as plain dicts shaped like their documented schemas (``service/schemas.py``), sent as JSON
@@ -49,7 +50,7 @@ from service.schemas import (
     SeatTakeSchema,
     SubmittedSchema,
 )
-from store import gamerecords
+from store import deals, gamerecords
 from store.models import Game, Player, Seat
 
 blp = Blueprint("games", __name__, url_prefix="/api/v1/games", description="Games, seats, hands, actions, events")
@@ -128,7 +129,8 @@ def not_modified(tag: str, environ: dict[str, Any] | None = None) -> Response | 
     return None
 
 
-def render(game: Game, player_id: int | None, state: Any = None) -> dict[str, Any]:
+def render(game: Game, player_id: int | None, state: Any = None, public: bool | None = None) -> dict[str, Any]:
+    """The game as ``player_id`` sees it; its seed once ``public`` (by default: ``deals.public``, read here)."""
     session = db.session()
     seats = gameplay.seats_of(session, game)
     names = dict(
@@ -154,7 +156,7 @@ def render(game: Game, player_id: int | None, state: Any = None) -> dict[str, An
         "your_seat": mine,
         "view": engine.view(state, mine),
         "result": game.result,
-        "seed": game.seed if game.status == "over" else None,
+        "seed": game.seed if (deals.public(session, game) if public is None else public) else None,
         "created_at": game.created_at,
     }
 
@@ -205,10 +207,13 @@ class GameResource(MethodView):
         player_id = auth.optional_player_id()
         info, seat, _ = gameplay.moves().seat_in(game_id, player_id)
         game = gameplay.get_game(db.session(), game_id)
-        # the body is the view of the caller's seat (every spectator's the same) over the game's seats and ply
+        # the body is the view of the caller's seat (every spectator's the same) over the game's seats and ply, and
+        # its seed once public (a paired match's game: when its twin on the deal is over too, at no new ply)
         viewer = "spectator" if seat is None else f"seat {seat}"
-        tag = etag(request.path, game.id, game.ply, game.status, viewer, sorted(info.seat_of.items()), language())
-        return not_modified(tag) or json_response(GAME.dump(render(game, player_id)), tag)
+        public = deals.public(db.session(), game)
+        seats = sorted(info.seat_of.items())
+        tag = etag(request.path, game.id, game.ply, game.status, public, viewer, seats, language())
+        return not_modified(tag) or json_response(GAME.dump(render(game, player_id, public=public)), tag)
 
 
 @blp.route("/<int:game_id>/seats")
@@ -409,7 +414,7 @@ class Events(MethodView):
         return {
             "game_id": game.id,
             "events": [gameplay.localized_event(record, game.game, lang) for record in records],
-            "replay": gameplay.replay(session, game) if game.status == "over" else None,
+            "replay": gameplay.replay(session, game) if deals.public(session, game) else None,
         }
 
 

@@ -1,8 +1,9 @@
-"""``/api/v1/matches`` and ``/api/v1/gauntlets``: is bot A stronger than bot B? A sequential test on paired deals.
+"""``/api/v1/matches`` and ``/api/v1/gauntlets``: is bot A stronger than bot B? A sequential test on paired deals
+when every bot is the caller's own, else on independent deals.
 
-A match is a tournament of a kind of its own (``tournament/plans/matches.py`` lays out its schedule in pairs of games that
-share a deal, and stops it by the SPRT of ``ratings/sprt.py`` after each completed pair); creating one checks the
-bots as a tournament does (``service/api/tournaments.py``: the caller's own bots or bots open to others, quotas) and
+A match is a tournament of a kind of its own (``tournament/plans/matches.py`` lays out its schedule in pairs of games,
+seats swapped, that share a deal only when the match is paired, and stops it by the SPRT of ``ratings/sprt.py`` after
+each completed pair, or each game on independent deals); creating one checks the bots as a tournament does (``service/api/tournaments.py``: the caller's own bots or bots open to others, quotas) and
 hands it to the same start job. It is unrated: a match's games never enter the rating pools. Cancel it with
 ``POST /api/v1/tournaments/{tournament_id}/cancel``. A gauntlet is one match per opponent of a field, with the same
 test, sharing the id of its first match.
@@ -32,7 +33,7 @@ from service.match_schemas import (
     MatchListSchema,
 )
 from store.models import Bot, Result, Tournament, TournamentGame, new_seed_salt, now
-from store.models.matches import Match
+from store.models.matches import Match, fresh_counts
 
 blp = Blueprint(
     "matches", __name__, url_prefix="/api/v1", description="Matches: bot A against bot B, stopped by an SPRT"
@@ -55,19 +56,38 @@ def settings_of(body: dict[str, Any]) -> dict[str, Any]:
         fail(422, f"settings: {error}")
 
 
+def paired_deals(asked: bool | None, owner_id: int, seated: list[int], owners: dict[int, int]) -> bool:
+    """Whether a match of the ``seated`` bots plays paired deals: only when every one is the caller's (a bot could
+    remember a deal it held, and in the twin game know the hand of the bot now in its seat), unless ``asked`` says
+    no; asked for with another account's bot, a 422 that names it."""
+    others = [bot for bot in seated if owners.get(bot) != owner_id]
+    if asked and others:
+        fail(
+            422,
+            f"paired: bot {', '.join(map(str, others))} is another account's; paired deals (one deal per pair of "
+            "games, seats swapped) are only for matches of your own bots, since a bot may remember a deal it held. "
+            "Leave paired out or false to play independent deals",
+        )
+    return not others if asked is None else asked
+
+
 def create_matches(body: dict[str, Any], bot: int, opponents: list[int], gauntlet: bool = False) -> list[Match]:
     """One match of ``bot`` against each opponent (committed, started), after every check passed for all; a
-    ``gauntlet``'s share the id of the first."""
+    ``gauntlet``'s share the id of the first. Each is paired or not on its own bots (:func:`paired_deals`)."""
     owner = auth.required_owner()
     official = auth.is_operator()
     session = db.session()
     settings = settings_of(body)
     games = 2 * pairs_of(body["max_games"])
+    everyone = [bot, *opponents, *body["fillers"]]
+    owners = dict(session.execute(select(Bot.id, Bot.owner_id).where(Bot.id.in_(everyone))).all())
+    paired: dict[int, bool] = {}
     for opponent in opponents:
         seated = [bot, opponent, *body["fillers"]]
         if len(set(seated)) != len(seated):
             fail(422, f"bots: A, B and the fillers must be different bots, got {seated}")
         check_bots(session, body["game"], seated, body["table_size"], owner.id, official)
+        paired[opponent] = paired_deals(body["paired"], owner.id, seated, owners)
     if not official:
         quotas.check(session, current_app.extensions["settings"], owner.id, games * len(opponents), None)
     names = dict(session.execute(select(Bot.id, Bot.name).where(Bot.id.in_([bot, *opponents]))).all())
@@ -108,7 +128,7 @@ def create_matches(body: dict[str, Any], bot: int, opponents: list[int], gauntle
             model=body["model"],
             max_games=body["max_games"],
             pairs=0,
-            counts=[0, 0, 0, 0, 0],
+            counts=fresh_counts(paired[opponent]),
             llr=0.0,
             verdict="continue",
             games_counted=0,
@@ -152,6 +172,7 @@ def describe(session: Any, shown: Shown) -> dict[str, Any]:
         "beta": match.beta,
         "model": match.model,
         "max_games": match.max_games,
+        "paired": match.paired,
         "status": tournament.status,
         "verdict": verdict,
         "llr": match.llr,
@@ -216,11 +237,14 @@ class Matches(MethodView):
     @blp.alt_response(422, schema=ErrorSchema, description="bad settings, bots or test, or over a quota")
     @blp.alt_response(429, schema=ErrorSchema, description="over a quota of the account's queued games")
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Start a match: bot_a against bot_b on paired deals until the SPRT decides or max_games are played
+        """Start a match: bot_a against bot_b until the SPRT decides or max_games are played
 
-        Each pair of games shares one deal with the bots' seats swapped (at 3-4 seats, with the same fillers in the
-        other seats); after each completed pair the log-likelihood ratio of H1 (A is elo1 stronger) against H0
-        (elo0) is checked against the bounds from alpha and beta. Unrated."""
+        The games come in pairs with the bots' seats swapped (at 3-4 seats, with the same fillers in the other
+        seats). When every bot is the caller's own, the two games of a pair share one deal (paired deals), played
+        one after the other, and the test counts completed pairs (pentanomial); with another account's bot each
+        game has a deal of its own (a bot may remember a deal it held) and the test counts games (trinomial). After
+        each count the log-likelihood ratio of H1 (A is elo1 stronger) against H0 (elo0) is checked against the
+        bounds from alpha and beta. Unrated."""
         session = db.session()
         (match,) = create_matches(body, body["bot_a"], [body["bot_b"]])
         return detail(session, found(session, match.id))
@@ -252,7 +276,10 @@ class Gauntlets(MethodView):
     @blp.alt_response(422, schema=ErrorSchema, description="bad settings, bots or test, or over a quota")
     @blp.alt_response(429, schema=ErrorSchema, description="over a quota of the account's queued games")
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Start a gauntlet: one bot against each opponent of a field, a match on paired deals with each"""
+        """Start a gauntlet: one bot against each opponent of a field, a match with each
+
+        Each match is on paired deals when its bots are all the caller's, else on independent deals (see POST
+        /matches)."""
         if len(set(body["opponents"])) != len(body["opponents"]):
             fail(422, "opponents: a bot is listed twice")
         session = db.session()

@@ -297,7 +297,8 @@ class TournamentGameRecords(MethodView):
         """Download the records of the tournament's finished games, one JSON line each
 
         Each record holds a game's settings, seed, seats (bot names), every action with its latency and fault, and
-        its result; in play order. Games still being played are left out (their seeds are secret until then).
+        its result; in play order. Games still being played are left out (their seeds are secret until then), and
+        so is a paired match's game while its twin on the same deal is not over.
         """
         session = db.session()
         found(session, tournament_id)

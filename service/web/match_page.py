@@ -1,6 +1,7 @@
 """A page per match, ``/matches/<id>``: its two bots, the test (``elo0``, ``elo1``, ``alpha``, ``beta``, the Elo
 model), the log-likelihood ratio drawn between its two bounds, the verdict, the Elo difference with its 95% interval,
-the pentanomial counts of the completed pairs and the games pair by pair. It reloads itself every few seconds while
+whether its deals are paired, the pentanomial counts of the completed pairs (the trinomial counts of the games, on
+independent deals) and the games pair by pair. It reloads itself every few seconds while
 the match is played. Its figures are those of ``GET /api/v1/matches/{id}`` (``service.api.matches.detail``), the
 one place they are computed; docs/ratings.md says what they mean."""
 
@@ -24,11 +25,21 @@ PAGES.update(
     {
         "match.title": {"en": "Match {id}: {a} against {b}", "fr": "Match {id} : {a} contre {b}"},
         "match.about": {
-            "en": "{game}, {seats} seats; paired deals (one seed, seats swapped); H0: A is at most {elo0} Elo "
+            "en": "{game}, {seats} seats; {deals}; H0: A is at most {elo0} Elo "
             "stronger, H1: at least {elo1} ({model} Elo); alpha {alpha}, beta {beta}; at most {max_games} games.",
-            "fr": "{game}, {seats} sièges; donnes appariées (une graine, sièges échangés); H0 : A a au plus {elo0} "
+            "fr": "{game}, {seats} sièges; {deals}; H0 : A a au plus {elo0} "
             "Elo de plus, H1 : au moins {elo1} (Elo {model}); alpha {alpha}, bêta {beta}; au plus {max_games} "
             "parties.",
+        },
+        "match.deals.paired": {
+            "en": "paired deals (one seed per pair, seats swapped, played one after the other: every bot is its "
+            "maker's own)",
+            "fr": "donnes appariées (une graine par paire, sièges échangés, jouées l'une après l'autre : chaque bot "
+            "est à l'auteur du match)",
+        },
+        "match.deals.independent": {
+            "en": "independent deals (each game its own seed: a bot may remember a deal it held)",
+            "fr": "donnes indépendantes (une graine par partie : un bot peut se souvenir d'une donne qu'il a eue)",
         },
         "match.verdict": {"en": "Verdict", "fr": "Verdict"},
         "match.verdict.continue": {"en": "playing: no verdict yet", "fr": "en cours : pas encore de verdict"},
@@ -48,6 +59,10 @@ PAGES.update(
         "match.counts": {
             "en": "Pairs by A's points out of 2 (pentanomial counts)",
             "fr": "Paires selon les points de A sur 2 (effectifs pentanomiaux)",
+        },
+        "match.counts.games": {
+            "en": "Games by A's points (trinomial counts: lost, tied, won)",
+            "fr": "Parties selon les points de A (effectifs trinomiaux : perdues, nulles, gagnées)",
         },
         "match.games": {"en": "Games", "fr": "Parties"},
         "match.pair": {"en": "Pair", "fr": "Paire"},
@@ -91,4 +106,5 @@ def match_page(match_id: str) -> ResponseReturnValue:
     bar = llr_bar(shown["llr"], shown["lower"], shown["upper"])
     verdict = text(f"match.verdict.{shown['verdict']}", lang(), a=shown["name_a"])
     live = shown["status"] in ("scheduled", "running")
-    return render_template("match.html", match=shown, bar=bar, verdict=verdict, live=live)
+    deals = text("match.deals.paired" if shown["paired"] else "match.deals.independent", lang())
+    return render_template("match.html", match=shown, bar=bar, verdict=verdict, live=live, deals=deals)

@@ -15,10 +15,11 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 from werkzeug.exceptions import HTTPException
 
-from service import auth
+from service import auth, db
 from service.web.errors import PageError
 from service.web.messages import PAGES
 from service.web.owner_messages import OWNER_PAGES
+from store import deals
 from store.models import Bot, Game, Seat
 
 PAGES.update(OWNER_PAGES)
@@ -28,14 +29,15 @@ NOBODY: frozenset[int] = frozenset()
 
 def owned_seats(session: Session, game: Game) -> frozenset[int]:
     """The seats of ``game`` whose details the request's token may read while it runs: none without a token, or
-    once the game is over (everyone reads everything then). A bad token is a 401 page that says so."""
+    once the game is over (everyone reads everything then; a paired match's game once its twin on the deal is over too:
+    ``store/deals.py``). A bad token is a 401 page that says so."""
     if request.headers.get("Authorization") is None:
         return NOBODY
     try:
         player_id = auth.optional_player_id()
     except HTTPException:
         raise PageError(401, "error.token") from None
-    if player_id is None or game.status == "over":
+    if player_id is None or deals.public(session, game):
         return NOBODY
     bots = select(Bot.player_id).where(Bot.owner_id == player_id)
     rows = session.scalars(
@@ -50,7 +52,7 @@ def personal(response: Response, game: Game, owned: frozenset[int]) -> Response:
     """Mark a response of ``game``'s pages: it varies with the token, is private while the game runs, and names
     the seats shown as their owner's (``X-Owner-Seats``, comma-separated; empty: none)."""
     response.vary.add("Authorization")
-    if game.status != "over" or request.headers.get("Authorization") is not None:
+    if not deals.public(db.session(), game) or request.headers.get("Authorization") is not None:
         response.headers["Cache-Control"] = "private, no-cache"
     response.headers["X-Owner-Seats"] = ",".join(str(seat) for seat in sorted(owned))
     return response

@@ -43,7 +43,7 @@ from service.web import (
 )
 from service.web.errors import PageError, whole
 from service.web.messages import counted, text
-from store import eventlog
+from store import deals, eventlog
 from store.models import Game, Tournament
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/assets")
@@ -262,7 +262,7 @@ def render_step(game: Game, ply: int, labels: list[str], owned: frozenset[int] =
     """One step of the viewer: the board or the table after ``ply`` actions, what happened, who is asked (with the
     move's fault detail and debug text if the game is over or the move's seat is ``owned``)."""
     session = db.session()
-    finished = game.status == "over"
+    finished = deals.public(session, game)
     state = current_app.extensions["web_positions"].at(session, game, ply)
     view = engine.view(state, None)
     hands = None
@@ -297,11 +297,11 @@ def render_step(game: Game, ply: int, labels: list[str], owned: frozenset[int] =
 @blp.get("/games/<game_id>")
 def game(game_id: str) -> ResponseReturnValue:
     found = get_game(game_id)
-    finished = found.status == "over"
+    session = db.session()
+    finished = deals.public(session, found)
     step = request.args.get("step")
     ply = step_number(found, step, 400) if step is not None else (0 if finished else found.ply)
     labels = seat_labels(found)
-    session = db.session()
     owned = owner.owned_seats(session, found)
     page = render_template(
         "game.html",
@@ -344,7 +344,7 @@ def game_steps(game_id: str) -> ResponseReturnValue:
     found = get_game(game_id)
     after = step_number(found, request.args.get("after", "0"), 400)
     owned = owner.owned_seats(db.session(), found)
-    rows = steps.steps(db.session(), found, found.status == "over", lang(), after, owned=owned)
+    rows = steps.steps(db.session(), found, deals.public(db.session(), found), lang(), after, owned=owned)
     response = make_response(render_template("game_rows.html", steps=rows, labels=seat_labels(found)))
     response.headers["X-Game-Ply"] = str(found.ply)
     response.headers["X-Game-Status"] = found.status

@@ -1,7 +1,10 @@
-"""Matches: bot A against bot B on paired deals, stopped by a sequential test (``tournament/plans/matches.py``).
+"""Matches: bot A against bot B, stopped by a sequential test (``tournament/plans/matches.py``), on paired deals or
+independent ones.
 
 A match is a tournament (its schedule, games, leases and results are the tournament's rows) with this row beside it:
-the test's settings and its state after the last completed pair, written by the worker that completed it.
+the test's settings and its state after the last completed pair (or game), written by the worker that completed it.
+Whether its deals are paired is told by its counts, fixed when it is made: 5 (pentanomial, over pairs) on paired
+deals, 3 (trinomial, over games) on independent ones (:attr:`Match.paired`).
 """
 
 from __future__ import annotations
@@ -33,16 +36,30 @@ class Match(Base):
     """``normalized`` or ``logistic`` (``ratings/sprt.py``)."""
     max_games: Mapped[int] = mapped_column(Integer)
     pairs: Mapped[int] = mapped_column(Integer, default=0)
-    """Completed pairs counted in ``counts`` and ``llr``."""
+    """Completed pairs counted in ``counts`` and ``llr`` (0 on independent deals: ``games_counted``)."""
     counts: Mapped[list[int]] = mapped_column(JSON)
-    """Pentanomial counts: the completed pairs in which A scored 0, 0.5, 1, 1.5 and 2 points against B."""
+    """Pentanomial counts on paired deals: the completed pairs in which A scored 0, 0.5, 1, 1.5 and 2 points against
+    B; trinomial counts on independent deals: the games A lost, tied and won against B."""
     llr: Mapped[float] = mapped_column(Float, default=0.0)
     verdict: Mapped[str] = mapped_column(String(16), default="continue")
     """``continue`` while the test goes on; ``H1`` (A is at least ``elo1`` stronger), ``H0`` (at most ``elo0``),
     ``inconclusive`` (``max_games`` played first) or ``cancelled``."""
     games_counted: Mapped[int] = mapped_column(Integer, default=0)
-    """Games of the completed pairs (a pair's first game may be in while its second is not)."""
+    """Games counted: those of the completed pairs (a pair's first game may be in while its second is not), or
+    every game with a result on independent deals."""
     gauntlet_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
     """A gauntlet's matches (one bot against each of a field) share the id of its first match; ``None`` for a
     match of its own."""
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+    @property
+    def paired(self) -> bool:
+        """Whether the two games of each pair share one deal (the same seed): only when every bot seated is the
+        account's that made the match (a bot could remember a deal it held, and play its twin knowing the hand of
+        the bot in its seat); else every game has a deal of its own."""
+        return len(self.counts) == 5
+
+
+def fresh_counts(paired: bool) -> list[int]:
+    """The counts of a new match: 5 pentanomial bins on paired deals, 3 trinomial ones on independent deals."""
+    return [0] * (5 if paired else 3)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from cli.match_report import summary
 from tests.apikit import SQLITE_ONLY
 from tests.cli import test_tournament
 from tests.cli.test_tournament import Service, command
@@ -61,3 +62,11 @@ def test_the_services_refusal_is_a_sentence(service: Service) -> None:
 )
 def test_bad_flags_are_usage_errors(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
     assert message in usage_error(capsys, "match", *args, "--api", "http://127.0.0.1:9")
+
+
+def test_the_summary_counts_games_on_independent_deals_and_pairs_on_paired_ones() -> None:
+    shown = {"llr": 0.5, "lower": -2.94, "upper": 2.94, "elo": None, "pairs": 0, "counts": [1, 0, 2]}
+    assert summary({**shown, "paired": False}).endswith("no game yet, 3 games lost/tied/won [1, 0, 2]")
+    paired = {**shown, "pairs": 2, "counts": [0, 1, 0, 1, 0]}
+    assert summary({**paired, "paired": True}).endswith("no pair yet, 2 pairs [0, 1, 0, 1, 0]")
+    assert summary(paired) == summary({**paired, "paired": True})  # a local match's: always paired

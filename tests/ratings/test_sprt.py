@@ -162,3 +162,25 @@ def test_bad_counts_are_refused():
         sprt.llr([1, 2, 3, 4], 0, 5)
     with pytest.raises(ValueError, match="5 numbers"):
         sprt.llr([1, -2, 3, 4, 5], 0, 5)
+
+
+def test_estimate_of_single_games_by_hand():
+    """Independent deals count games, trinomially (fastchess's ``EloWDL``): 2 losses, 1 tie and 5 wins score
+    (0.5 + 5) / 8 = 0.6875, a game's variance (2 * 0.6875^2 + 0.1875^2 + 5 * 0.3125^2) / 8 = 0.18359375, and the
+    normalized Elo divides by a game's standard deviation, sqrt(var), not sqrt(2 var) as a pair's."""
+    found = sprt.estimate([2, 1, 5])
+    assert found is not None and found.pairs == 8
+    assert found.score == pytest.approx(0.6875)
+    assert found.elo == pytest.approx(-400 * math.log10(1 / 0.6875 - 1))
+    half = 1.959963984540054 * math.sqrt(0.18359375 / 8)
+    assert found.low == pytest.approx(-400 * math.log10(1 / (0.6875 - half) - 1))
+    assert found.high == pytest.approx(-400 * math.log10(1 / (0.6875 + half) - 1))
+    assert found.nelo == pytest.approx(0.1875 / math.sqrt(0.18359375) * 800 / math.log(10))
+    assert sprt.estimate([0, 0, 0]) is None
+
+
+def test_the_test_on_single_games_moves_with_the_evidence():
+    test = sprt.Sprt(0, 100, model="logistic")
+    assert test.llr([0, 0, 0]) == 0.0
+    assert test.llr([1, 2, 12]) > 0 > test.llr([12, 2, 1])
+    assert test.verdict([0, 0, 40]) == "H1" and test.verdict([40, 0, 0]) == "H0"

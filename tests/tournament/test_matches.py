@@ -6,12 +6,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import create_engine, event, text
 
 from ratings.sprt import Sprt
 from tests.apikit import API, Player
-from tests.arenakit import greedy_choice, push_bots, random_choice, register
+from tests.arenakit import assert_idle, greedy_choice, push_bots, random_choice, register
 
 
 def create(client: FlaskClient, owner: Player, path: str = "matches", **fields: Any) -> dict[str, Any]:
@@ -31,7 +32,9 @@ def wait_decided(client: FlaskClient, match_id: int, timeout: float = 240) -> di
         time.sleep(0.1)
 
 
-def test_a_stronger_bot_passes_and_the_match_stops_at_its_verdict(client: FlaskClient, owner: Player) -> None:
+def test_a_stronger_bot_passes_and_the_match_stops_at_its_verdict(
+    arena: Flask, client: FlaskClient, owner: Player
+) -> None:
     with push_bots(greedy_choice, random_choice) as servers:
         greedy, random_ = (register(client, owner, name, s.url) for name, s in zip("GR", servers, strict=True))
         created = create(
@@ -48,6 +51,10 @@ def test_a_stronger_bot_passes_and_the_match_stops_at_its_verdict(client: FlaskC
         assert created["verdict"] == "continue" and created["pairs"] == 0 and created["elo"] is None
         assert created["lower"] < 0 < created["upper"]
         done = wait_decided(client, created["id"])
+        # the bots stay up until the queue is idle: a game's job that read its game before the verdict cancelled
+        # it checks its bots' health before it finds the game cancelled, and a bot gone by then takes its deadline
+        # (20 s a call) to fault
+        assert_idle(arena, 120)
     assert done["verdict"] == "H1", done
     assert done["llr"] >= done["upper"]
     assert sum(done["counts"]) == done["pairs"] > 0

@@ -56,3 +56,24 @@ def test_only_completed_pairs_count_by_a_and_bs_ranks() -> None:
     counted = count(1, 2, results)
     assert counted.counts == [0, 1, 1, 0, 1]
     assert counted.pairs == 3 and counted.games == 6
+
+
+def test_independent_deals_give_every_game_its_own_seed_in_the_same_seats() -> None:
+    paired = schedule(1, 2, [7], 6, seed=5, salt="s")
+    independent = schedule(1, 2, [7], 6, seed=5, salt="s", paired=False)
+    assert [g.seats for g in independent] == [g.seats for g in paired]  # seats still swapped, fillers kept
+    assert [g.round for g in independent] == [g.round for g in paired]
+    assert len({g.seed for g in independent}) == 6  # a deal per game
+    assert [g.seed for g in independent[::2]] == [g.seed for g in paired[::2]]
+
+
+def test_single_games_count_trinomially_each_on_its_own() -> None:
+    results = [
+        (1, [1, 2], [0, 1]),  # A ahead
+        (2, [2, 1], [0, 0]),  # tie
+        (2, [1, 2], [1, 0]),  # A behind
+        (3, [7, 1, 8, 2], [0, 3, 1, 2]),  # 4 seats: only A's and B's ranks count, B ahead
+    ]
+    counted = count(1, 2, results, paired=False)
+    assert counted.counts == [2, 1, 1]  # losses, ties, wins
+    assert counted.pairs == 0 and counted.games == 4

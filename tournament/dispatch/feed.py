@@ -11,7 +11,9 @@ until it is played, and ends in about the time it takes alone; the big one waits
 games (shortest first, which makes the mean time to a result the least). The quotas bound how much any account
 may have queued, so no account's games wait for ever.
 Whoever starts a run, ends a game, ticks a worker's clock or runs the maintenance tops the windows up
-(``jobs.feed``), so the queue refills as the workers take games.
+(``jobs.feed``), so the queue refills as the workers take games. The second game of a pair on one deal (a paired
+match) is not fed until the first is over (:data:`TWIN_NOT_OVER`): the games of a deal are played one after the
+other, never at once; the end of the first feeds it.
 
 ``TournamentGame.fed`` records that a game was given its job, which makes it the recovery's to look after
 (``leases.unplayed``); a game not fed yet waits in the database for its turn and is no lost job. Two callers
@@ -42,6 +44,7 @@ from sqlalchemy.orm import Session
 
 from runtime import metrics
 from runtime.jobqueue import GAME_JOB
+from store import deals
 from store.database import first_line
 from store.fastlane import param
 from store.models import Tournament, TournamentGame, now
@@ -53,6 +56,11 @@ log = logging.getLogger(__name__)
 UNFED = text("tournament_games.status = 'pending' AND NOT tournament_games.fed")
 """A game not fed yet, spelled as the predicate of the partial index ``ix_tournament_games_unfed`` so that both
 planners read a tournament's next games along it."""
+
+TWIN_NOT_OVER = deals.twin_not_over(first_only=True)
+"""The game is the second of a pair on one deal (a paired match: ``tournament/plans/matches.py``) whose first is not
+over: it waits. Two games on one deal are never played at once: a bot that holds a deal in one could tell the bot
+in the same seat of the other every card of its hand. A round robin's games, each with its own seed, never wait."""
 
 
 PARTS = 200
@@ -116,13 +124,13 @@ def running(session: Session) -> Running:
 @functools.cache
 def next_games(parts: int) -> CompoundSelect[int, int, int]:
     """The statement that reads the next unfed games of ``parts`` tournaments (parameters ``t0``... and
-    ``window``), at most ``window`` of each, a part per tournament: built and compiled once per number of parts
+    ``window``), at most ``window`` of each, a part per tournament, none whose twin on its deal is not over: built and compiled once per number of parts
     (up to :data:`PARTS`)."""
     return union_all(
         *(
             select(
                 select(TournamentGame.id, TournamentGame.tournament_id, TournamentGame.number)
-                .where(TournamentGame.tournament_id == param(f"t{part}"), UNFED)
+                .where(TournamentGame.tournament_id == param(f"t{part}"), UNFED, ~TWIN_NOT_OVER)
                 .order_by(TournamentGame.number)
                 .limit(param("window", Integer()))
                 .subquery()

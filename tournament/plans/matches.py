@@ -1,21 +1,25 @@
-"""Matches: bot A against bot B on paired deals, stopped by the SPRT of ``ratings/sprt.py``.
+"""Matches: bot A against bot B on paired or independent deals, stopped by the SPRT of ``ratings/sprt.py``.
 
-A match is a tournament whose schedule comes in *pairs*: the two games of a pair share one deal (the same seed)
-and the same fillers in the same seats, and A and B swap seats between them. At 2 seats pair ``k`` is ``(A, B)``
+A match is a tournament whose schedule comes in *pairs*: the two games of a pair have the same fillers in the same
+seats, and A and B swap seats between them. On *paired deals* the two games share one deal (the same seed); only a
+match whose every bot is its maker's own is paired (``Match.paired``: a bot that held a deal could remember it, and
+in the twin game know the hand of the bot now in its seat), and its twins are played one after the other, never at
+once (``tournament/dispatch/feed.py``), the seed shown once both are over. Any other match plays *independent
+deals*: each game its own seed. At 2 seats pair ``k`` is ``(A, B)``
 then ``(B, A)``. At 3 or 4 seats the pairs walk through the seat pairs ``{i, j}`` (``i < j``) in turn, A in seat
 ``i`` and B in seat ``j`` in the first game, swapped in the second, the fillers in the other seats in a rotating
 order: over ``C(n, 2)`` pairs A and B each take every seat ``n - 1`` times. Each game scores A against B by their
-ranks alone (1 ahead, 0.5 tied, 0 behind: the fillers' places do not count); a pair's outcome is the sum, one of the
-five pentanomial bins. The schedule and the count are pure (``tournament/plans/pairs.py``: ``sorry-arena match`` plays
+ranks alone (1 ahead, 0.5 tied, 0 behind: the fillers' places do not count); on paired deals a pair's outcome is
+the sum, one of the five pentanomial bins, and on independent deals each game is a trinomial count on its own. The schedule and the count are pure (``tournament/plans/pairs.py``: ``sorry-arena match`` plays
 local bots' matches with them, without a database).
 
 The schedule is laid out whole (``max_games``, rounded up to whole pairs; pair ``k`` is round ``k + 1``) and fed to
 the queue a few games at a time like any tournament's (``tournament/dispatch/feed.py``), so the games played are the first
-pairs, in order. After each result, the worker that wrote it recounts the completed pairs from the stored results
-(:func:`refresh`, from ``tournament/standings/tables.py``) and stores the pentanomial counts and the LLR if they count more
-pairs than what is stored. Once the LLR leaves the bounds the match stops: its verdict is stored, its games not
+pairs, in order. After each result, the worker that wrote it recounts the completed pairs (or the games) from the stored
+results (:func:`refresh`, from ``tournament/standings/tables.py``) and stores the counts and the LLR if they count
+more games than what is stored. Once the LLR leaves the bounds the match stops: its verdict is stored, its games not
 finished are cancelled (those being played stop at their next step, as a cancelled tournament's do, and write no
-result) and its tournament is marked done. A match whose every pair is in without a verdict is ``inconclusive``.
+result) and its tournament is marked done. A match whose every game is in without a verdict is ``inconclusive``.
 """
 
 from __future__ import annotations
@@ -39,7 +43,13 @@ def pairings(session: Session, tournament: Tournament) -> list[Pairing]:
     if match is None:
         return []
     return schedule(
-        match.bot_a, match.bot_b, match.fillers, match.max_games, tournament.seed, tournament.seed_salt
+        match.bot_a,
+        match.bot_b,
+        match.fillers,
+        match.max_games,
+        tournament.seed,
+        tournament.seed_salt,
+        match.paired,
     )
 
 
@@ -52,8 +62,9 @@ _UNDECIDED = select(Match.id).where(Match.tournament_id == param("tournament_id"
 
 
 def refresh(session: Session, tournament_id: int) -> str | None:
-    """After a result of the tournament: if it plays a match still undecided, recount its completed pairs, store
-    the counts and LLR if they count more pairs than stored, and stop the match on a verdict. Returns the verdict
+    """After a result of the tournament: if it plays a match still undecided, recount its completed pairs (or games,
+    on independent deals), store the counts and LLR if they count more games than stored, and stop the match on a
+    verdict. Returns the verdict
     stored (``None``: not a match, or nothing new)."""
     if session.connection().execute(_UNDECIDED, {"tournament_id": tournament_id}).first() is None:
         return None  # not a match (most tournaments), or decided
@@ -65,18 +76,19 @@ def refresh(session: Session, tournament_id: int) -> str | None:
         .join(TournamentGame, TournamentGame.id == Result.tournament_game_id)
         .where(Result.tournament_id == tournament_id)
     ).all()
-    counted = count(match.bot_a, match.bot_b, [(round_, bot_ids, ranks) for round_, bot_ids, ranks in rows])
-    if counted.pairs <= match.pairs:
+    results = [(round_, bot_ids, ranks) for round_, bot_ids, ranks in rows]
+    counted = count(match.bot_a, match.bot_b, results, match.paired)
+    if counted.games <= match.games_counted:
         session.rollback()
         return None
     test = test_of(match)
     llr = test.llr(counted.counts)
     verdict: str = test.verdict(counted.counts)
-    if verdict == "continue" and counted.pairs >= pairs_of(match.max_games):
+    if verdict == "continue" and counted.games >= 2 * pairs_of(match.max_games):
         verdict = "inconclusive"
     stored = session.execute(
         update(Match)
-        .where(Match.id == match.id, Match.verdict == "continue", Match.pairs < counted.pairs)
+        .where(Match.id == match.id, Match.verdict == "continue", Match.games_counted < counted.games)
         .values(
             pairs=counted.pairs,
             counts=counted.counts,
