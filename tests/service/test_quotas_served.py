@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 import requests
+from sqlalchemy import create_engine
 
 from tests.servers import tail
 from tests.service.test_waiting_attacks import Server, server
@@ -44,7 +45,16 @@ def serve(database_url: str, tmp_path: Path) -> Iterator[Any]:
     def start(**env: str) -> Server:
         full = {"DATABASE_URL": database_url, "SORRY_ARENA_MAINTENANCE_SECONDS": "0.5", **env}
         made = server(
-            [sys.executable, "-m", "cli.main", "serve", "--threads", str(AT_ONCE + 4)],
+            [
+                sys.executable,
+                "-m",
+                "cli.main",
+                "serve",
+                "--worker-class",
+                "gthread",
+                "--threads",
+                str(AT_ONCE + 4),
+            ],
             full,
             tmp_path / "serve.log",
         )
@@ -123,8 +133,40 @@ def at_once(send: Any, count: int = AT_ONCE) -> Counter[int]:
     return Counter(answer.status_code for answer in answers)
 
 
-def test_requests_sent_at_once_get_in_exactly_as_many_as_the_quota(serve: Any) -> None:
-    found = serve(SORRY_ARENA_QUOTA_TOURNAMENTS=str(QUOTA), SORRY_ARENA_QUOTA_QUEUED="1000")
+SLOW_POSTGRESQL = (
+    "CREATE FUNCTION slow_insert() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(0.2); RETURN NEW; END $$ "
+    "LANGUAGE plpgsql",
+    "CREATE TRIGGER slow_insert BEFORE INSERT ON tournaments FOR EACH ROW EXECUTE FUNCTION slow_insert()",
+)
+SLOW_SQLITE = (
+    "CREATE TRIGGER slow_insert BEFORE INSERT ON tournaments BEGIN SELECT count(*) FROM (WITH RECURSIVE c(x) AS "
+    "(SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000) SELECT x FROM c); END",
+)
+
+
+def slow_inserts(database_url: str) -> None:
+    """Make each insertion of a tournament take a while (a trigger: a sleep of 0.2 s on PostgreSQL, a count to
+    200,000 on SQLite), as on a busy database: the time between a request's count of the quota and its commit,
+    where requests of one account sent at once all counted what none of them had committed yet."""
+    engine = create_engine(database_url)
+    try:
+        with engine.begin() as connection:
+            for statement in SLOW_POSTGRESQL if engine.dialect.name == "postgresql" else SLOW_SQLITE:
+                connection.exec_driver_sql(statement)
+    finally:
+        engine.dispose()
+
+
+def test_requests_sent_at_once_get_in_exactly_as_many_as_the_quota(serve: Any, database_url: str) -> None:
+    # a connection for each request sent at once, beside the embedded queue's (one game at a time: each waits for
+    # a pull bot that never moves)
+    found = serve(
+        SORRY_ARENA_QUOTA_TOURNAMENTS=str(QUOTA),
+        SORRY_ARENA_QUOTA_QUEUED="1000",
+        SORRY_ARENA_GAMES_PER_WORKER="1",
+        SORRY_ARENA_DB_POOL_SIZE=str(AT_ONCE + 4),
+    )
+    slow_inserts(database_url)  # after serve's migrations
     ada, bob, cy = Api(found, "ada"), Api(found, "bob"), Api(found, "cy")
     bots = [ada.pull_bot(f"ada{number}") for number in range(2)]
     tournaments = at_once(lambda: ada.tournament(bots))
