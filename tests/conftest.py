@@ -124,7 +124,12 @@ def redis_url(redis_source: RedisDatabases) -> Iterator[str]:
     yield from redis_source.database()
 
 
-TEST_LIMITS = {"limit_accounts": "100000/minute", "limit_bots": "100000/hour", "limit_moves": "100000/second", "limit_versions": "100000/hour"}
+TEST_LIMITS = {
+    "limit_accounts": "100000/minute",
+    "limit_bots": "100000/hour",
+    "limit_moves": "100000/second",
+    "limit_versions": "100000/hour",
+}
 """The test apps' rate limits: counted as in production, but far above what a test makes (a test creates up to
 hundreds of accounts from one address); ``tests/service/test_rate_limits.py`` tests the real defaults."""
 
