@@ -131,14 +131,14 @@ def start(session: Session, tournament: Tournament) -> bool:
 
 def seated(session: Session, parent: Tournament) -> list[int]:
     """The bots of ``parent`` (a first run) that its later runs seat, in its order: every one in an official
-    tournament; else the owner's own and the bots still open to others."""
+    tournament; else all but the bots of other accounts closed to others."""
     if parent.official:
         return list(parent.bot_ids)
-    entered = select(Bot.id).where(
-        Bot.id.in_(parent.bot_ids), (Bot.owner_id == parent.owner_id) | Bot.open_to_others.is_(True)
+    closed = select(Bot.id).where(
+        Bot.id.in_(parent.bot_ids), Bot.owner_id != parent.owner_id, Bot.open_to_others.is_(False)
     )
-    allowed = set(session.scalars(entered))
-    return [bot_id for bot_id in parent.bot_ids if bot_id in allowed]
+    left_out = set(session.scalars(closed))
+    return [bot_id for bot_id in parent.bot_ids if bot_id not in left_out]
 
 
 def create(session: Session, parent: Tournament, run: int) -> Tournament | None:
