@@ -38,6 +38,7 @@ DEFAULT_LIMIT_ACCOUNTS = "20/minute"
 DEFAULT_LIMIT_ACCOUNTS_HOURLY = "60/hour"
 DEFAULT_LIMIT_BOTS = "30/hour"
 DEFAULT_LIMIT_MOVES = "300/second"
+DEFAULT_LIMIT_VERSIONS = "20/hour"
 DEFAULT_QUOTA_GAMES = 1000
 DEFAULT_QUOTA_QUEUED = 2000
 DEFAULT_QUOTA_TOURNAMENTS = 5
@@ -73,6 +74,7 @@ class Settings:
     limit_accounts_hourly: str = DEFAULT_LIMIT_ACCOUNTS_HOURLY
     limit_bots: str = DEFAULT_LIMIT_BOTS
     limit_moves: str = DEFAULT_LIMIT_MOVES
+    limit_versions: str = DEFAULT_LIMIT_VERSIONS
     quota_games: int = DEFAULT_QUOTA_GAMES
     quota_queued: int = DEFAULT_QUOTA_QUEUED
     quota_tournaments: int = DEFAULT_QUOTA_TOURNAMENTS
@@ -238,6 +240,13 @@ SETTINGS: tuple[Setting, ...] = (
         "POST /api/v1/games/{id}/actions per account (a rate, or off)",
     ),
     Setting(
+        "SORRY_ARENA_LIMIT_VERSIONS",
+        "limit_versions",
+        DEFAULT_LIMIT_VERSIONS,
+        kinds.rate,
+        "new versions of a bot at the same url (PATCH new_version) per bot (a rate, or off)",
+    ),
+    Setting(
         "SORRY_ARENA_QUOTA_GAMES",
         "quota_games",
         DEFAULT_QUOTA_GAMES,
@@ -249,14 +258,15 @@ SETTINGS: tuple[Setting, ...] = (
         "quota_queued",
         DEFAULT_QUOTA_QUEUED,
         kinds.whole_between(1, 10 * MAX_GAMES),
-        f"games an account's tournaments may have left to play (1 to {10 * MAX_GAMES}); over it, a 429",
+        f"games an account's tournaments may have left to play, runs to come included (1 to {10 * MAX_GAMES}); "
+        "over it, a 429",
     ),
     Setting(
         "SORRY_ARENA_QUOTA_TOURNAMENTS",
         "quota_tournaments",
         DEFAULT_QUOTA_TOURNAMENTS,
         kinds.whole_between(1, 10_000),
-        "an account's scheduled and running tournaments (1 to 10000); over it, a 429",
+        "an account's scheduled and running tournaments, a repeating one as one (1 to 10000); over it, a 429",
     ),
     Setting(
         "SORRY_ARENA_QUOTA_REPEATS",

@@ -148,6 +148,16 @@ class BotVersionSchema(Schema):
 
 class BotDetailSchema(BotSchema):
     versions = fields.List(
+        fields.Nested(BotVersionSchema),
+        required=True,
+        metadata={"description": "its latest 20 versions, oldest first (all: GET /bots/{id}/versions)"},
+    )
+    versions_total = fields.Integer(required=True, metadata={"description": "how many versions it has"})
+
+
+class BotVersionListSchema(Schema):
+    bot_id = fields.Integer(required=True)
+    versions = fields.List(
         fields.Nested(BotVersionSchema), required=True, metadata={"description": "oldest first"}
     )
 

@@ -58,6 +58,7 @@ class Limit:
 
 ACCOUNTS = Limit("accounts", "SORRY_ARENA_LIMIT_ACCOUNTS", "account creations", "client address")
 BOTS = Limit("bots", "SORRY_ARENA_LIMIT_BOTS", "bot registrations and changes of a bot's url or secret", "account")
+VERSIONS = Limit("versions", "SORRY_ARENA_LIMIT_VERSIONS", "new versions of a bot at the same url", "bot")
 MOVES = Limit("moves", "SORRY_ARENA_LIMIT_MOVES", "move submissions", "account")
 ACCOUNTS_HOURLY_VARIABLE = "SORRY_ARENA_LIMIT_ACCOUNTS_HOURLY"
 """The account creations' second rate, over a longer window (default ``60/hour``): counted beside the first, under
@@ -84,6 +85,10 @@ class Counter(Protocol):
         ``amount``, and the seconds left in the window."""
         ...
 
+    def give_back(self, key: str, amount: int) -> None:
+        """Uncount one request counted in ``key``'s open window (a request refused by another limit after it)."""
+        ...
+
 
 class MemoryCounter:
     """Windows in this process's memory; ended ones are dropped once a minute, when a window opens."""
@@ -104,6 +109,12 @@ class MemoryCounter:
                 window = self._windows[key] = [0, now + seconds]
             window[0] += 1
             return window[0] <= amount, window[1] - now
+
+    def give_back(self, key: str, amount: int) -> None:
+        with self._lock:
+            window = self._windows.get(key)
+            if window is not None and window[1] > time.monotonic() and window[0] > 0:
+                window[0] -= 1
 
 
 class RedisCounter:
@@ -129,6 +140,9 @@ if left < 0 then
 end
 return {count, left}
 """
+    GIVE_BACK = """
+if redis.call('GET', KEYS[1]) and tonumber(redis.call('GET', KEYS[1])) > 0 then redis.call('DECR', KEYS[1]) end
+"""
     SHARE_FROM = 100
     SHARES = 20
 
@@ -136,6 +150,7 @@ return {count, left}
         # short timeouts: a Redis that hangs must not hold requests
         self.client: Any = redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=1.0)
         self.script = self.client.register_script(self.SCRIPT)
+        self.given_back = self.client.register_script(self.GIVE_BACK)
         self._shares: dict[str, list[float]] = {}  # key: [requests left in this process's share, window end]
         self._lock = threading.Lock()
         self._pooled = threading.Condition(self._lock)
@@ -197,6 +212,16 @@ return {count, left}
                 return True, left
         return False, left
 
+    def give_back(self, key: str, amount: int) -> None:
+        """One request back into the key's count (Redis), or into this process's share of it (a large limit)."""
+        if amount >= self.SHARE_FROM and amount // self.SHARES > 1:
+            with self._lock:
+                held = self._shares.get(key)
+                if held is not None and held[1] > time.monotonic():
+                    held[0] += 1
+            return
+        self.given_back(keys=[REDIS_KEY_PREFIX + key])
+
 
 def describe(item: RateLimitItem) -> str:
     """``100 per 1 second``, ``10 per 2 minutes``."""
@@ -229,6 +254,7 @@ class RateLimits:
                 ),
                 (BOTS, ((BOTS.variable, settings.limit_bots),)),
                 (MOVES, ((MOVES.variable, settings.limit_moves),)),
+                (VERSIONS, ((VERSIONS.variable, settings.limit_versions),)),
             )
         }
         self.counter: Counter = RedisCounter(settings.redis_url) if settings.redis_url else MemoryCounter()
@@ -236,19 +262,37 @@ class RateLimits:
 
     def hit(self, limit: Limit, who: str) -> None:
         """Count a request of ``who`` against ``limit``: a 429 when over it."""
+        self.hit_all((limit, who))
+
+    def hit_all(self, *counted: tuple[Limit, str]) -> None:
+        """Count a request against each ``(limit, who)`` in turn: a 429 when over one, after giving back what it
+        counted against the limits before it (a request refused by one limit costs no other's budget)."""
         if self.down_until:
             if time.monotonic() < self.down_until:
                 return
             self.down_until = 0.0
-        for item, rate, seconds in self.items[limit]:
-            try:
-                allowed, left = self.counter.hit(f"{limit.name}/{who}/{rate}", item.amount, seconds)
-            except redis.RedisError as error:
-                log.warning("rate limits: Redis failed (%s); requests pass unlimited while it does", error)
-                self.down_until = time.monotonic() + self.RETRY_SECONDS
-                return
-            if not allowed:
-                self.refuse(limit, item, left)
+        taken: list[tuple[str, int]] = []
+        for limit, who in counted:
+            for item, rate, seconds in self.items[limit]:
+                key = f"{limit.name}/{who}/{rate}"
+                try:
+                    allowed, left = self.counter.hit(key, item.amount, seconds)
+                except redis.RedisError as error:
+                    log.warning("rate limits: Redis failed (%s); requests pass unlimited while it does", error)
+                    self.down_until = time.monotonic() + self.RETRY_SECONDS
+                    return
+                if not allowed:
+                    self.give_back(taken)
+                    self.refuse(limit, item, left)
+                taken.append((key, item.amount))
+
+    def give_back(self, taken: list[tuple[str, int]]) -> None:
+        """Uncount a refused request from the windows ``taken`` (key, amount) that had counted it."""
+        try:
+            for key, amount in taken:
+                self.counter.give_back(key, amount)
+        except redis.RedisError as error:
+            log.warning("rate limits: Redis failed (%s) giving back a refused request's count", error)
 
     def refuse(self, limit: Limit, item: RateLimitItem, left: float) -> None:
         left = max(0.0, left)
@@ -270,6 +314,8 @@ def init_app(app: Flask, settings: Settings) -> None:
     app.extensions["ratelimits"] = RateLimits(settings)
 
 
-def check(limit: Limit, who: int | str) -> None:
-    """Count this request against ``limit`` for ``who`` (a player id, or a client address): a 429 when over it."""
-    current_app.extensions["ratelimits"].hit(limit, str(who))
+def check(limit: Limit, who: int | str, *more: tuple[Limit, int | str]) -> None:
+    """Count this request against ``limit`` for ``who`` (a player id, or a client address), and against each of
+    ``more`` (limit, who) after it: a 429 when over one, the others' counts of this request given back."""
+    counted = [(limit, str(who)), *((other, str(whom)) for other, whom in more)]
+    current_app.extensions["ratelimits"].hit_all(*counted)

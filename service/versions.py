@@ -4,7 +4,8 @@ the latest version of each bot.
 A pool's stored table (``rating_pools.table``, written by ``tournament/standings/tables.py``) has a row per bot version
 (``bot_id``, ``version``, ``version_id``); a row stored before bots had versions has no ``version`` and counts as
 version 1. The standings show each bot's latest rated version (as a leaderboard shows the latest submission); a
-bot's own page and ``GET /bots/{id}`` show every version.
+bot's own page and ``GET /bots/{id}`` show its latest :data:`SHOWN` versions, and ``GET /bots/{id}/versions`` every
+version, page by page, so that no answer grows with a bot's versions.
 """
 
 from __future__ import annotations
@@ -31,9 +32,25 @@ def latest_versions(table: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{**row, "version": version_of(row)} for row in table if version_of(row) == latest[int(row["bot_id"])]]
 
 
-def versions(session: Session, bot_id: int) -> list[BotVersion]:
-    """The bot's versions, the first first."""
-    return list(session.scalars(select(BotVersion).where(BotVersion.bot_id == bot_id).order_by(BotVersion.number)))
+SHOWN = 20
+"""The versions a bot's detail and its page show: its latest."""
+
+
+def versions(session: Session, bot_id: int, offset: int = 0, limit: int | None = None) -> list[BotVersion]:
+    """The bot's versions, the first first: ``limit`` of them from the ``offset``-th (all by default)."""
+    ordered = select(BotVersion).where(BotVersion.bot_id == bot_id).order_by(BotVersion.number)
+    return list(session.scalars(ordered.offset(offset).limit(limit)))
+
+
+def latest(session: Session, bot_id: int, shown: int = SHOWN) -> list[BotVersion]:
+    """The bot's latest ``shown`` versions, the oldest of them first."""
+    newest = select(BotVersion).where(BotVersion.bot_id == bot_id).order_by(BotVersion.number.desc()).limit(shown)
+    return list(reversed(list(session.scalars(newest))))
+
+
+def count(session: Session, bot_id: int) -> int:
+    """How many versions the bot has."""
+    return int(session.scalar(select(func.count(BotVersion.id)).where(BotVersion.bot_id == bot_id)) or 0)
 
 
 def current(session: Session, bot_ids: Sequence[int]) -> dict[int, int]:

@@ -149,6 +149,7 @@ TEST_LIMITS = {
     "limit_accounts_hourly": "100000/hour",
     "limit_bots": "100000/hour",
     "limit_moves": "100000/second",
+    "limit_versions": "100000/hour",
 }
 """The test apps' rate limits: counted as in production, but far above what a test makes (a test creates up to
 hundreds of accounts from one address); ``tests/service/test_rate_limits.py`` tests the real defaults."""

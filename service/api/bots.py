@@ -35,6 +35,7 @@ from service.bot_schemas import (
     BotDetailSchema,
     BotListSchema,
     BotUpdateSchema,
+    BotVersionListSchema,
 )
 from service.clientaddress import client_address
 from service.errors import ErrorSchema, fail
@@ -76,11 +77,23 @@ def describe(bot: Bot, viewer: int | None, version: int, **extra: Any) -> dict[s
 
 
 def detail(bot: Bot, viewer: int | None) -> dict[str, Any]:
-    """The bot with its versions, oldest first, each with its ratings (its URL to the owner only)."""
+    """The bot with its latest versions (``versions.SHOWN``), oldest first, each with its ratings (its URL to the
+    owner only), and how many it has in all (every one: ``GET /bots/{id}/versions``)."""
     session = db.session()
-    made = versions.versions(session, bot.id)
+    made = versions.latest(session, bot.id)
+    return describe(
+        bot,
+        viewer,
+        made[-1].number if made else 1,
+        versions=shown_versions(session, bot, viewer, made),
+        versions_total=versions.count(session, bot.id),
+    )
+
+
+def shown_versions(session: Session, bot: Bot, viewer: int | None, made: list[BotVersion]) -> list[dict[str, Any]]:
+    """``made`` (versions of ``bot``) as ``viewer`` may see them, each with its ratings."""
     rated = versions.ratings(session, bot.id)
-    shown = [
+    return [
         {
             "number": version.number,
             "url": version.url if viewer == bot.owner_id else None,
@@ -90,7 +103,6 @@ def detail(bot: Bot, viewer: int | None) -> dict[str, Any]:
         }
         for version in made
     ]
-    return describe(bot, viewer, made[-1].number if made else 1, versions=shown)
 
 
 def name_free(name: str, bot_id: int | None = None) -> None:
@@ -186,9 +198,9 @@ class Bots(MethodView):
         owner = auth.required_owner()
         name_free(body["name"])  # a name taken is said at once, with nothing counted or called
         # counted before the endpoint is proved (each proof is an outbound call): per owner, and as an account
-        # creation per client address (the bot's account), with the accounts made by POST /players
-        ratelimits.check(ratelimits.BOTS, owner.id)
-        ratelimits.check(ratelimits.ACCOUNTS, client_address())
+        # creation per client address (the bot's account), with the accounts made by POST /players; refused by
+        # either, it counts against neither
+        ratelimits.check(ratelimits.BOTS, owner.id, (ratelimits.ACCOUNTS, client_address()))
         secret = body["secret"] or secrets.token_urlsafe(32)  # a pull bot's, for a url given later
         games = sorted(set(body["games"]))
         if body["url"] is not None:
@@ -269,6 +281,8 @@ class OneBot(MethodView):
             name_free(name, bot.id)
         if url != bot.url or secret != bot.secret:  # counted as a registration: it calls out
             ratelimits.check(ratelimits.BOTS, bot.owner_id)
+        elif new_version:  # new code at the same url: each is a version kept and rated apart
+            ratelimits.check(ratelimits.VERSIONS, bot.id)
         if url is not None and (url != bot.url or secret != bot.secret):
             prove(url, secret)  # a push bot accepts the new secret (beside the old one) before the service uses it
         bot.url = url
@@ -276,7 +290,9 @@ class OneBot(MethodView):
         bot.name = name
         if "games" in body:
             bot.games = sorted(set(body["games"]))
-        if "open_to_others" in body:  # closing it keeps it in the tournaments it was entered in meanwhile
+        # closing it keeps it in the runs under way it was entered in meanwhile, and out of the runs of others'
+        # repeating tournaments made after (tournament/plans/runs.py)
+        if "open_to_others" in body:
             bot.open_to_others = body["open_to_others"]
         with committed(name, bot.id) as session:
             if new_version:  # it plays the games begun from now on (tournament/play/results.py)
@@ -296,6 +312,22 @@ class OneBot(MethodView):
         bot = owned_bot(bot_id)
         bot.active = False
         db.session().commit()
+
+
+@blp.route("/<int:bot_id>/versions")
+class Versions(MethodView):
+    @blp.response(200, BotVersionListSchema)
+    @blp.paginate(page_size=50, max_page_size=MAX_PAGE_SIZE)
+    @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
+    def get(self, bot_id: int, pagination_parameters: Any) -> dict[str, Any]:
+        """A bot's versions, oldest first, each with its ratings (paginated: page, page_size)"""
+        viewer = auth.optional_player()
+        bot = get_bot(bot_id)
+        session = db.session()
+        pagination_parameters.item_count = versions.count(session, bot.id)
+        found = window(pagination_parameters)
+        made = [] if found is None else versions.versions(session, bot.id, *found)
+        return {"bot_id": bot.id, "versions": shown_versions(session, bot, viewer.id if viewer else None, made)}
 
 
 @blp.route("/<int:bot_id>/faults")

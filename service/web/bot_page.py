@@ -47,5 +47,5 @@ def bot_page(bot_id: str) -> ResponseReturnValue:
         ]
         ratings.append((game, variant, row, charts.rating_chart(lines, found.history.games, lang())))
     rated = versions.ratings(session, bot.id)
-    made = [(version, rated.get(version.number, [])) for version in reversed(versions.versions(session, bot.id))]
+    made = [(version, rated.get(version.number, [])) for version in reversed(versions.latest(session, bot.id))]
     return render_template("bot.html", stats=stats, bot=bot, ratings=ratings, versions=made)

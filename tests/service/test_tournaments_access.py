@@ -220,3 +220,21 @@ def test_a_later_run_that_starts_while_the_tournaments_are_counted_counts_once(
         session.rollback()
         assert made and counted == 1
         assert quotas.active_tournaments(session, ada.id) == 1  # the third run, running
+
+
+def test_a_repeat_counts_its_runs_to_come_and_as_one_tournament(arena: Flask, client: FlaskClient) -> None:
+    """In-process, beside tests/service/test_quotas_served.py: a first run done, its second running (2 games laid
+    out, not played) and its third and fourth to come (3 games each) count 2 + 2 x 3 games left to play and one
+    tournament; a cancelled one's runs to come count nothing."""
+    ada = new_player(client, "ada")
+    sessions = arena.extensions["db_sessions"]
+    with sessions() as session:
+        first = tournament_row(session, ada.id, status="done", repeat_every=60, repeat_times=4, games_total=3)
+        second = tournament_row(session, ada.id, status="running", parent_id=first.id, run=2, games_total=3)
+        for number in range(3):
+            status = "done" if number == 0 else "pending"
+            session.add(TournamentGame(tournament_id=second.id, number=number, round=1, bot_ids=[1, 2], seed=number, status=status, fed=False, attempts=0))  # fmt: skip
+        tournament_row(session, ada.id, status="cancelled", repeat_every=60, repeat_times=5, games_total=9)
+        session.commit()
+        assert quotas.games_left(session, ada.id) == 2 + 2 * 3
+        assert quotas.active_tournaments(session, ada.id) == 1

@@ -7,6 +7,11 @@ salt of its own, so that a finished run's published salt tells nothing of anothe
 count of the runs made so far, says which runs are due: a run started late does not move the later ones, and a caller
 that comes late finds the run made and starts nothing ahead of its time.
 
+A later run seats the first run's bots that may still be entered by its owner (:func:`seated`): a bot of another
+account whose owner has closed it to others (``open_to_others`` off) since is left out of the runs made after, as
+it would be refused from a new tournament; the run's games are those of the bots left. With fewer bots left than a
+table seats, the run is made done, with no games (it keeps its place: the runs after it are due as planned).
+
 Several callers may start the same run at once (the start job, the clock of every worker, the maintenance); each
 start happens at most once:
 
@@ -30,7 +35,7 @@ from sqlalchemy.orm import Session, aliased
 
 from store.challenges import is_challenge
 from store.fastlane import param
-from store.models import Tournament, TournamentGame, new_seed_salt, now
+from store.models import Bot, Tournament, TournamentGame, new_seed_salt, now
 from tournament.plans import matches
 from tournament.plans.schedule import Pairing, game_seed, schedule
 
@@ -124,9 +129,24 @@ def start(session: Session, tournament: Tournament) -> bool:
     return True
 
 
+def seated(session: Session, parent: Tournament) -> list[int]:
+    """The bots of ``parent`` (a first run) that its later runs seat, in its order: every one in an official
+    tournament; else all but the bots of other accounts closed to others."""
+    if parent.official:
+        return list(parent.bot_ids)
+    closed = select(Bot.id).where(
+        Bot.id.in_(parent.bot_ids), Bot.owner_id != parent.owner_id, Bot.open_to_others.is_(False)
+    )
+    left_out = set(session.scalars(closed))
+    return [bot_id for bot_id in parent.bot_ids if bot_id not in left_out]
+
+
 def create(session: Session, parent: Tournament, run: int) -> Tournament | None:
-    """Create run ``run`` of the first run ``parent``, running, with its games, in one transaction; ``None`` if it
-    exists already (another caller created it, perhaps a moment ago: the unique ``(parent_id, run)``)."""
+    """Create run ``run`` of the first run ``parent``, running, with its games, in one transaction (done, with no
+    games, if too few of its bots may still be seated: :func:`seated`); ``None`` if it exists already (another
+    caller created it, perhaps a moment ago: the unique ``(parent_id, run)``)."""
+    bot_ids = seated(session, parent)
+    playable = len(bot_ids) >= parent.table_size
     suffix = f" #{run}"
     child = Tournament(
         owner_id=parent.owner_id,
@@ -134,7 +154,7 @@ def create(session: Session, parent: Tournament, run: int) -> Tournament | None:
         game=parent.game,
         settings=parent.settings,
         variant=parent.variant,
-        bot_ids=parent.bot_ids,
+        bot_ids=bot_ids,
         table_size=parent.table_size,
         rounds=parent.rounds,
         seed=run_seed(parent.seed, run),
@@ -144,9 +164,10 @@ def create(session: Session, parent: Tournament, run: int) -> Tournament | None:
         rated=parent.rated,
         parent_id=parent.id,
         run=run,
-        status="running",
-        games_total=parent.games_total,
+        status="running" if playable else "done",
+        games_total=0,
         created_at=now(),
+        finished_at=None if playable else now(),
     )
     session.add(child)
     try:
@@ -156,7 +177,8 @@ def create(session: Session, parent: Tournament, run: int) -> Tournament | None:
         if run not in made_runs(session, parent.id):
             raise  # some other constraint failed
         return None
-    games = lay_out(child)
+    games = lay_out(child) if playable else []
+    child.games_total = len(games)
     if games:
         session.connection().execute(_GAME, games)
     session.commit()
