@@ -6,10 +6,10 @@ A ``SimpleWorker`` (a forking worker re-imports the job module for every job; a 
 no fork is needed), with the job module imported before the first job. It takes a job from the queue only when one
 of its game slots is free (``tournament.dispatch.slots``); a game job hands its game to that slot and returns, so the worker
 goes on taking jobs while its games wait for their bots (and RQ's bookkeeping of a job, a dozen round trips to
-Redis, is cut to one for a game's: ``ArenaWorker.hand_over``); a job for a game of a bot that stalls (its calls run out
-their deadline) goes back to the end of the queue while that bot already sits in its share of the slots
-(``tournament.play.stalls``), so the slots stay with the games that move. While it waits for a free slot it keeps its registration
-alive and runs its maintenance on time. The maintenance, every ``maintenance_interval`` seconds, enqueues again
+Redis, is cut to one for a game's: ``ArenaWorker.hand_over``); a job for a game of an account that already holds
+its share of the slots, or of a bot that stalls (its calls run out their deadline) while it sits in its share, goes
+back to the end of the queue (``tournament.play.stalls``), so no few accounts hold every slot and the slots stay with
+the games that move. While it waits for a free slot it keeps its registration alive and runs its maintenance on time. The maintenance, every ``maintenance_interval`` seconds, enqueues again
 (at the front of the queue) the games that have no live job and starts the runs due (``recovery.recover``); a
 database that fails meanwhile only skips that pass. The clock (``tournament.dispatch.clock``) starts the runs due every
 second, so start times and repeats keep their planned times without RQ's scheduler (no child process to outlive
@@ -198,23 +198,25 @@ class ArenaWorker(SimpleWorker):
             return found
 
     def held_back(self, job: Any) -> bool:
-        """Whether a game's job goes back to the queue (``playing.held_back``: a bot of it stalls in its share of the
-        slots). A job that comes back again before any game here ended waits first for one to end (a second at
-        most), so that a queue of nothing but such games is not spun through."""
+        """Whether a game's job goes back to the queue (``playing.held_back``: its account holds its share of the
+        slots, or a bot of it stalls in its own). A job that comes back again before any game here ended waits
+        first for one to end (a second at most), and the jobs sent back stay noted until one ended, so that a
+        queue of nothing but such games is not spun through: about one job a second while no game ends."""
         if self.slots is None or job.func_name != GAME_JOB or not job.args:
             return False
         ctx = context.get()
-        if not playing.held_back(ctx, *job.args[:2]):
+        if not playing.held_back(ctx, *job.args[:3]):
             return False
         version = ctx.stalls.version()
         if version != self._held_since:
             self._held, self._held_since = set(), version
-        if job.id in self._held:
-            ctx.stalls.wait_for_a_game_to_end(version, timeout=1.0)
+        if job.id in self._held and ctx.stalls.wait_for_a_game_to_end(version, timeout=1.0):
             self._held, self._held_since = set(), ctx.stalls.version()
         self._held.add(job.id)
         metrics.STALL_HOLDS.inc()
-        log.debug("game job %s goes back to the queue: a bot of it stalls in its share of the slots", job.id)
+        log.debug(
+            "game job %s goes back to the queue: its account, or a stalling bot of it, holds its share", job.id
+        )
         return True
 
     def check_for_suspension(self, burst: bool) -> None:
