@@ -350,6 +350,8 @@ def workers(
     from rq import Worker
 
     env = {**os.environ, "SORRY_ARENA_BOT_ALLOW": "loopback"}
+    if root == ROOT:  # one account's tournament: every slot, not an account's share (an older checkout has none)
+        env["SORRY_ARENA_ACCOUNT_SHARE_PERCENT"] = "100"
     before = len(Worker.all(connection=connection))
     command = [
         sys.executable,

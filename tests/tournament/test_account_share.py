@@ -160,5 +160,5 @@ def test_a_challenge_flood_by_four_accounts_leaves_the_victim_its_share(
     record(f"account_share_challenges_{kind}_alone_s", round(alone, 2))
     record(f"account_share_challenges_{kind}_attacked_s", round(attacked, 2))
     log.info("victim alone %.2f s, beside 4 accounts' challenges %.2f s", alone, attacked)
-    assert (len(challenges), refused) == (4, 8), "one challenge not over per account"
     assert ended == 0, f"a challenge ended ({ended}) before the victim's tournament: {attacked:.1f} s"
+    assert (len(challenges), refused) == (4, 8), "one challenge not over per account"
