@@ -6,6 +6,7 @@ challenge not over per account, the person's time per move capped; leaving by ca
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from flask import Flask
@@ -14,8 +15,9 @@ from sqlalchemy import select
 
 import engine
 from engine import records
+from store.gamelog import as_utc
 from store.models import ActionRecord, Game
-from tests.apikit import API, Player, get_actions, new_player
+from tests.apikit import API, Player, get_actions, new_player, submit
 from tests.arenakit import arena, client, create_tournament, owner, push_bots, random_choice, register
 from tests.liveserver import serving
 from tests.service.challengekit import challenge, open_bot, opponents, play_person, wait_game, wait_status
@@ -122,9 +124,31 @@ def test_the_persons_time_per_move_is_capped_and_the_bots_keep_the_tournaments_l
     assert response.status_code == 422, response.get_data(as_text=True)
     message = response.get_json()["message"]
     assert "at most 120000 ms" in message and "SORRY_ARENA_CHALLENGE_MOVE_TIMEOUT_MS" in message, message
-    made = challenge(client, owner, game="card", bot_ids=[bot["id"]])
+    made = challenge(client, owner, game="card", bot_ids=[bot["id"]], seat=1)
     assert made["move_timeout_ms"] == 120_000 and made["bot_move_timeout_ms"] == 60_000
-    client.post(f"{API}/tournaments/{made['id']}/cancel", headers=owner.headers)
+    game_id = wait_game(client, made["id"])["game_id"]
+    pully = Player(bot["player_id"], bot["name"], bot["token"])
+
+    def shown_against_saved(offered: dict[str, Any]) -> float:
+        """The seconds from the position's save to the deadline shown."""
+        with client.application.extensions["db_sessions"]() as session:
+            saved_at = as_utc(session.scalar(select(Game.updated_at).where(Game.id == game_id)))
+        return (datetime.fromisoformat(offered["deadline"]) - saved_at).total_seconds()
+
+    checked = set()
+    try:
+        for _ in range(50):  # the bot and the person move, by hand here, until each was asked once
+            for who, player in (("bot", pully), ("person", owner)):
+                offered = get_actions(client, game_id, player, wait=1)
+                if offered["your_decision"]:
+                    checked.add((who, round(shown_against_saved(offered), 2)))
+                    response = submit(client, game_id, player, offered["actions"][0]["id"], offered["ply"])
+                    assert response.status_code == 200, response.get_data(as_text=True)
+            if len({who for who, _ in checked}) == 2:
+                break
+    finally:
+        client.post(f"{API}/tournaments/{made['id']}/cancel", headers=owner.headers)
+    assert checked == {("bot", 60.0), ("person", 120.0)}, checked
 
 
 def test_the_person_leaves_by_cancelling(arena: Flask, client: FlaskClient, owner: Player) -> None:
