@@ -124,6 +124,7 @@ def test_the_persons_time_per_move_is_capped_and_the_bots_keep_the_tournaments_l
     assert response.status_code == 422, response.get_data(as_text=True)
     message = response.get_json()["message"]
     assert "at most 120000 ms" in message and "SORRY_ARENA_CHALLENGE_MOVE_TIMEOUT_MS" in message, message
+    assert 'id="move-seconds" min="1" max="120" value="120"' in client.get("/play").get_data(as_text=True)
     made = challenge(client, owner, game="card", bot_ids=[bot["id"]], seat=1)
     assert made["move_timeout_ms"] == 120_000 and made["bot_move_timeout_ms"] == 60_000
     game_id = wait_game(client, made["id"])["game_id"]
