@@ -155,7 +155,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         connection = redis.Redis.from_url(redis_url)
         database_url = args.database_url or f"sqlite:///{Path(scratch) / 'bench.db'}"
         migrate.upgrade(database_url)
-        app = create_app(Settings(database_url=database_url, redis_url=redis_url, bot_allow="loopback"))
+        settings = Settings(
+            database_url=database_url, redis_url=redis_url, bot_allow="loopback", limit_accounts="off"
+        )
+        app = create_app(settings)
         stack.callback(app.extensions["db_engine"].dispose)
         urls = stack.enter_context(bot_processes(2))
         arena = Attacks(app, connection)
