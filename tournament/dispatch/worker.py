@@ -200,8 +200,9 @@ class ArenaWorker(SimpleWorker):
     def held_back(self, job: Any) -> bool:
         """Whether a game's job goes back to the queue (``playing.held_back``: its account holds its share of the
         slots, or a bot of it stalls in its own). A job that comes back again before any game here ended waits
-        first for one to end (a second at most), and the jobs sent back stay noted until one ended, so that a
-        queue of nothing but such games is not spun through: about one job a second while no game ends."""
+        first for one to end (a second at most), so that a queue of nothing but such games is gone through once a
+        second at most while no game ends (the jobs carry their bots and account: no database read), and a
+        game of another account behind them is reached within that second."""
         if self.slots is None or job.func_name != GAME_JOB or not job.args:
             return False
         ctx = context.get()
@@ -210,7 +211,8 @@ class ArenaWorker(SimpleWorker):
         version = ctx.stalls.version()
         if version != self._held_since:
             self._held, self._held_since = set(), version
-        if job.id in self._held and ctx.stalls.wait_for_a_game_to_end(version, timeout=1.0):
+        if job.id in self._held:
+            ctx.stalls.wait_for_a_game_to_end(version, timeout=1.0)
             self._held, self._held_since = set(), ctx.stalls.version()
         self._held.add(job.id)
         metrics.STALL_HOLDS.inc()
