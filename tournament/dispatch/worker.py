@@ -71,6 +71,10 @@ STUCK_AFTER = timedelta(minutes=1)
 rule: ``ArenaWorker.clean_intermediate``)."""
 STUCK_KEPT = 24 * 3600
 """How long a job's first sighting there is kept (RQ's: a day)."""
+HELD_WAIT_SECONDS = 1.0
+"""The longest a job sent back again waits for news before it goes back (``ArenaWorker.held_back``)."""
+HELD_LOOK_SECONDS = 0.1
+"""How often it looks meanwhile for a new job in the queue."""
 SUSPENSION_CHECK_SECONDS = 1.0
 """The least time between two checks for ``rq suspend`` (``ArenaWorker.check_for_suspension``)."""
 
@@ -197,12 +201,12 @@ class ArenaWorker(SimpleWorker):
                 self.slots.cancel()
             return found
 
-    def held_back(self, job: Any) -> bool:
+    def held_back(self, job: Any, queue: Any = None) -> bool:
         """Whether a game's job goes back to the queue (``playing.held_back``: its account holds its share of the
         slots, or a bot of it stalls in its own). A job that comes back again before any game here ended waits
-        first for one to end (a second at most), so that a queue of nothing but such games is gone through once a
-        second at most while no game ends (the jobs carry their bots and account: no database read), and a
-        game of another account behind them is reached within that second."""
+        first (:meth:`_wait_for_news`, a second at most) for a game here to end or a job not sent back yet to come
+        into ``queue``, so that a queue of nothing but such games is gone through once a second at most (the jobs
+        carry their bots and account: no database read), and another account's game is taken as it comes."""
         if self.slots is None or job.func_name != GAME_JOB or not job.args:
             return False
         ctx = context.get()
@@ -212,7 +216,7 @@ class ArenaWorker(SimpleWorker):
         if version != self._held_since:
             self._held, self._held_since = set(), version
         if job.id in self._held:
-            ctx.stalls.wait_for_a_game_to_end(version, timeout=1.0)
+            self._wait_for_news(ctx, queue, version)
             self._held, self._held_since = set(), ctx.stalls.version()
         self._held.add(job.id)
         metrics.STALL_HOLDS.inc()
@@ -220,6 +224,17 @@ class ArenaWorker(SimpleWorker):
             "game job %s goes back to the queue: its account, or a stalling bot of it, holds its share", job.id
         )
         return True
+
+    def _wait_for_news(self, ctx: context.Context, queue: Any, version: int) -> None:
+        """Wait up to ``HELD_WAIT_SECONDS`` for a game here to end (after ``version``) or, looked at every
+        ``HELD_LOOK_SECONDS``, a job in ``queue`` not sent back since then (one read of its ids from Redis)."""
+        deadline = time.monotonic() + HELD_WAIT_SECONDS
+        while True:
+            if queue is not None and not set(queue.get_job_ids()) <= self._held:
+                return
+            left = deadline - time.monotonic()
+            if left <= 0 or ctx.stalls.wait_for_a_game_to_end(version, timeout=min(left, HELD_LOOK_SECONDS)):
+                return
 
     def check_for_suspension(self, burst: bool) -> None:
         """RQ's check for ``rq suspend``, at most once a second (RQ asks Redis before every job)."""
@@ -233,7 +248,7 @@ class ArenaWorker(SimpleWorker):
     def execute_job(self, job: Any, queue: Any) -> None:
         with self._noting_redis_loss(), self._stop_after():
             try:
-                if self.held_back(job):
+                if self.held_back(job, queue):
                     self.send_back(job, queue)
                     return
                 if self.slots is not None and job.func_name == GAME_JOB:
