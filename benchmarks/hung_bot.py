@@ -84,7 +84,8 @@ def switchable_bot(port: int, hung: Any) -> None:
 
 @contextmanager
 def worker(database_url: str, redis_url: str, games: int) -> Iterator[None]:
-    env = {**os.environ, "SORRY_ARENA_BOT_ALLOW": "loopback"}
+    # one account's tournament: every slot of the worker, not an account's share (SORRY_ARENA_ACCOUNT_SHARE_PERCENT)
+    env = {**os.environ, "SORRY_ARENA_BOT_ALLOW": "loopback", "SORRY_ARENA_ACCOUNT_SHARE_PERCENT": "100"}
     command = [
         sys.executable,
         "-m",

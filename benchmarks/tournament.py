@@ -344,12 +344,17 @@ def workers(
     connection: Any,
     slots: int = DEFAULT_SLOTS,
     root: Path = ROOT,
+    account_share: int | None = 100,
 ) -> Iterator[list[int]]:
     """``count`` ``sorry-arena worker`` processes of ``slots`` games each, run from the checkout at ``root``,
-    registered with Redis; stopped at the end. Yields their process ids."""
+    registered with Redis; stopped at the end. Yields their process ids. ``account_share``: their
+    ``SORRY_ARENA_ACCOUNT_SHARE_PERCENT`` (100, every slot for one account, as the throughput figures are measured;
+    ``None``: the setting's default; an older checkout, which has no such setting, is given none)."""
     from rq import Worker
 
     env = {**os.environ, "SORRY_ARENA_BOT_ALLOW": "loopback"}
+    if root == ROOT and account_share is not None:
+        env["SORRY_ARENA_ACCOUNT_SHARE_PERCENT"] = str(account_share)
     before = len(Worker.all(connection=connection))
     command = [
         sys.executable,

@@ -45,10 +45,12 @@ class FaultCount:
     faults_in_a_row: int = 0
     faults: int = 0
     forfeited: bool = False
+    to_forfeit: int = FAULTS_TO_FORFEIT
+    """The faults in a row that forfeit (a challenge's person: ``engine.records.PERSON_FAULTS_TO_FORFEIT``)."""
 
     def count(self, fault: str | None) -> None:
-        """Count one move's fault (``None``: a good move); the third in a row forfeits. A ``forfeit`` move is
-        one played for a seat that had already forfeited."""
+        """Count one move's fault (``None``: a good move); the ``to_forfeit``-th in a row (the third for a bot)
+        forfeits. A ``forfeit`` move is one played for a seat that had already forfeited."""
         if fault is None:
             self.faults_in_a_row = 0
         elif fault == "forfeit":
@@ -56,7 +58,7 @@ class FaultCount:
         else:
             self.faults += 1
             self.faults_in_a_row += 1
-            self.forfeited = self.forfeited or self.faults_in_a_row >= FAULTS_TO_FORFEIT
+            self.forfeited = self.forfeited or self.faults_in_a_row >= self.to_forfeit
 
 
 class Table(Protocol):

@@ -11,9 +11,9 @@ each field)::
 
 :func:`make_record` builds one, :func:`dumps` writes it as one line, :func:`read_jsonl` reads a file of them and
 :func:`check` replays one with the engine (:mod:`engine.api`) and says what does not hold. A tournament's result is
-the engine's ranking with forfeits applied (a seat whose bot faulted :data:`FAULTS_TO_FORFEIT` times in a row, or
-that forfeited from the start, is ranked last and its later moves are the seeded fallback), so :func:`check` applies
-the same rule (:func:`final_result`). Pure: standard library and the engine only.
+the engine's ranking with forfeits applied (a seat whose bot faulted :data:`FAULTS_TO_FORFEIT` times in a row, a
+challenge's person :data:`PERSON_FAULTS_TO_FORFEIT` times, or that forfeited from the start, is ranked last and its
+later moves are the seeded fallback), so :func:`check` applies the same rule (:func:`final_result`). Pure: standard library and the engine only.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from engine.api import (
 __all__ = [
     "FAULTS_TO_FORFEIT",
     "FORMAT",
+    "PERSON_FAULTS_TO_FORFEIT",
     "VERSION",
     "RecordError",
     "check",
@@ -56,7 +57,11 @@ FORMAT = "sorry-arena/game-record"
 VERSION = 1
 """The ``version`` field of the records this module writes and checks."""
 FAULTS_TO_FORFEIT = 3
-"""Faults in a row that forfeit a tournament game for a seat (the tournament runner's rule)."""
+"""Faults in a row that forfeit a tournament game for a bot's seat (the tournament runner's rule)."""
+PERSON_FAULTS_TO_FORFEIT = 2
+"""Faults in a row that forfeit a challenge's game for the person's seat (a person who missed one deadline and then
+another has left: the game, and its worker's slot, do not wait out a third). In a record, the person's seat is the
+seat of a tournament's game (``tournament_id`` set) without a ``bot_id``."""
 FORFEIT = "forfeit"
 """The fault of a move played for a seat that had already forfeited."""
 
@@ -338,6 +343,7 @@ def _replayed(record: dict[str, Any]) -> list[str]:
         if next((a.get("fault") for a in actions if a["seat"] == seat), FORFEIT) == FORFEIT
     }
     in_a_row = [0] * players
+    to_forfeit = [faults_to_forfeit(record, seat) for seat in range(players)]
     problems: list[str] = []
     for ply, move in enumerate(actions):
         playing = players - len(forfeited_at)
@@ -374,9 +380,17 @@ def _replayed(record: dict[str, Any]) -> list[str]:
             in_a_row[seat] = 0
         elif fault != FORFEIT:
             in_a_row[seat] += 1
-            if in_a_row[seat] >= FAULTS_TO_FORFEIT and seat not in forfeited_at:
+            if in_a_row[seat] >= to_forfeit[seat] and seat not in forfeited_at:
                 forfeited_at[seat] = ply + 1
     return problems + _judged(record, state, forfeited_at)
+
+
+def faults_to_forfeit(record: dict[str, Any], seat: int) -> int:
+    """The faults in a row that forfeit the game for ``seat``: :data:`PERSON_FAULTS_TO_FORFEIT` at a challenge's
+    person's seat (a tournament's game, a seat without a bot), else :data:`FAULTS_TO_FORFEIT`."""
+    if record.get("tournament_id") is not None and record["seats"][seat].get("bot_id") is None:
+        return PERSON_FAULTS_TO_FORFEIT
+    return FAULTS_TO_FORFEIT
 
 
 def _judged(record: dict[str, Any], state: Any, forfeited_at: dict[int, int]) -> list[str]:

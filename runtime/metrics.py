@@ -92,7 +92,8 @@ LEASE_TAKEOVERS = Counter(
 )
 RECOVERED = Counter("sorry_arena_recovered_games", "Games enqueued again by the recovery (their job was lost)")
 STALL_HOLDS = Counter(
-    "sorry_arena_stall_holds", "Game jobs sent back to the queue: a bot of theirs stalls in its share of the slots"
+    "sorry_arena_stall_holds",
+    "Game jobs sent back to the queue: their account holds its share of the slots, or a bot of theirs stalls in its",
 )
 READY = Gauge(
     "sorry_arena_worker_ready",

@@ -44,6 +44,11 @@ DEFAULT_QUOTA_QUEUED = 2000
 DEFAULT_QUOTA_TOURNAMENTS = 5
 DEFAULT_QUOTA_REPEATS = 100
 DEFAULT_FEED_WINDOW = 8
+DEFAULT_ACCOUNT_SHARE_PERCENT = 25
+DEFAULT_LIVE_CHALLENGES = 1
+DEFAULT_CHALLENGE_MOVE_TIMEOUT_MS = 120_000
+MAX_CHALLENGE_MOVE_TIMEOUT_MS = 600_000
+"""The most a person's time per move in a challenge may be set to (``SORRY_ARENA_CHALLENGE_MOVE_TIMEOUT_MS``)."""
 DEFAULT_DB_POOL_SIZE = 5
 """As ``store.database.POOL_SIZE`` (not imported: the command line reads these settings before SQLAlchemy loads)."""
 DEFAULT_DB_MAX_OVERFLOW = 5
@@ -81,6 +86,9 @@ class Settings:
     quota_repeats: int = DEFAULT_QUOTA_REPEATS
     operator_token: str | None = None
     feed_window: int = DEFAULT_FEED_WINDOW
+    account_share_percent: int = DEFAULT_ACCOUNT_SHARE_PERCENT
+    live_challenges: int = DEFAULT_LIVE_CHALLENGES
+    challenge_move_timeout_ms: int = DEFAULT_CHALLENGE_MOVE_TIMEOUT_MS
     db_pool_size: int = DEFAULT_DB_POOL_SIZE
     db_max_overflow: int = DEFAULT_DB_MAX_OVERFLOW
     trusted_proxies: str = ""
@@ -290,6 +298,29 @@ SETTINGS: tuple[Setting, ...] = (
         DEFAULT_FEED_WINDOW,
         kinds.whole_between(1, 1000),
         "games of each account waiting in the job queue at most (1 to 1000)",
+    ),
+    Setting(
+        "SORRY_ARENA_ACCOUNT_SHARE_PERCENT",
+        "account_share_percent",
+        DEFAULT_ACCOUNT_SHARE_PERCENT,
+        kinds.whole_between(1, 100),
+        "the share of a worker's game slots one account's games (tournaments, matches, challenges) may hold at once, "
+        "in percent (1 to 100; at least one slot)",
+    ),
+    Setting(
+        "SORRY_ARENA_LIVE_CHALLENGES",
+        "live_challenges",
+        DEFAULT_LIVE_CHALLENGES,
+        kinds.whole_between(1, 100),
+        "an account's challenges not over (1 to 100); over it, a 429",
+    ),
+    Setting(
+        "SORRY_ARENA_CHALLENGE_MOVE_TIMEOUT_MS",
+        "challenge_move_timeout_ms",
+        DEFAULT_CHALLENGE_MOVE_TIMEOUT_MS,
+        kinds.whole_between(1000, MAX_CHALLENGE_MOVE_TIMEOUT_MS),
+        f"the most time per move a person may ask for in a challenge, in ms (1000 to {MAX_CHALLENGE_MOVE_TIMEOUT_MS}); "
+        "over it, a 422",
     ),
     Setting(
         "SORRY_ARENA_DB_POOL_SIZE",

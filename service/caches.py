@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 import engine
+from store.challenges import bot_move_timeout_ms
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -77,6 +78,9 @@ class GameInfo:
     pushed: frozenset[int] = frozenset()
     """The seats of a tournament game held by push bots, which the workers call at their URL: no one moves for
     them through the API (read once per game and process, as a worker reads a bot's URL once per game)."""
+    bots: frozenset[int] = frozenset()
+    """The seats of a tournament game held by bots (every seat but a challenge's person's): their time per move is
+    the tournament's up to the bots' limit (``store.challenges.bot_move_timeout_ms``)."""
 
     @classmethod
     def of(
@@ -87,18 +91,20 @@ class GameInfo:
         players: dict[int, int],
         move_timeout_ms: int | None = None,
         pushed: frozenset[int] = frozenset(),
+        bots: frozenset[int] = frozenset(),
     ) -> GameInfo:
         """From ``players`` (seat -> player)."""
         ordered = tuple(players[seat] for seat in sorted(players))
         seat_of = {player: seat for seat, player in players.items()}
-        return cls(game_id, game, seats, ordered, seat_of, move_timeout_ms, pushed)
+        return cls(game_id, game, seats, ordered, seat_of, move_timeout_ms, pushed, bots)
 
-    def deadline(self, snapshot: Snapshot) -> str | None:
-        """When the decision at ``snapshot``'s ply must be answered (ISO 8601, UTC, to the millisecond, rounded
-        down), or ``None``: no time limit (not a tournament game, or the save time is not known)."""
+    def deadline(self, snapshot: Snapshot, seat: int) -> str | None:
+        """When the decision of ``seat`` at ``snapshot``'s ply must be answered (ISO 8601, UTC, to the millisecond,
+        rounded down), or ``None``: no time limit (not a tournament game, or the save time is not known)."""
         if self.move_timeout_ms is None or snapshot.saved_at is None:
             return None
-        deadline = snapshot.saved_at + timedelta(milliseconds=self.move_timeout_ms)
+        timeout_ms = bot_move_timeout_ms(self.move_timeout_ms) if seat in self.bots else self.move_timeout_ms
+        deadline = snapshot.saved_at + timedelta(milliseconds=timeout_ms)
         return deadline.isoformat(timespec="milliseconds")
 
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from runtime.settings import MAX_CHALLENGE_MOVE_TIMEOUT_MS
 from service.bot_schemas import GAMES
 from service.schemas import MAX_INT, Text
 from service.tournament_schemas import ResultSchema
-
-MOVE_TIMEOUT_MS = 120_000
-"""A challenge's default time per move: a person needs more than a tournament's second."""
+from store.challenges import MAX_BOT_MOVE_TIMEOUT_MS
 
 
 class ChallengeCreateSchema(Schema):
@@ -33,11 +32,14 @@ class ChallengeCreateSchema(Schema):
         metadata={"description": "your seat (0 moves first), from 0 to the number of bots"},
     )
     move_timeout_ms = fields.Integer(
-        load_default=MOVE_TIMEOUT_MS,
-        validate=validate.Range(min=1000, max=600_000),
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=1000, max=MAX_CHALLENGE_MOVE_TIMEOUT_MS),
         metadata={
-            "description": "every seat's time per move, yours and the bots' (a push bot's call, a pull bot's "
-            "move): later is a fault, answered by the game's fallback move; the third in a row forfeits"
+            "description": "your time per move, at most the service's SORRY_ARENA_CHALLENGE_MOVE_TIMEOUT_MS (default "
+            "and most: 120000 unless the operator set it); the bots' is the same up to the tournaments' limit of "
+            f"{MAX_BOT_MOVE_TIMEOUT_MS} ms (a push bot's call, a pull bot's move). Later is a fault, answered by the "
+            "game's fallback move; your second in a row forfeits, a bot's third"
         },
     )
 
@@ -56,7 +58,8 @@ class ChallengeSchema(Schema):
     settings = fields.Dict(required=True)
     seat = fields.Integer(required=True, metadata={"description": "the seat of the challenge's owner"})
     players = fields.List(fields.Nested(ChallengePlayerSchema), required=True)
-    move_timeout_ms = fields.Integer(required=True)
+    move_timeout_ms = fields.Integer(required=True, metadata={"description": "your time per move"})
+    bot_move_timeout_ms = fields.Integer(required=True, metadata={"description": "the bots' time per move"})
     status = fields.String(
         required=True, metadata={"description": "the tournament's: scheduled, running, done or cancelled"}
     )

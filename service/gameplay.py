@@ -123,6 +123,7 @@ _SEATING = (
         Seat.player_id,
         Tournament.move_timeout_ms,
         Bot.url.is_not(None),
+        Bot.id.is_not(None),
     )
     .select_from(Game)
     .outerjoin(Seat, Seat.game_id == Game.id)
@@ -131,8 +132,8 @@ _SEATING = (
     .outerjoin(Bot, Bot.player_id == Seat.player_id)
     .where(Game.id == param("game_id"))
 )
-"""A game's seats, whether a push bot holds each and, for a tournament game, its move timeout (read once per game
-and process: a tournament game is created started and linked to its tournament in one transaction, and neither
+"""A game's seats, whether a push bot (or any bot) holds each and, for a tournament game, its move timeout (read
+once per game and process: a tournament game is created started and linked to its tournament in one transaction, and neither
 changes afterwards)."""
 PUSHED = (
     "this seat is played by a push bot: the service calls it at its URL, and moves for it come from there only"
@@ -195,7 +196,8 @@ class Moves:
         kind, seats, status, move_timeout_ms = rows[0][0], rows[0][1], rows[0][2], rows[0][5]
         players = {row[3]: row[4] for row in rows if row[3] is not None}
         pushed = frozenset(row[3] for row in rows if row[6] and move_timeout_ms is not None)
-        info = GameInfo.of(game_id, kind, seats, players, move_timeout_ms, pushed)
+        bots = frozenset(row[3] for row in rows if row[7] and move_timeout_ms is not None)
+        info = GameInfo.of(game_id, kind, seats, players, move_timeout_ms, pushed, bots)
         started = status != "open"
         if started:
             self.caches.games.put(game_id, info)
@@ -325,7 +327,7 @@ class Moves:
             engine.view(state, seat),
             asked,
             localized_actions(state, seat, info.game, language) if mine else [],
-            None if asked is None else info.deadline(after),
+            None if asked is None else info.deadline(after, asked.seat),
         )
         self.caches.snapshots.put((game_id, write.new_ply), after)
         self.notifier.publish(game_id, write.new_ply)
@@ -358,7 +360,7 @@ class Moves:
             asked = engine.decision(snapshot.state)
             if asked is not None and asked.seat == seat:
                 info, _ = self.seating(game_id)  # cached: the game has started
-                found.append(Pending(game_id, kind, seat, asked.kind, snapshot, info.deadline(snapshot)))
+                found.append(Pending(game_id, kind, seat, asked.kind, snapshot, info.deadline(snapshot, seat)))
         self.lane.rollback()
         return found, [row[0] for row in rows]
 

@@ -7,6 +7,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from ratings.sprt import MAX_NORMALIZED
 from service.bot_schemas import GAMES
 from service.schemas import MAX_INT, MAX_SEED, Text
+from store.challenges import MAX_BOT_MOVE_TIMEOUT_MS
 
 MAX_MATCH_GAMES = 20_000
 """A match stops by its test long before this in practice: the bound keeps a match's schedule small."""
@@ -70,7 +71,7 @@ class SprtFieldsSchema(Schema):
     )
     move_timeout_ms = fields.Integer(
         load_default=1000,
-        validate=validate.Range(min=10, max=60_000),
+        validate=validate.Range(min=10, max=MAX_BOT_MOVE_TIMEOUT_MS),
         metadata={"description": "a bot's time to answer a move; later is a fault"},
     )
 

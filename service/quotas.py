@@ -31,6 +31,7 @@ from runtime import metrics
 from runtime.settings import Settings
 from service.errors import fail
 from store.accountlocks import lock_account
+from store.challenges import is_challenge
 from store.models import Tournament, TournamentGame
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,26 @@ def check(session: Session, settings: Settings, owner_id: int, games: int, repea
             f"quota SORRY_ARENA_QUOTA_QUEUED: an account has at most {settings.quota_queued} games left to play, "
             f"and yours has {left}, with this tournament's {games * runs} {left + games * runs}; wait for them to "
             "be played, or cancel a tournament",
+        )
+
+
+def check_challenges(session: Session, settings: Settings, owner_id: int) -> None:
+    """Refuse (429) a new challenge of an account that has ``SORRY_ARENA_LIVE_CHALLENGES`` challenges not over: a
+    person plays one game at a time, and each waits on its person's deadlines in a worker's slot. Takes the
+    account's lock first (as :func:`check` does), so that two requests at once cannot both pass."""
+    lock_account(session, owner_id)
+    live = sum(
+        is_challenge(bot_ids)
+        for bot_ids in session.scalars(
+            select(Tournament.bot_ids).where(Tournament.owner_id == owner_id, Tournament.status.in_(LIVE))
+        )
+    )
+    if live >= settings.live_challenges:
+        refused(owner_id, "SORRY_ARENA_LIVE_CHALLENGES")
+        fail(
+            429,
+            f"quota SORRY_ARENA_LIVE_CHALLENGES: an account has at most {settings.live_challenges} challenge(s) not "
+            f"over, and yours has {live}; finish it, or leave it (POST /api/v1/tournaments/{{id}}/cancel)",
         )
 
 

@@ -6,6 +6,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from service.bot_schemas import GAMES, NAME
 from service.schemas import MAX_INT, MAX_SEED, Text
+from store.challenges import MAX_BOT_MOVE_TIMEOUT_MS
 
 
 class TournamentCreateSchema(Schema):
@@ -26,7 +27,7 @@ class TournamentCreateSchema(Schema):
     seed = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0, max=MAX_SEED))
     move_timeout_ms = fields.Integer(
         load_default=1000,
-        validate=validate.Range(min=10, max=60_000),
+        validate=validate.Range(min=10, max=MAX_BOT_MOVE_TIMEOUT_MS),
         metadata={"description": "a bot's time to answer a move; later is a fault"},
     )
     rated = fields.Boolean(load_default=True, metadata={"description": "false: left out of the Elo standings"})

@@ -27,9 +27,10 @@ from tournament.standings import poolfit, tables
 __all__ = ["cancelled", "configure", "fit_pool", "maintain_embedded", "play_game", "start_tournament"]
 
 
-def play_game(scheduled_id: int, bot_ids: list[int] | None = None) -> str:
-    """Play one scheduled game (``bot_ids``: its bots, as the queue's top-up gave them; else read when needed)."""
-    return playing.run_game(context.get(), scheduled_id, bot_ids)
+def play_game(scheduled_id: int, bot_ids: list[int] | None = None, account: int | None = None) -> str:
+    """Play one scheduled game (``bot_ids`` and ``account``: its bots and the owner of its tournament, as the
+    queue's top-up gave them; else read when needed)."""
+    return playing.run_game(context.get(), scheduled_id, bot_ids, account)
 
 
 def start_tournament(tournament_id: int) -> int:

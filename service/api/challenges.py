@@ -5,8 +5,11 @@ person, its ``bot_ids`` the seats in order with the person's marked :data:`store
 same start job as a tournament; a worker (or the embedded queue) makes the game with the person's account in their
 seat, calls the push bots, asks the pull bots through the API, and waits on the person's seat as on a pull bot's:
 the person moves with ``GET``/``POST /api/v1/games/{game_id}/actions`` once ``game_id`` is set. The bots are the
-person's own or bots open to others (``open_to_others``), as in tournaments; quotas apply. Leave a challenge by
-cancelling its tournament (``POST /api/v1/tournaments/{id}/cancel``).
+person's own or bots open to others (``open_to_others``), as in tournaments; quotas apply, and an account has at most
+``SORRY_ARENA_LIVE_CHALLENGES`` challenges not over (the operator too: a challenge holds a worker's slot while it
+waits on its person). The person's time per move is at most ``SORRY_ARENA_CHALLENGE_MOVE_TIMEOUT_MS`` (its default),
+the bots' the same up to the tournaments' limit; the person forfeits at the second missed deadline in a row. Leave a
+challenge by cancelling its tournament (``POST /api/v1/tournaments/{id}/cancel``).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from service.challenge_schemas import (
     OpponentsSchema,
 )
 from service.errors import ErrorSchema, fail
-from store.challenges import HUMAN, human_seat, is_challenge
+from store.challenges import HUMAN, bot_move_timeout_ms, human_seat, is_challenge
 from store.models import Bot, Game, Player, Result, Tournament, TournamentGame, new_seed_salt, now
 
 blp = Blueprint(
@@ -64,6 +67,7 @@ def describe(session: Any, tournament: Tournament) -> dict[str, Any]:
         "seat": human_seat(tournament.bot_ids),
         "players": players,
         "move_timeout_ms": tournament.move_timeout_ms,
+        "bot_move_timeout_ms": bot_move_timeout_ms(tournament.move_timeout_ms),
         "status": tournament.status,
         "game_id": None if game is None else game.id,
         "game_status": None if game is None else game.status,
@@ -82,14 +86,24 @@ class Challenges(MethodView):
         schema=ErrorSchema,
         description="a bot's token, or a bot of another account that is not open to others",
     )
-    @blp.alt_response(422, schema=ErrorSchema, description="bad settings, bots or seat")
-    @blp.alt_response(429, schema=ErrorSchema, description="over a quota of the account's queued games")
+    @blp.alt_response(
+        422,
+        schema=ErrorSchema,
+        description="bad settings, bots or seat, or a move timeout over the service's limit",
+    )
+    @blp.alt_response(
+        429,
+        schema=ErrorSchema,
+        description="over the account's live challenges (SORRY_ARENA_LIVE_CHALLENGES) or a quota of its queued games",
+    )
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Challenge bots: a game with you in one seat and the bots in the others, starting now
 
         The bots are your own or bots whose owners opened them to others; they play as in a tournament (push bots
         called, pull bots asked through the API), and you play your seat through the games API with your token
-        (GET and POST /api/v1/games/{game_id}/actions) once the challenge's game_id is set. Unrated."""
+        (GET and POST /api/v1/games/{game_id}/actions) once the challenge's game_id is set. Unrated. An account has
+        one challenge not over at a time (SORRY_ARENA_LIVE_CHALLENGES); your second missed deadline in a row
+        forfeits."""
         owner = auth.required_owner()
         official = auth.is_operator()
         session = db.session()
@@ -104,9 +118,18 @@ class Challenges(MethodView):
             settings = dict(engine.normalize_settings(game, settings))
         except engine.SettingsError as error:
             fail(422, f"settings: {error}")
+        service_settings = current_app.extensions["settings"]
+        move_timeout_ms = body["move_timeout_ms"] or service_settings.challenge_move_timeout_ms
+        if move_timeout_ms > service_settings.challenge_move_timeout_ms:
+            fail(
+                422,
+                f"move_timeout_ms: at most {service_settings.challenge_move_timeout_ms} ms "
+                f"(SORRY_ARENA_CHALLENGE_MOVE_TIMEOUT_MS), got {move_timeout_ms}",
+            )
         check_bots(session, game, bot_ids, len(bot_ids), owner.id, official)
+        quotas.check_challenges(session, service_settings, owner.id)
         if not official:
-            quotas.check(session, current_app.extensions["settings"], owner.id, 1, None)
+            quotas.check(session, service_settings, owner.id, 1, None)
         seats = bot_ids[:seat] + [HUMAN] + bot_ids[seat:]
         names = dict(session.execute(select(Bot.id, Bot.name).where(Bot.id.in_(bot_ids))).all())
         tournament = Tournament(
@@ -121,7 +144,7 @@ class Challenges(MethodView):
             seed=secrets.randbits(62),
             seed_salt=new_seed_salt(),
             official=official,
-            move_timeout_ms=body["move_timeout_ms"],
+            move_timeout_ms=move_timeout_ms,
             rated=False,
             run=1,
             status="scheduled",

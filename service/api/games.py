@@ -369,7 +369,7 @@ def actions_of(info: GameInfo, snapshot: Snapshot, status: str, seat: int, lang:
         "seat": seat,
         "decision": {"seat": asked.seat, "kind": asked.kind} if asked is not None else None,
         "your_decision": mine,
-        "deadline": info.deadline(snapshot) if asked is not None else None,
+        "deadline": info.deadline(snapshot, asked.seat) if asked is not None else None,
         "actions": gameplay.localized_actions(state, seat, info.game, lang) if mine else [],
     }
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import render_template
+from flask import current_app, render_template
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
@@ -38,7 +38,10 @@ RECENT_MOVES = 8
 
 @blp.get("/play")
 def play() -> ResponseReturnValue:
-    return render_template("play.html")
+    most = (
+        current_app.extensions["settings"].challenge_move_timeout_ms // 1000
+    )  # SORRY_ARENA_CHALLENGE_MOVE_TIMEOUT_MS
+    return render_template("play.html", most_move_seconds=most)
 
 
 @blp.get("/play/<challenge_id>")

@@ -1,10 +1,12 @@
 """Challenges through the API, on SQLite and PostgreSQL: a person plays one game against a push bot and a pull bot,
 the bots played by the embedded queue as in a tournament and the person's seat waited on as a pull bot's; the
-consent rules of tournaments; bad requests; a person who stops answering forfeits; leaving by cancelling."""
+consent rules of tournaments; bad requests; a person who stops answering forfeits at the second missed deadline; one
+challenge not over per account, the person's time per move capped; leaving by cancelling."""
 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from flask import Flask
@@ -12,8 +14,10 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 
 import engine
+from engine import records
+from store.gamelog import as_utc
 from store.models import ActionRecord, Game
-from tests.apikit import API, Player, get_actions, new_player
+from tests.apikit import API, Player, get_actions, new_player, submit
 from tests.arenakit import arena, client, create_tournament, owner, push_bots, random_choice, register
 from tests.liveserver import serving
 from tests.service.challengekit import challenge, open_bot, opponents, play_person, wait_game, wait_status
@@ -71,16 +75,81 @@ def test_a_person_plays_a_card_game_against_a_push_bot_and_a_pull_bot(
     assert json.loads(export[0])["seats"][1]["name"] == owner.name
 
 
-def test_a_person_who_stops_answering_forfeits_as_a_pull_bot_would(
+def test_a_person_who_stops_answering_forfeits_at_the_second_missed_deadline(
     arena: Flask, client: FlaskClient, owner: Player
 ) -> None:
+    """A bot forfeits at its third timeout in a row; a person who missed one deadline and then another has left:
+    the game (and the worker's slot) does not wait out a third. The game's record says so and checks."""
     with push_bots(random_choice) as servers:
         bot = register(client, owner, "pushy", servers[0].url)
         created = challenge(client, owner, game="board", bot_ids=[bot["id"]], seat=0, move_timeout_ms=1000)
         done = wait_status(client, created["id"], "done")
     assert done["result"]["forfeited"] == [0] and done["result"]["ranks"] == [2, 1]
+    assert done["result"]["faults"] == [2, 0]
     faults = [fault for seat, _, fault in actions_of(arena, done["game_id"]) if seat == 0]
-    assert faults[:3] == ["timeout"] * 3
+    assert faults[:2] == ["timeout"] * 2 and set(faults[2:]) <= {"forfeit"}
+    record = client.get(f"{API}/games/{done['game_id']}/record").get_json()
+    assert records.check(record) == []
+
+
+def test_an_account_has_one_challenge_not_over_at_a_time(client: FlaskClient, owner: Player) -> None:
+    """A second challenge while the first waits on its person is a 429 naming the setting; once the first is left
+    (cancelled), a new one is taken. Another account is not held back by this one's."""
+    bot = open_bot(client, owner, "pully", None)
+    first = challenge(client, owner, game="card", bot_ids=[bot["id"]], move_timeout_ms=60_000)
+    response = client.post(
+        f"{API}/challenges", json={"game": "card", "bot_ids": [bot["id"]]}, headers=owner.headers
+    )
+    assert response.status_code == 429, response.get_data(as_text=True)
+    message = response.get_json()["message"]
+    assert "SORRY_ARENA_LIVE_CHALLENGES" in message and "at most 1 challenge" in message, message
+    other = new_player(client, "other")
+    theirs = challenge(client, other, game="card", bot_ids=[bot["id"]], move_timeout_ms=60_000)
+    for made, person in ((first, owner), (theirs, other)):
+        left = client.post(f"{API}/tournaments/{made['id']}/cancel", headers=person.headers)
+        assert left.status_code == 200, left.get_data(as_text=True)
+    again = challenge(client, owner, game="card", bot_ids=[bot["id"]], move_timeout_ms=60_000)
+    client.post(f"{API}/tournaments/{again['id']}/cancel", headers=owner.headers)
+
+
+def test_the_persons_time_per_move_is_capped_and_the_bots_keep_the_tournaments_limit(
+    client: FlaskClient, owner: Player
+) -> None:
+    bot = open_bot(client, owner, "pully", None)
+    response = client.post(
+        f"{API}/challenges",
+        json={"game": "card", "bot_ids": [bot["id"]], "move_timeout_ms": 120_001},
+        headers=owner.headers,
+    )
+    assert response.status_code == 422, response.get_data(as_text=True)
+    message = response.get_json()["message"]
+    assert "at most 120000 ms" in message and "SORRY_ARENA_CHALLENGE_MOVE_TIMEOUT_MS" in message, message
+    assert 'id="move-seconds" min="1" max="120" value="120"' in client.get("/play").get_data(as_text=True)
+    made = challenge(client, owner, game="card", bot_ids=[bot["id"]], seat=1)
+    assert made["move_timeout_ms"] == 120_000 and made["bot_move_timeout_ms"] == 60_000
+    game_id = wait_game(client, made["id"])["game_id"]
+    pully = Player(bot["player_id"], bot["name"], bot["token"])
+
+    def shown_against_saved(offered: dict[str, Any]) -> float:
+        """The seconds from the position's save to the deadline shown."""
+        with client.application.extensions["db_sessions"]() as session:
+            saved_at = as_utc(session.scalar(select(Game.updated_at).where(Game.id == game_id)))
+        return (datetime.fromisoformat(offered["deadline"]) - saved_at).total_seconds()
+
+    checked = set()
+    try:
+        for _ in range(50):  # the bot and the person move, by hand here, until each was asked once
+            for who, player in (("bot", pully), ("person", owner)):
+                offered = get_actions(client, game_id, player, wait=1)
+                if offered["your_decision"]:
+                    checked.add((who, round(shown_against_saved(offered), 2)))
+                    response = submit(client, game_id, player, offered["actions"][0]["id"], offered["ply"])
+                    assert response.status_code == 200, response.get_data(as_text=True)
+            if len({who for who, _ in checked}) == 2:
+                break
+    finally:
+        client.post(f"{API}/tournaments/{made['id']}/cancel", headers=owner.headers)
+    assert checked == {("bot", 60.0), ("person", 120.0)}, checked
 
 
 def test_the_person_leaves_by_cancelling(arena: Flask, client: FlaskClient, owner: Player) -> None:

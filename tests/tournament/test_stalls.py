@@ -6,11 +6,26 @@ from __future__ import annotations
 
 import threading
 
-from tournament.play.stalls import Stalls, stall_cap
+from tournament.play.stalls import Stalls, account_cap, stall_cap
 
 
 def test_the_share_is_a_quarter_of_the_slots_and_at_least_one() -> None:
     assert [stall_cap(slots) for slots in (1, 3, 4, 8, 9, 32)] == [1, 1, 1, 2, 2, 8]
+
+
+def test_an_accounts_share_is_its_percent_of_the_slots_and_at_least_one() -> None:
+    assert [account_cap(slots, 25) for slots in (1, 4, 8, 16)] == [1, 1, 2, 4]
+    assert account_cap(8, 100) == 8 and account_cap(8, 1) == 1
+
+
+def test_an_account_is_admitted_to_its_share_of_games_stalling_or_not() -> None:
+    stalls = Stalls(cap=1, account_cap=2)
+    games = [stalls.enter([1, 2], account=10), stalls.enter([3, 4], account=10)]
+    assert not stalls.admits([5, 6], account=10), "account 10 holds its two games"
+    assert stalls.admits([5, 6], account=11) and stalls.admits([5, 6]), "another account, or one not known"
+    stalls.leave(games[0])
+    assert stalls.admits([5, 6], account=10)
+    assert Stalls(cap=1).admits([1], account=10), "no share without slots (no account_cap)"
 
 
 def test_only_calls_that_ran_out_their_deadline_mark_a_bot_stalling() -> None:
@@ -37,7 +52,7 @@ def test_a_stalling_bot_is_admitted_to_its_share_of_games_and_a_sound_one_to_any
     assert not stalls.admits([2, 3]), "bot 2 still sits in two games"
     stalls.leave(games[3])
     assert stalls.admits([2, 3])
-    assert stalls.enter([2, 2]) == frozenset({2}), "a bot twice in one game counts once"
+    assert stalls.enter([2, 2]).bots == frozenset({2}), "a bot twice in one game counts once"
     assert not stalls.admits([2, 4])
 
 

@@ -29,7 +29,7 @@ from store.database import make_engine, sessions
 from tournament.dispatch.slots import Slots
 from tournament.play.game import Notifier, RunnerSettings
 from tournament.play.heartbeat import Heartbeat
-from tournament.play.stalls import Stalls, stall_cap
+from tournament.play.stalls import Stalls, account_cap, stall_cap
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +45,9 @@ class Context:
     """A worker process's game slots (``play_game`` hands its game to one); ``None``: a job plays its game itself
     (the embedded queue's threads are the slots)."""
     stalls: Stalls = field(default_factory=lambda: Stalls(cap=1))
-    """The bots that stall, and the games of this process each sits in (a worker sends back the jobs of a stalling
-    bot's games beyond its share of the slots: ``tournament.play.stalls``)."""
+    """The bots that stall, and the games of this process each bot and each account sits in (a worker sends back
+    the jobs of an account's games beyond its share of the slots, and of a stalling bot's beyond its own:
+    ``tournament.play.stalls``)."""
     stopping: threading.Event = field(default_factory=threading.Event)
     """Set when the process stops: games waiting for the database give up."""
     feed_window: int = DEFAULT_FEED_WINDOW
@@ -115,7 +116,8 @@ def build(
     made = sessions(engine)
     runner = runner_settings(settings, name)
     heartbeat = Heartbeat(made, runner.worker, runner.lease_seconds)
-    stalls = Stalls(stall_cap(slots.count if slots is not None else 1))
+    count = slots.count if slots is not None else 1
+    stalls = Stalls(stall_cap(count), account_cap(count, settings.account_share_percent) if slots else None)
     return Context(
         made,
         notifier,

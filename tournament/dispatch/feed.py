@@ -106,6 +106,8 @@ class Fed(NamedTuple):
     """Whether its job goes to the front of the queue, ahead of the games waiting."""
     bot_ids: list[int]
     """Its bots (the job carries them: a worker counts a game's bots before it admits the next)."""
+    account: int
+    """The owner of its tournament (the job carries it: a worker gives each account a share of its slots)."""
 
 
 def running(session: Session) -> Running:
@@ -209,7 +211,7 @@ def take(session: Session, window: int, grace: float = 10.0) -> list[Fed]:
         now_queued[owner_of[scheduled_id]] = now_queued.get(owner_of[scheduled_id], 0) + 1
     metrics.queued(now_queued)
     return [
-        Fed(scheduled_id, owner_of[scheduled_id] in ahead, claimed[scheduled_id])
+        Fed(scheduled_id, owner_of[scheduled_id] in ahead, claimed[scheduled_id], owner_of[scheduled_id])
         for scheduled_id in order
         if scheduled_id in claimed
     ]
@@ -228,13 +230,16 @@ def feed_games(ctx: context.Context) -> list[int]:
         fed = take(session, ctx.feed_window, ctx.runner.lease_seconds)
     for game in fed:
         if not game.ahead:
-            ctx.queue.enqueue(GAME_JOB, game.scheduled_id, game.bot_ids, job_id=game_job_id(game.scheduled_id, 0))
+            job_id = game_job_id(game.scheduled_id, 0)
+            ctx.queue.enqueue(GAME_JOB, game.scheduled_id, game.bot_ids, game.account, job_id=job_id)
     # the games that go ahead of the waiting ones: each put at the front, the last first, so that they keep their
     # order there
     for game in reversed(fed):
         if game.ahead:
             job_id = game_job_id(game.scheduled_id, 0)
-            ctx.queue.enqueue(GAME_JOB, game.scheduled_id, game.bot_ids, job_id=job_id, at_front=True)
+            ctx.queue.enqueue(
+                GAME_JOB, game.scheduled_id, game.bot_ids, game.account, job_id=job_id, at_front=True
+            )
     return [game.scheduled_id for game in fed]
 
 

@@ -1,9 +1,9 @@
 """A game's job in a worker process: the game handed to one of the worker's slots (``tournament.dispatch.slots``),
 or played on the caller's thread (the embedded queue), and played to its end through outages of the database.
 
-A game of a bot that stalls waits at the end of the queue while that bot holds its share of the slots
-(:func:`held_back`, asked by the worker before the job runs). Bot faults are game events; a database that fails
-makes the game wait and go on from its last save once the database answers (:func:`play`); any other error is
+A game of an account that holds its share of the slots, or of a bot that stalls and holds its share, waits at the
+end of the queue (:func:`held_back`, asked by the worker before the job runs). Bot faults are game events; a
+database that fails makes the game wait and go on from its last save once the database answers (:func:`play`); any other error is
 logged, and the game's lease brings it back (``tournament.dispatch.recovery``).
 """
 
@@ -17,7 +17,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from store.database import failed_not_faulty, first_line
 from store.fastlane import param
-from store.models import TournamentGame
+from store.models import Tournament, TournamentGame
 from tournament.dispatch import context
 from tournament.dispatch.feed import top_up
 from tournament.play import leases, runner
@@ -28,46 +28,58 @@ DATABASE_RETRY_SECONDS = 0.25
 """How often a game that waits for its database asks again: play resumes within this of the database's return."""
 
 
-def run_game(ctx: context.Context, scheduled_id: int, bot_ids: list[int] | None = None) -> str:
+def run_game(
+    ctx: context.Context, scheduled_id: int, bot_ids: list[int] | None = None, account: int | None = None
+) -> str:
     """Play one scheduled game: on a slot of this worker (the job returns at once), or here (the embedded queue).
-    ``bot_ids``: its bots, as the queue's top-up gave them (else read here: a game enqueued again)."""
+    ``bot_ids`` and ``account``: its bots and the owner of its tournament, as the queue's top-up gave them (else
+    read here: a game enqueued again)."""
     if ctx.slots is None:
         return play(ctx, scheduled_id)
-    # its bots, counted before the next job is admitted
-    bots = ctx.stalls.enter(bot_ids if bot_ids is not None else game_bots(ctx, scheduled_id))
+    if bot_ids is None or account is None:
+        bot_ids, account = who_plays(ctx, scheduled_id)
+    seated = ctx.stalls.enter(bot_ids, account)  # counted before the next job is admitted
 
     def played() -> str:
         try:
             return play(ctx, scheduled_id, feed=False)
         finally:
-            ctx.stalls.leave(bots)
+            ctx.stalls.leave(seated)
 
     if not ctx.slots.play(scheduled_id, played, then=lambda: top_up(ctx)):  # the queue topped up off the slot
-        ctx.stalls.leave(bots)
+        ctx.stalls.leave(seated)
         return "already playing here"
     return "playing"
 
 
-_BOTS = select(TournamentGame.bot_ids).where(TournamentGame.id == param("scheduled_id"))
+_WHO_PLAYS = (
+    select(TournamentGame.bot_ids, Tournament.owner_id)
+    .join(Tournament, Tournament.id == TournamentGame.tournament_id)
+    .where(TournamentGame.id == param("scheduled_id"))
+)
 
 
-def game_bots(ctx: context.Context, scheduled_id: int) -> list[int]:
-    """The bots of a scheduled game (none if it is missing, or the database cannot say now)."""
+def who_plays(ctx: context.Context, scheduled_id: int) -> tuple[list[int], int | None]:
+    """The bots of a scheduled game and the account that owns its tournament (none if it is missing, or the
+    database cannot say now)."""
     try:
         with ctx.sessions() as session:
-            found = session.connection().execute(_BOTS, {"scheduled_id": scheduled_id}).first()
+            found = session.connection().execute(_WHO_PLAYS, {"scheduled_id": scheduled_id}).first()
     except SQLAlchemyError:
-        return []
-    return list(found[0]) if found is not None else []
+        return [], None
+    return (list(found[0]), found[1]) if found is not None else ([], None)
 
 
-def held_back(ctx: context.Context, scheduled_id: int, bot_ids: list[int] | None = None) -> bool:
-    """Whether a game's job goes back to the end of the queue instead of starting here now: one of its bots stalls
-    and already sits in its share of this process's games (``tournament.play.stalls``). Asked before the job runs; when no
-    bot stalls, or the database cannot say, the game starts."""
-    if not ctx.stalls.any_stalling():
-        return False
-    return not ctx.stalls.admits(bot_ids if bot_ids is not None else game_bots(ctx, scheduled_id))
+def held_back(
+    ctx: context.Context, scheduled_id: int, bot_ids: list[int] | None = None, account: int | None = None
+) -> bool:
+    """Whether a game's job goes back to the end of the queue instead of starting here now: its account already
+    holds its share of this process's games, or one of its bots stalls and already sits in its share
+    (``tournament.play.stalls``). Asked before the job runs; when the database cannot say whose game it is, the
+    game starts."""
+    if bot_ids is None or account is None:
+        bot_ids, account = who_plays(ctx, scheduled_id)
+    return not ctx.stalls.admits(bot_ids, account)
 
 
 def play(ctx: context.Context, scheduled_id: int, feed: bool = True) -> str:

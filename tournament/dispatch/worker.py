@@ -6,10 +6,10 @@ A ``SimpleWorker`` (a forking worker re-imports the job module for every job; a 
 no fork is needed), with the job module imported before the first job. It takes a job from the queue only when one
 of its game slots is free (``tournament.dispatch.slots``); a game job hands its game to that slot and returns, so the worker
 goes on taking jobs while its games wait for their bots (and RQ's bookkeeping of a job, a dozen round trips to
-Redis, is cut to one for a game's: ``ArenaWorker.hand_over``); a job for a game of a bot that stalls (its calls run out
-their deadline) goes back to the end of the queue while that bot already sits in its share of the slots
-(``tournament.play.stalls``), so the slots stay with the games that move. While it waits for a free slot it keeps its registration
-alive and runs its maintenance on time. The maintenance, every ``maintenance_interval`` seconds, enqueues again
+Redis, is cut to one for a game's: ``ArenaWorker.hand_over``); a job for a game of an account that already holds
+its share of the slots, or of a bot that stalls (its calls run out their deadline) while it sits in its share, goes
+back to the end of the queue (``tournament.play.stalls``), so no few accounts hold every slot and the slots stay with
+the games that move. While it waits for a free slot it keeps its registration alive and runs its maintenance on time. The maintenance, every ``maintenance_interval`` seconds, enqueues again
 (at the front of the queue) the games that have no live job and starts the runs due (``recovery.recover``); a
 database that fails meanwhile only skips that pass. The clock (``tournament.dispatch.clock``) starts the runs due every
 second, so start times and repeats keep their planned times without RQ's scheduler (no child process to outlive
@@ -71,6 +71,10 @@ STUCK_AFTER = timedelta(minutes=1)
 rule: ``ArenaWorker.clean_intermediate``)."""
 STUCK_KEPT = 24 * 3600
 """How long a job's first sighting there is kept (RQ's: a day)."""
+HELD_WAIT_SECONDS = 1.0
+"""The longest a job sent back again waits for news before it goes back (``ArenaWorker.held_back``)."""
+HELD_LOOK_SECONDS = 0.1
+"""How often it looks meanwhile for a new job in the queue."""
 SUSPENSION_CHECK_SECONDS = 1.0
 """The least time between two checks for ``rq suspend`` (``ArenaWorker.check_for_suspension``)."""
 
@@ -197,25 +201,40 @@ class ArenaWorker(SimpleWorker):
                 self.slots.cancel()
             return found
 
-    def held_back(self, job: Any) -> bool:
-        """Whether a game's job goes back to the queue (``playing.held_back``: a bot of it stalls in its share of the
-        slots). A job that comes back again before any game here ended waits first for one to end (a second at
-        most), so that a queue of nothing but such games is not spun through."""
+    def held_back(self, job: Any, queue: Any = None) -> bool:
+        """Whether a game's job goes back to the queue (``playing.held_back``: its account holds its share of the
+        slots, or a bot of it stalls in its own). A job that comes back again before any game here ended waits
+        first (:meth:`_wait_for_news`, a second at most) for a game here to end or a job not sent back yet to come
+        into ``queue``, so that a queue of nothing but such games is gone through once a second at most (the jobs
+        carry their bots and account: no database read), and another account's game is taken as it comes."""
         if self.slots is None or job.func_name != GAME_JOB or not job.args:
             return False
         ctx = context.get()
-        if not playing.held_back(ctx, *job.args[:2]):
+        if not playing.held_back(ctx, *job.args[:3]):
             return False
         version = ctx.stalls.version()
         if version != self._held_since:
             self._held, self._held_since = set(), version
         if job.id in self._held:
-            ctx.stalls.wait_for_a_game_to_end(version, timeout=1.0)
+            self._wait_for_news(ctx, queue, version)
             self._held, self._held_since = set(), ctx.stalls.version()
         self._held.add(job.id)
         metrics.STALL_HOLDS.inc()
-        log.debug("game job %s goes back to the queue: a bot of it stalls in its share of the slots", job.id)
+        log.debug(
+            "game job %s goes back to the queue: its account, or a stalling bot of it, holds its share", job.id
+        )
         return True
+
+    def _wait_for_news(self, ctx: context.Context, queue: Any, version: int) -> None:
+        """Wait up to ``HELD_WAIT_SECONDS`` for a game here to end (after ``version``) or, looked at every
+        ``HELD_LOOK_SECONDS``, a job in ``queue`` not sent back since then (one read of its ids from Redis)."""
+        deadline = time.monotonic() + HELD_WAIT_SECONDS
+        while True:
+            if queue is not None and not set(queue.get_job_ids()) <= self._held:
+                return
+            left = deadline - time.monotonic()
+            if left <= 0 or ctx.stalls.wait_for_a_game_to_end(version, timeout=min(left, HELD_LOOK_SECONDS)):
+                return
 
     def check_for_suspension(self, burst: bool) -> None:
         """RQ's check for ``rq suspend``, at most once a second (RQ asks Redis before every job)."""
@@ -229,7 +248,7 @@ class ArenaWorker(SimpleWorker):
     def execute_job(self, job: Any, queue: Any) -> None:
         with self._noting_redis_loss(), self._stop_after():
             try:
-                if self.held_back(job):
+                if self.held_back(job, queue):
                     self.send_back(job, queue)
                     return
                 if self.slots is not None and job.func_name == GAME_JOB:

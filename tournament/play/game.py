@@ -135,7 +135,7 @@ class Play:
             game_id=self.game_id,
             tournament_id=self.tournament.id,
             ply=self.ply,
-            deadline_ms=self.tournament.move_timeout_ms,
+            deadline_ms=self.seats[seat].move_timeout_ms(self.tournament),
             last_latency_ms=self.seats[seat].last_latency_ms,
         )
 
@@ -187,12 +187,13 @@ class Play:
         # The timer starts after the position was saved (just above, by the API's move that ``moved`` saw, or at the
         # game's creation), so the deadline the games API shows (save time + timeout) never ends after it.
         started = time.monotonic()
-        timeout = self.tournament.move_timeout_ms / 1000
+        timeout_ms = self.seats[seat].move_timeout_ms(self.tournament)
+        timeout = timeout_ms / 1000
         moved_in_time = self.notifier.wait(game_id, moved, timeout)
         self.seats[seat].answered(self.stalls, None if moved_in_time else "timeout")
         self.holding.check()
         if not moved_in_time:
-            detail = f"no move within the move timeout of {self.tournament.move_timeout_ms} ms"
+            detail = f"no move within the move timeout of {timeout_ms} ms"
             return Answer(None, timeout * 1000, "timeout", detail)
         latency = (time.monotonic() - started) * 1000
         with writing(self.session):

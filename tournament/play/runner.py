@@ -17,7 +17,6 @@ from sqlalchemy.orm import Session
 import engine
 from botlink import moves
 from engine.gameloop import play_out
-from engine.records import FAULTS_TO_FORFEIT
 from runtime import metrics
 from runtime.jobqueue import LocalQueue, RQQueue
 from store import gamelog
@@ -196,7 +195,7 @@ def play_leased(
             seat,
             bot.id if bot is not None else "-",
             "faults in a row"
-            if seats[seat].faults_in_a_row >= FAULTS_TO_FORFEIT
+            if seats[seat].faults_in_a_row >= seats[seat].to_forfeit
             else "excluded by its health checks",
         )
     result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}

@@ -7,8 +7,10 @@ requests go to every push bot at once and are waited for (:func:`notify_bots`); 
 waiting, while the game's slot goes to the next game (:func:`send_ends`).
 
 A challenge's game (``store/challenges.py``) has a person's seat: their own account sits there, without a bot, and
-the runner waits on it exactly as on a pull bot's seat (the same deadline, faults and forfeit), while the person moves
-through the games API.
+the runner waits on it as on a pull bot's seat, while the person moves through the games API: the challenge's
+``move_timeout_ms`` is the person's time per move (the bots' is that, up to the tournaments' limit:
+:func:`store.challenges.bot_move_timeout_ms`), and the person forfeits at the second timeout in a row
+(``engine.records.PERSON_FAULTS_TO_FORFEIT``), a bot at the third.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from sqlalchemy.orm import Session
 from botlink import keepalive
 from botlink.calls import BotConnection
 from engine.gameloop import FaultCount
+from engine.records import PERSON_FAULTS_TO_FORFEIT
 from runtime import metrics
-from store.challenges import HUMAN
+from store.challenges import HUMAN, bot_move_timeout_ms
 from store.models import now
 from tournament.play import scheduled
 from tournament.play.scheduled import ScheduledGame, SeatBot, TournamentSettings
@@ -39,14 +42,22 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class SeatState(FaultCount):
-    """A seat's bot, its connection (a push bot's) and its faults (``count``: the third in a row forfeits); the
-    account that holds the seat and its name (a bot's, or a challenge's person, who has no ``bot``)."""
+    """A seat's bot, its connection (a push bot's) and its faults (``count``: the third in a row forfeits a bot,
+    the second a person); the account that holds the seat and its name (a bot's, or a challenge's person, who has
+    no ``bot``)."""
 
     bot: SeatBot | None
     connection: BotConnection | None
     player_id: int
     name: str
     last_latency_ms: float | None = None
+
+    def move_timeout_ms(self, tournament: TournamentSettings) -> int:
+        """The seat's time per move: the tournament's, a bot's up to the tournaments' limit (a challenge's person
+        may have more)."""
+        if self.bot is None:
+            return tournament.move_timeout_ms
+        return bot_move_timeout_ms(tournament.move_timeout_ms)
 
     def answered(self, stalls: Stalls, fault: str | None) -> None:
         """Tell ``stalls`` how the seat's bot answered (a person's answers are no bot's stalling)."""
@@ -74,11 +85,11 @@ def seat_state(
     owner's own account (``person``: its id and name), played like a pull bot's seat."""
     if bot_id == HUMAN:
         assert person is not None
-        return SeatState(None, None, *person)
+        return SeatState(None, None, *person, to_forfeit=PERSON_FAULTS_TO_FORFEIT)
     bot = bots[bot_id]
     connection = None
     if bot.url is not None and not bot.withheld:  # a withheld bot forfeits uncalled: no connection
-        connection = KEPT.take(bot.url, bot.secret, allow, tournament.move_timeout_ms / 1000)
+        connection = KEPT.take(bot.url, bot.secret, allow, bot_move_timeout_ms(tournament.move_timeout_ms) / 1000)
     return SeatState(bot, connection, bot.player_id, bot.name)
 
 
