@@ -4,9 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 # pytest-xdist workers: more than the cores, as most tests wait (on servers, bots, subprocesses) rather than compute
 TEST_WORKERS ?= 8
-# one test at a time to whichever worker is free, in the order tests/conftest.py gives (the longest first); the
-# reliability tests together on one worker (they share its private servers)
-TEST_DIST := --dist loadgroup --no-loadscope-reorder
+# one test at a time to whichever worker is free, in the order tests/conftest.py gives (the longest first)
+TEST_DIST := --maxschedchunk 1
 PACKAGES := engine store botlink ratings runtime cli service tournament clients
 
 .PHONY: venv test test-slow bench demo openapi clean fuzz browser

@@ -119,18 +119,26 @@ def awake_cores(count: int | None = None) -> Iterator[list[int]]:
     try:
         yield [process.pid for process in processes]
     finally:
+        for process in processes:  # back to the normal policy first: killed, a process must still run to exit, and
+            with contextlib.suppress(OSError):  # at the lowest priority a busy machine might not run it for long
+                os.sched_setscheduler(process.pid, os.SCHED_OTHER, os.sched_param(0))
         end_all(processes, kill=True)
 
 
 def end_all(processes: list[subprocess.Popen[bytes]], *, kill: bool = False, timeout: float = 10) -> None:
     """Stop the processes (SIGTERM, or SIGKILL with ``kill``), all at once, and wait for each, ``timeout`` seconds
     in all. One still running then is killed, with every other, and the wait's ``TimeoutExpired`` raised: a process
-    that ignores SIGTERM is an error to report, and none outlives the benchmark."""
+    that ignores SIGTERM is an error to report, and none outlives the benchmark. Killed ones are waited for as long
+    as they take (none can refuse; on a loaded machine, one may take a while to be run and end)."""
     for process in processes:
         if kill:
             process.kill()
         else:
             process.terminate()
+    if kill:
+        for process in processes:
+            process.wait()
+        return
     end = time.monotonic() + timeout
     try:
         for process in processes:

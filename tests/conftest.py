@@ -57,20 +57,23 @@ LONG_FIRST = (
     "tests/tournament/test_withheld_bots.py",
     "tests/service/test_streams_served.py",
     "tests/service/test_metrics_served.py",
+    "tests/tournament/test_account_share.py",
+    "tests/service/test_connection_budget.py",
+    "tests/service/test_quotas_served.py",
+    "tests/tournament/test_paired_deals.py",
+    "tests/service/test_hostile_served.py",
 )
 """The modules whose tests take longest (seconds to minutes each, starting servers, workers or whole runs): put at
 the front of the run. `make test` hands the tests out one at a time, in this order, to whichever xdist worker is
-free (``--dist loadgroup``), so these start early, side by side; at the end they would leave the run waiting on one
-worker for minutes. (xdist's default ``load`` hands each worker a contiguous chunk first: one worker got them all.)"""
-
-GROUPS = {"tests/reliability/": "reliability"}
-"""Modules whose tests run on one xdist worker (``xdist_group``): the reliability tests share a private PostgreSQL
-and redis-server per worker process, which take seconds to start and to migrate."""
+free (``--maxschedchunk 1``), so these start early, side by side; at the end they would leave the run waiting on
+one worker for minutes. (xdist's default hands each worker a contiguous chunk of a quarter of its share first: one
+worker got every long test. Its ``loadscope`` and ``loadgroup`` modes are no way out: they key tests by node id,
+and schemathesis's 47 operations share one, so all but one would never run.)"""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Move the tests of :data:`LONG_FIRST`'s modules to the front (a stable sort: each module's tests stay
-    together and in order) and mark those of :data:`GROUPS`. Every xdist worker does the same, as it must."""
+    together and in order). Every xdist worker sorts the same way, as it must."""
     root = Path(__file__).resolve().parents[1]
 
     def long_first(item: pytest.Item) -> int:
@@ -78,11 +81,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return 0 if path.startswith(LONG_FIRST) else 1
 
     items.sort(key=long_first)
-    for item in items:
-        path = item.path.relative_to(root).as_posix()
-        for prefix, group in GROUPS.items():
-            if path.startswith(prefix):
-                item.add_marker(pytest.mark.xdist_group(group))
 
 
 def is_worker(config: pytest.Config) -> bool:
