@@ -124,14 +124,24 @@ def play(args: argparse.Namespace, console: Console) -> None:
         except Exception as exc:  # an unreachable or refused database: one line, no traceback
             raise DemoError(f"cannot use the database {database_url}: {exc}".splitlines()[0]) from None
         # two games at once: the search bot thinks for a share of its deadline, and more games at once on a
-        # 2-core machine would starve its thinking and blur the standings the demo shows
+        # 2-core machine would starve its thinking and blur the standings the demo shows; both the demo's (its one
+        # account holds every slot: nobody else plays here)
         settings = Settings(
-            database_url=database_url, redis_url=redis_url, bot_allow="loopback", games_per_worker=2
+            database_url=database_url,
+            redis_url=redis_url,
+            bot_allow="loopback",
+            games_per_worker=2,
+            account_share_percent=100,
         )
         app = create_app(settings)
         stack.callback(app.extensions["db_engine"].dispose)
         if redis_url:
-            env = {**os.environ, "DATABASE_URL": database_url, "SORRY_ARENA_BOT_ALLOW": "loopback"}
+            env = {
+                **os.environ,
+                "DATABASE_URL": database_url,
+                "SORRY_ARENA_BOT_ALLOW": "loopback",
+                "SORRY_ARENA_ACCOUNT_SHARE_PERCENT": "100",
+            }
             start_workers(args.workers, env, stack)
         client = app.test_client()
         owner = client.post("/api/v1/players", json={"name": f"demo-{secrets.token_hex(3)}"}).get_json()

@@ -6,7 +6,10 @@ Neither the service nor this module imports ``tournament``: jobs are named by th
 (``tournament.jobs.configure``, found by its dotted name) points them at this app's database and notifier, and a
 maintenance function (``tournament.jobs.maintain_embedded``) runs every second on a thread of its own: it starts
 the runs due (start times, repeats) and gives a job to every game that needs one, so that a service killed and
-started again goes on with the games it left once their leases run out.
+started again goes on with the games it left once their leases run out. Before a thread takes a job, the queue asks
+an admission function (``tournament.jobs.admit_embedded``) whether the job may start now: a game of an account that
+holds its share of the threads, or of a stalling bot that holds its own, stays queued while the jobs behind it are
+taken, as a worker process sends such a game back to its queue.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ CANCELLED_JOB = "tournament.jobs.cancelled"
 FIT_JOB = "tournament.jobs.fit_pool"
 CONFIGURE = "tournament.jobs.configure"
 MAINTAIN_EMBEDDED = "tournament.jobs.maintain_embedded"
+ADMIT_EMBEDDED = "tournament.jobs.admit_embedded"
 GAME_TIMEOUT = 4 * 3600
 """An RQ job that plays its game itself has a generous time limit; the lease, not this, detects a dead worker."""
 
@@ -61,7 +65,10 @@ class RQQueue:
 class LocalQueue:
     """This process's threads (the embedded default): ``workers`` jobs at once, in the order queued (``at_front``:
     first), a job id queued or running only once; with ``maintain``, the dotted maintenance function every
-    ``interval`` seconds from the first job on (or from :meth:`start`)."""
+    ``interval`` seconds from the first job on (or from :meth:`start`); with ``admit``, the dotted function
+    ``admit(dotted, args) -> bool`` asked, under the queue's lock, whether a job may start now (it must not wait
+    on anything): a job it refuses keeps its place while the jobs behind it are taken, and is asked again when a
+    job ends or comes."""
 
     def __init__(
         self,
@@ -69,12 +76,14 @@ class LocalQueue:
         workers: int = 8,
         maintain: str | None = None,
         interval: float = 1.0,
+        admit: str | None = None,
     ) -> None:
         self._configure = configure
         self._configured = False
         self._workers = workers
         self._maintain = maintain
         self._interval = interval
+        self._admit = admit
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._jobs: collections.deque[tuple[str | None, str, tuple[Any, ...]]] = collections.deque()
@@ -138,11 +147,14 @@ class LocalQueue:
     def _work(self) -> None:
         while True:
             with self._lock:
-                while not self._jobs and not self._closed:
-                    self._changed.wait()
-                if self._closed:
-                    return
-                job_id, dotted, args = self._jobs.popleft()
+                while True:
+                    if self._closed:
+                        return
+                    job = self._take()
+                    if job is not None:
+                        break
+                    self._changed.wait()  # until a job comes, or one ends (which may admit one refused)
+                job_id, dotted, args = job
                 self._running += 1
             try:
                 job_function(dotted)(*args)
@@ -153,6 +165,15 @@ class LocalQueue:
                     self._running -= 1
                     self._active.discard(job_id or "")
                     self._changed.notify_all()
+
+    def _take(self) -> tuple[str | None, str, tuple[Any, ...]] | None:
+        """The first queued job that may start now, out of the queue (the caller holds the lock)."""
+        admit = job_function(self._admit) if self._admit is not None and self._configured else None
+        for index, job in enumerate(self._jobs):
+            if admit is None or admit(job[1], job[2]):
+                del self._jobs[index]
+                return job
+        return None
 
     def _maintenance(self) -> None:
         assert self._maintain is not None

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
-from runtime.jobqueue import CONFIGURE, MAINTAIN_EMBEDDED, LocalQueue, RQQueue, job_function
+from runtime.jobqueue import ADMIT_EMBEDDED, CONFIGURE, MAINTAIN_EMBEDDED, LocalQueue, RQQueue, job_function
 from runtime.readiness import Readiness
 from runtime.settings import MAX_BODY_BYTES, Settings
 from runtime.wakeups import make_notifier
@@ -141,4 +141,5 @@ def make_queue(app: Flask, settings: Settings) -> RQQueue | LocalQueue:
         workers=settings.games_per_worker,
         maintain=None if settings.maintenance_seconds is None else MAINTAIN_EMBEDDED,
         interval=settings.maintenance_seconds or 1.0,
+        admit=ADMIT_EMBEDDED,
     )

@@ -13,18 +13,31 @@ the work to the floor that does it:
 - ``fit_pool``: a large rating pool's refit, off the game path (``tournament.standings.poolfit``);
 - ``maintain_embedded``: the embedded queue's maintenance (no Redis), every second on a thread of the service
   (``tournament.dispatch.recovery``);
+- ``admit_embedded``: not a job: the embedded queue's question before a thread takes a job, whether its game may
+  start now (``tournament.dispatch.playing.admit_here``: an account's share of the threads, a stalling bot's);
 - ``configure``: not a job: the embedded service points the jobs of its process at its own database and notifier.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from runtime.jobqueue import GAME_JOB
 from store.models import Tournament, now
 from tournament.dispatch import context, playing, recovery, starts
 from tournament.dispatch.context import configure
 from tournament.dispatch.feed import feed_games
 from tournament.standings import poolfit, tables
 
-__all__ = ["cancelled", "configure", "fit_pool", "maintain_embedded", "play_game", "start_tournament"]
+__all__ = [
+    "admit_embedded",
+    "cancelled",
+    "configure",
+    "fit_pool",
+    "maintain_embedded",
+    "play_game",
+    "start_tournament",
+]
 
 
 def play_game(scheduled_id: int, bot_ids: list[int] | None = None, account: int | None = None) -> str:
@@ -63,3 +76,9 @@ def fit_pool(game: str, variant: str) -> str:
 def maintain_embedded() -> list[int]:
     """The embedded queue's maintenance: the games enqueued again (``recovery.maintain_embedded``)."""
     return recovery.maintain_embedded(context.get())
+
+
+def admit_embedded(dotted: str, args: tuple[Any, ...]) -> bool:
+    """Whether the embedded queue may start this job now: any job but a game's, and a game whose account and bots
+    are within their shares of the queue's threads (then counted as playing: ``playing.admit_here``)."""
+    return dotted != GAME_JOB or playing.admit_here(context.get(), *args)

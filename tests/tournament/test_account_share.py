@@ -11,7 +11,9 @@ their games to end. The victim's time alone and under attack are recorded (``rec
 - three accounts, each a tournament of two pull bots that never move (8 s a move: a game waits 40 s for its five
   timeouts); a worker of 4 slots, so each account holds 1 and the victim the fourth;
 - four accounts flooding challenges they never play (20 s a move: the person forfeits at the second timeout, 40 s);
-  each gets one challenge, the rest are 429s; a worker of 8 slots, so the challenges hold 4 and the victim its 2.
+  each gets one challenge, the rest are 429s; a worker of 8 slots, so the challenges hold 4 and the victim its 2;
+- the first attack on the embedded service (no Redis: its own 4 threads play the games, ``runtime.jobqueue``'s
+  ``LocalQueue`` asking ``tournament.jobs.admit_embedded`` before each job), as on SQLite embedded.
 """
 
 from __future__ import annotations
@@ -162,3 +164,37 @@ def test_a_challenge_flood_by_four_accounts_leaves_the_victim_its_share(
     log.info("victim alone %.2f s, beside 4 accounts' challenges %.2f s", alone, attacked)
     assert ended == 0, f"a challenge ended ({ended}) before the victim's tournament: {attacked:.1f} s"
     assert (len(challenges), refused) == (4, 8), "one challenge not over per account"
+
+
+def test_the_embedded_queue_leaves_the_victim_a_thread_beside_never_moving_pull_bots(database_url: str) -> None:
+    app = arena_app(database_url, games_per_worker=4)
+    client = app.test_client()
+    hog_tournaments: list[int] = []
+    hogs: list[Player] = []
+    try:
+        victim = new_player(client, "victim")
+        with push_bots(random_choice, random_choice) as servers:
+            bots = [register(client, victim, f"v{n}", server.url)["id"] for n, server in enumerate(servers)]
+            alone = victim_plays(client, victim, bots)
+            for number in range(3):
+                hogs.append(new_player(client, f"hog{number}"))
+                pulls = [register(client, hogs[-1], f"h{number}{seat}", None)["id"] for seat in range(2)]
+                made = create_tournament(
+                    client, hogs[-1], pulls, game="card", rounds=3, move_timeout_ms=HOG_MOVE_TIMEOUT_MS
+                )
+                hog_tournaments.append(made["id"])
+            wait_for("3 hog games playing", lambda: running_games(app, hog_tournaments) >= 3)
+            attacked = victim_plays(client, victim, bots)
+            ended = results_of(app, hog_tournaments)
+            playing = running_games(app, hog_tournaments)
+    finally:
+        for hog, tournament in zip(hogs, hog_tournaments, strict=True):  # their games stop at once
+            client.post(f"{API}/tournaments/{tournament}/cancel", headers=hog.headers)
+        app.extensions["queue"].wait(timeout=120)
+        dispose(app)
+    kind = kind_of(database_url)
+    record(f"account_share_embedded_pull_hogs_{kind}_alone_s", round(alone, 2))
+    record(f"account_share_embedded_pull_hogs_{kind}_attacked_s", round(attacked, 2))
+    log.info("embedded: victim alone %.2f s, beside 3 accounts' never-moving pull bots %.2f s", alone, attacked)
+    assert ended == 0, f"a hog game ended ({ended}) before the victim's tournament: {attacked:.1f} s"
+    assert playing <= 3, f"{playing} hog games at once on 4 threads: an account's share is 1"

@@ -29,7 +29,7 @@ from store.database import make_engine, sessions
 from tournament.dispatch.slots import Slots
 from tournament.play.game import Notifier, RunnerSettings
 from tournament.play.heartbeat import Heartbeat
-from tournament.play.stalls import Stalls, account_cap, stall_cap
+from tournament.play.stalls import Seated, Stalls, account_cap, stall_cap
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,9 @@ class Context:
     readiness: Readiness | None = None
     """The process's readiness checks (its database, its Redis, the migrations: ``runtime.readiness``), which a
     worker reports as ``sorry_arena_worker_ready``."""
+    admitted: dict[int, Seated] = field(default_factory=dict)
+    """The embedded queue's games admitted and counted in ``stalls``, by scheduled game, until their thread takes
+    them over (``playing.admit_here``, ``playing.run_game``)."""
     feeding: threading.Lock = field(default_factory=threading.Lock)
     feed_wanted: threading.Event = field(default_factory=threading.Event)
     """Held while a thread of the process tops the queue up, and set when another asks meanwhile (``jobs.top_up``)."""
@@ -116,8 +119,9 @@ def build(
     made = sessions(engine)
     runner = runner_settings(settings, name)
     heartbeat = Heartbeat(made, runner.worker, runner.lease_seconds)
-    count = slots.count if slots is not None else 1
-    stalls = Stalls(stall_cap(count), account_cap(count, settings.account_share_percent) if slots else None)
+    count = slots.count if slots is not None else queue.slots if isinstance(queue, LocalQueue) else 1
+    shared = slots is not None or isinstance(queue, LocalQueue)  # the embedded queue's threads are its slots
+    stalls = Stalls(stall_cap(count), account_cap(count, settings.account_share_percent) if shared else None)
     return Context(
         made,
         notifier,

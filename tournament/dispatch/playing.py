@@ -15,6 +15,7 @@ import time
 from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
+from runtime import metrics
 from store.database import failed_not_faulty, first_line
 from store.fastlane import param
 from store.models import Tournament, TournamentGame
@@ -34,8 +35,14 @@ def run_game(
     """Play one scheduled game: on a slot of this worker (the job returns at once), or here (the embedded queue).
     ``bot_ids`` and ``account``: its bots and the owner of its tournament, as the queue's top-up gave them (else
     read here: a game enqueued again)."""
-    if ctx.slots is None:
-        return play(ctx, scheduled_id)
+    if ctx.slots is None:  # the embedded queue's thread: counted when admitted, or here (a game enqueued again)
+        seated = ctx.admitted.pop(scheduled_id, None)
+        if seated is None:
+            seated = ctx.stalls.enter(*who_plays(ctx, scheduled_id))
+        try:
+            return play(ctx, scheduled_id)
+        finally:
+            ctx.stalls.leave(seated)
     if bot_ids is None or account is None:
         bot_ids, account = who_plays(ctx, scheduled_id)
     seated = ctx.stalls.enter(bot_ids, account)  # counted before the next job is admitted
@@ -80,6 +87,22 @@ def held_back(
     if bot_ids is None or account is None:
         bot_ids, account = who_plays(ctx, scheduled_id)
     return not ctx.stalls.admits(bot_ids, account)
+
+
+def admit_here(
+    ctx: context.Context, scheduled_id: int, bot_ids: list[int] | None = None, account: int | None = None
+) -> bool:
+    """The embedded queue's admission of a game's job, asked under its lock before a thread takes it: whether the
+    game may start now (as :func:`held_back`, from the bots and account its job carries: no database read under the
+    queue's lock), and if so counted as playing at once, so that the next job asked sees it. A job that carries no
+    bots (a game enqueued again) starts, and is counted by :func:`run_game`."""
+    if bot_ids is None or account is None:
+        return True
+    if not ctx.stalls.admits(bot_ids, account):
+        metrics.STALL_HOLDS.inc()
+        return False
+    ctx.admitted[scheduled_id] = ctx.stalls.enter(bot_ids, account)
+    return True
 
 
 def play(ctx: context.Context, scheduled_id: int, feed: bool = True) -> str:
