@@ -532,8 +532,7 @@ def report(name: str, unit: str, result: dict[str, Any]) -> None:
     print(f"{name} median: {figures} ({unit}; load {median['load']:.2f})")
 
 
-def main() -> int:
-    end_on_sigterm()
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     call = commands.add_parser("botcall", help="botlink's call to a bot: CPU per call")
@@ -558,7 +557,7 @@ def main() -> int:
         command.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
     for command in (call, work, data, group):
         command.add_argument("--json", action="store_true", help="print the rounds and medians as JSON")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     root = getattr(args, "internal_root", None)
     if root is not None and not (root / "cli" / "main.py").is_file():
         parser.error(f"--internal-root {root} is no checkout of this project (no cli/main.py)")
@@ -566,6 +565,7 @@ def main() -> int:
         parser.error("--rounds must be at least 1")
     if getattr(args, "database_url", None) and not args.database_url.startswith("postgresql"):
         parser.error("--database-url names a PostgreSQL server ('' for none)")
+    end_on_sigterm()  # after the usage errors: those end at once, and leave a caller's own handler alone
     if args.command == "botcall":
         results = {"botcall": botcall(args.internal_root, args.rounds, args.seconds, args.threads)}
         unit = "CPU us per call"

@@ -19,6 +19,7 @@ templates are the run's, made once and shared by its workers. The modules whose 
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,6 +111,20 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if not is_worker(config):
         drop_templates()
         runs.finish()
+
+
+@pytest.fixture(autouse=True)
+def logging_left_as_found() -> Iterator[None]:
+    """Take away the log handlers a test's in-process command added (``sorry-arena worker``'s ``logs.configure``,
+    a client's ``basicConfig``): each writes to the stderr of that test's capture, closed after it, and a later
+    test's log line would then print a logging error."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    for handler in list(root.handlers):
+        if type(handler) is logging.StreamHandler and handler not in handlers:
+            root.removeHandler(handler)
+    root.setLevel(level)
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from benchmarks import internals
 from tests.benchmarks.test_tournament import bench_databases
 from tests.databases import ADMIN_URL, postgres_database
 
@@ -71,13 +72,16 @@ def test_the_database_ones_measure_sqlite_and_postgresql(sub_command: str) -> No
     assert bench_databases() <= before  # its own database is gone
 
 
-def test_usage_errors() -> None:
-    for arguments, message in (
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
         (["botcall", "--internal-root", str(ROOT / "docs")], "is no checkout of this project"),
         (["groupcommit", "--database-url", "sqlite:///x.db"], "--database-url names a PostgreSQL server"),
         (["worker", "--rounds", "0"], "--rounds must be at least 1"),
-    ):
-        done = subprocess.run(
-            [sys.executable, str(SCRIPT), *arguments], cwd=ROOT, capture_output=True, text=True, timeout=120
-        )
-        assert done.returncode == 2 and message in done.stderr, done.stderr
+    ],
+)
+def test_usage_errors(arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        internals.main(arguments)
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err

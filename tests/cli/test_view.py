@@ -56,7 +56,7 @@ def tournament_like_record(seed: int, names: list[str], game_id: int) -> dict[st
         own[seat] += 1
     result = engine.result(state)
     assert result is not None
-    seats = [{"seat": seat, "name": name} for seat, name in enumerate(names)]
+    seats = [{"seat": seat, "name": name, "bot_id": 100 + seat} for seat, name in enumerate(names)]  # bots' seats
     final = records.final_result(result, 2, [])
     return records.make_record("card", settings, seed, seats, actions, final, game_id=game_id, tournament_id=4)
 

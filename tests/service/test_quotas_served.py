@@ -163,6 +163,7 @@ def test_requests_sent_at_once_get_in_exactly_as_many_as_the_quota(serve: Any, d
     found = serve(
         SORRY_ARENA_QUOTA_TOURNAMENTS=str(QUOTA),
         SORRY_ARENA_QUOTA_QUEUED="1000",
+        SORRY_ARENA_LIVE_CHALLENGES="100",  # the tournaments' quota is the one under test for challenges too
         SORRY_ARENA_GAMES_PER_WORKER="1",
         SORRY_ARENA_DB_POOL_SIZE=str(AT_ONCE + 4),
     )
