@@ -8,7 +8,7 @@ TEST_WORKERS ?= 8
 TEST_DIST := --maxschedchunk 1
 PACKAGES := engine store botlink ratings runtime cli service tournament clients
 
-.PHONY: venv test test-slow bench demo openapi clean fuzz browser
+.PHONY: venv test suite lint test-slow bench demo openapi clean fuzz browser
 
 venv: $(VENV)/.installed
 
@@ -19,13 +19,23 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-# The suite without the long statistical and end-to-end runs (marked slow), then the linters. The project's modules
-# are compiled once first (not by each of the workers at once), and Python may cache compiled modules (and pytest its
-# rewritten tests) even where PYTHONDONTWRITEBYTECODE is set: each of the suite's hundreds of Python processes would
-# compile them again.
+# The suite without the long statistical and end-to-end runs (marked slow), and beside it the linters (`lint`, a
+# minute of one core, run while the suite starts: after it, they added that minute to the run); their output is
+# printed after the suite's, and either failing fails `make test`. The project's modules are compiled once first
+# (not by each of the workers at once), and Python may cache compiled modules (and pytest its rewritten tests) even
+# where PYTHONDONTWRITEBYTECODE is set: each of the suite's hundreds of Python processes would compile them again.
 test: venv browser
 	$(BIN)/python -m compileall -q -j 0 $(PACKAGES) benchmarks tests
+	@log=$$(mktemp); $(MAKE) --no-print-directory lint > $$log 2>&1 & linting=$$!; \
+	$(MAKE) --no-print-directory suite; suite=$$?; \
+	wait $$linting; linted=$$?; cat $$log; rm -f $$log; \
+	test $$suite = 0 && test $$linted = 0
+
+suite:
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) $(TEST_DIST) -m "not slow"
+
+# ruff, mypy and the layers' contracts (docs/architecture.md).
+lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy $(PACKAGES) benchmarks

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -41,6 +42,45 @@ def bench_databases() -> set[str]:
         engine.dispose()
 
 
+def check_row(row: dict[str, Any], database: str, compared: bool) -> None:
+    """A round's figures: each one there and positive, each derived one computed from them within the round."""
+    assert (
+        row["bare_calls_per_s"] > 0 and row["one_worker_moves_per_s"] > 0 and row["core_workers_moves_per_s"] > 0
+    )
+    assert row["core_workers_vs_one"] == round(row["core_workers_moves_per_s"] / row["one_worker_moves_per_s"], 3)
+    assert row["load_before"] >= 0 and row["load_after"] >= 0
+    beyond = row["one_worker_cpu_us_per_move"] - row["bare_client_cpu_us_per_call"]
+    assert row["worker_beyond_call_us"] == round(beyond, 1)
+    assert row["moves_per_worker_core_s"] == round(1e6 / row["one_worker_cpu_us_per_move"], 1)
+    per_move = sum(row.get(f"core_workers_{part}cpu_us_per_move", 0) for part in ("", "bots_", "database_"))
+    ceiling = bench.CORES * 1e6 / per_move
+    assert row["ceiling_share"] == round(row["core_workers_moves_per_s"] / ceiling, 3) > 0
+    for key in ("bare_client", "bare_bots", "one_worker", "one_worker_bots", "core_workers"):
+        assert row[f"{key}_cpu_us_per_{'call' if key.startswith('bare') else 'move'}"] > 0
+    if database == "postgresql":  # the server's backends of the benchmark's database, on this machine
+        assert row["one_worker_database_cpu_us_per_move"] > 0
+        assert row["core_workers_database_cpu_us_per_move"] > 0
+    else:
+        assert "one_worker_database_cpu_us_per_move" not in row
+    if not compared:
+        assert "one_worker_compare_moves_per_s" not in row
+    else:
+        assert row["one_worker_compare_cpu_us_per_move"] > 0
+        assert row["bare_compare_calls_per_s"] > 0 and row["bare_compare_client_cpu_us_per_call"] > 0
+        own = row["one_worker_compare_cpu_us_per_move"] - row["bare_compare_client_cpu_us_per_call"]
+        assert row["worker_beyond_call_us_of_compare"] == round(own, 1)
+
+
+def test_a_round_measures_every_figure_and_the_load(redis_url: str) -> None:
+    """One round on SQLite, every figure and its derived ones: the smoke run of ``make test`` (the A/B against a
+    checkout, PostgreSQL's server CPU and the rounds' alternating order are ``make test-slow``'s, below)."""
+    found = bench.rows(redis_url=redis_url, bots=2, rounds=1, repeat=1, seconds=0.3, slots=2, awake=False)
+    assert [row["round"] for row in found] == [1]
+    check_row(found[0], "sqlite", compared=False)
+    assert bench.summary(found)["worker_beyond_call_us"] == found[0]["worker_beyond_call_us"]
+
+
+@pytest.mark.slow  # two rounds of five measurements, each starting workers: a minute or more
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])
 def test_rows_measure_each_round_with_its_figures_and_load(database: str, redis_url: str) -> None:
     server = None
@@ -61,35 +101,7 @@ def test_rows_measure_each_round_with_its_figures_and_load(database: str, redis_
     )
     assert [row["round"] for row in found] == [1, 2]
     for row in found:
-        assert (
-            row["bare_calls_per_s"] > 0
-            and row["one_worker_moves_per_s"] > 0
-            and row["core_workers_moves_per_s"] > 0
-        )
-        assert row["core_workers_vs_one"] == round(
-            row["core_workers_moves_per_s"] / row["one_worker_moves_per_s"], 3
-        )
-        assert row["load_before"] >= 0 and row["load_after"] >= 0
-        beyond = row["one_worker_cpu_us_per_move"] - row["bare_client_cpu_us_per_call"]
-        assert row["worker_beyond_call_us"] == round(beyond, 1)
-        assert row["moves_per_worker_core_s"] == round(1e6 / row["one_worker_cpu_us_per_move"], 1)
-        per_move = sum(row.get(f"core_workers_{part}cpu_us_per_move", 0) for part in ("", "bots_", "database_"))
-        ceiling = bench.CORES * 1e6 / per_move
-        assert row["ceiling_share"] == round(row["core_workers_moves_per_s"] / ceiling, 3) > 0
-        for key in ("bare_client", "bare_bots", "one_worker", "one_worker_bots", "core_workers"):
-            assert row[f"{key}_cpu_us_per_{'call' if key.startswith('bare') else 'move'}"] > 0
-        if database == "postgresql":  # the server's backends of the benchmark's database, on this machine
-            assert row["one_worker_database_cpu_us_per_move"] > 0
-            assert row["core_workers_database_cpu_us_per_move"] > 0
-        else:
-            assert "one_worker_database_cpu_us_per_move" not in row
-        if compare_root is None:
-            assert "one_worker_compare_moves_per_s" not in row
-        else:
-            assert row["one_worker_compare_cpu_us_per_move"] > 0
-            assert row["bare_compare_calls_per_s"] > 0 and row["bare_compare_client_cpu_us_per_call"] > 0
-            own = row["one_worker_compare_cpu_us_per_move"] - row["bare_compare_client_cpu_us_per_call"]
-            assert row["worker_beyond_call_us_of_compare"] == round(own, 1)
+        check_row(row, database, compared=compare_root is not None)
     medians = bench.summary(found)
     assert medians["worker_beyond_call_us"] == round(
         (found[0]["worker_beyond_call_us"] + found[1]["worker_beyond_call_us"]) / 2, 3
