@@ -7,11 +7,13 @@ Ctrl-C. Without the client installed, the template says how to install it in one
 All offline: the wheel is built by the tests' own environment (its setuptools, ``--no-build-isolation``: no
 index needed, the client has no dependencies), and the fresh environment's pip (ensurepip's) installs it with
 ``--no-index``; the machine's pip configuration is ignored. The build runs on a copy of ``clients/``, so that
-setuptools' ``build/`` and ``*.egg-info`` never land in the working tree while other tests run.
+setuptools' ``build/`` and ``*.egg-info`` never land in the working tree while other tests run. The wheel and the
+environment are made once for the test run, in its scratch folder, whichever xdist worker needs them first.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -22,6 +24,7 @@ import threading
 import venv
 import zipfile
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -29,6 +32,7 @@ import requests
 
 import engine
 from botlink import signing
+from tests import runs
 
 ROOT = Path(__file__).resolve().parents[2]
 PATIENCE_S = 120.0
@@ -58,29 +62,51 @@ def run(argv: Sequence[str | Path], cwd: Path, **extra: str) -> subprocess.Compl
     return result
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@contextmanager
+def built_once(name: str) -> Iterator[tuple[Path, bool]]:
+    """A folder of the test run's scratch folder, ``name``, held under the run's lock of it: with whether it is made
+    already. The xdist workers that run these tests (one test each, as often as not) make it once for the run: the
+    first makes it, the others wait for it and use it."""
+    home = runs.scratch() / name
+    with open(runs.scratch() / f"{name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield home, (home / "made").exists()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def wheel() -> Path:
     """``pip wheel --no-deps ./clients`` on a copy of the repository's clients/ folder: the client's wheel."""
-    work = tmp_path_factory.mktemp("client-build")
-    source = work / "clients"
-    shutil.copytree(ROOT / "clients", source, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
-    run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-index", "--no-build-isolation"]
-        + ["--wheel-dir", str(work / "dist"), str(source)],
-        cwd=work,
-    )
-    (built,) = (work / "dist").glob("sorry_arena_client-*.whl")
-    return built
+    with built_once("client-build") as (work, made):
+        if not made:
+            shutil.rmtree(work, ignore_errors=True)
+            source = work / "clients"
+            shutil.copytree(
+                ROOT / "clients", source, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info")
+            )
+            run(
+                [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-index", "--no-build-isolation"]
+                + ["--wheel-dir", str(work / "dist"), str(source)],
+                cwd=work,
+            )
+            (work / "made").touch()
+        (built,) = (work / "dist").glob("sorry_arena_client-*.whl")
+        return built
 
 
-@pytest.fixture(scope="module")
-def fresh_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new virtual environment (with ensurepip's pip) and the client's wheel installed in it; its bin folder."""
-    home = tmp_path_factory.mktemp("client-venv")
-    venv.EnvBuilder(with_pip=True, clear=True).create(home / "venv")
-    bin = home / "venv" / "bin"
-    run([bin / "python", "-m", "pip", "install", "--no-index", wheel], cwd=home)
-    return bin
+@pytest.fixture(scope="session")
+def fresh_venv(wheel: Path) -> Path:
+    """A new virtual environment (with ensurepip's pip) and the client's wheel installed in it; its bin folder.
+    The tests only run what it holds."""
+    with built_once("client-venv") as (home, made):
+        if not made:
+            shutil.rmtree(home, ignore_errors=True)
+            venv.EnvBuilder(with_pip=True, clear=True).create(home / "venv")
+            run([home / "venv" / "bin" / "python", "-m", "pip", "install", "--no-index", wheel], cwd=home)
+            (home / "made").touch()
+        return home / "venv" / "bin"
 
 
 @pytest.fixture
