@@ -20,8 +20,9 @@ def test_a_status_fault_quotes_the_bots_error_reply(client: FlaskClient, owner: 
     with push_bots(broken_choice, random_choice) as (bad_server, good_server):
         bad = register(client, owner, "broken", bad_server.url)
         good = register(client, owner, "steady", good_server.url)
-        created = create_tournament(client, owner, [bad["id"], good["id"]])
-        wait_done(client, created["id"], timeout=60)
+        # its error comes back at once, yet on a loaded machine later than the default second: a generous deadline
+        created = create_tournament(client, owner, [bad["id"], good["id"]], move_timeout_ms=20_000)
+        wait_done(client, created["id"], timeout=180)
     response = client.get(f"{API}/bots/{bad['id']}/faults", headers=owner.headers)
     faults = response.get_json()["faults"]
     assert len(faults) == 6  # three in a row forfeit each of its two games
@@ -50,9 +51,14 @@ def test_a_push_bots_debug_text_is_kept_with_its_moves(client: FlaskClient, owne
         chatty = register(client, owner, "chatty", chatty_server.url)
         quiet = register(client, owner, "quiet", quiet_server.url)
         created = create_tournament(
-            client, owner, [chatty["id"], quiet["id"]], game="card", settings={"players": 2, "pawns": 2}
+            client,
+            owner,
+            [chatty["id"], quiet["id"]],
+            game="card",
+            settings={"players": 2, "pawns": 2},
+            move_timeout_ms=20_000,  # no answer late on a loaded machine: the faults are the bot's illegal ones
         )
-        done = wait_done(client, created["id"], timeout=60)
+        done = wait_done(client, created["id"], timeout=180)
     game_id = done["results"][0]["game_id"]
     record = client.get(f"{API}/games/{game_id}/record").get_json()
     seat = done["results"][0]["bot_ids"].index(chatty["id"])
