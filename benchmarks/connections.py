@@ -27,9 +27,7 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -39,7 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.servers import free_port  # noqa: E402
+from benchmarks import waiting  # noqa: E402
 from benchmarks.waiting import http, percentile  # noqa: E402
 
 PER_ACCOUNT = 8
@@ -51,40 +49,13 @@ BUSY = "the service is busy"
 
 @contextmanager
 def serve(connections: int, budget: str) -> Iterator[int]:
-    port = free_port()
-    with tempfile.TemporaryDirectory(prefix="sorry-arena-connections-") as folder:
-        env = {key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "REDIS_URL")}
-        env.update(
-            DATABASE_URL=f"sqlite:///{folder}/arena.db",
-            SORRY_ARENA_LIMIT_ACCOUNTS="off",
-            SORRY_ARENA_LIMIT_ACCOUNTS_HOURLY="off",
-            SORRY_ARENA_MAINTENANCE_SECONDS="off",
-            SORRY_ARENA_ACCESS_LOG="off",
-        )
-        if budget == "none":
-            env["SORRY_ARENA_MAX_WAITING_PER_PROCESS"] = str(connections)
-        argv = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--connections", str(connections)]
-        with open(Path(folder) / "serve.log", "wb") as log:
-            process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    if asyncio.run(http(port, "GET", "/api/v1/health", timeout=2))[0] == 200:
-                        break
-                except OSError:
-                    pass
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"the server did not start:\n{(Path(folder) / 'serve.log').read_text()}")
-                time.sleep(0.2)
-            yield port
-        finally:
-            process.terminate()
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    """``benchmarks.waiting.serve`` (gevent) with ``--connections``, the process budget its default (half of them)
+    or, with ``budget`` ``none``, all of them (the service before the budget); its port."""
+    settings = {"SORRY_ARENA_ACCESS_LOG": "off"}
+    if budget == "none":
+        settings["SORRY_ARENA_MAX_WAITING_PER_PROCESS"] = str(connections)
+    with waiting.serve("gevent", ("--connections", str(connections)), **settings) as (port, _):
+        yield port
 
 
 class Streams:

@@ -95,7 +95,12 @@ def hands_over(seed: int) -> bool:
 
 
 @contextmanager
-def serve(worker_class: str) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+def serve(
+    worker_class: str = "gevent", flags: tuple[str, ...] = (), **settings: str
+) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """``sorry-arena serve`` on a free port and a SQLite file of its own, without rate limits or maintenance
+    (``flags``: more of serve's flags; ``settings``: more variables of its environment), until it answers health:
+    its port and process, stopped at the end."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="sorry-arena-waiting-") as folder:
         env = {key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "REDIS_URL")}
@@ -105,8 +110,10 @@ def serve(worker_class: str) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
             SORRY_ARENA_LIMIT_ACCOUNTS_HOURLY="off",
             SORRY_ARENA_LIMIT_MOVES="off",
             SORRY_ARENA_MAINTENANCE_SECONDS="off",
+            **settings,
         )
         argv = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--worker-class", worker_class]
+        argv += flags
         with open(Path(folder) / "serve.log", "wb") as log:
             process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:

@@ -132,6 +132,18 @@ def create_tournament(client: FlaskClient, owner: Player, bot_ids: list[int], **
     return created
 
 
+def wait_for(what: str, check: Callable[[], Any], timeout: float = 180) -> Any:
+    """Until ``check()`` returns something true, polled every 0.1 s: that; a failure naming ``what`` after
+    ``timeout`` seconds (generous: only a broken build, or a crawling machine, reaches it)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found:
+            return found
+        assert time.monotonic() < deadline, f"{what}: not within {timeout} s"
+        time.sleep(0.1)
+
+
 def wait_done(client: FlaskClient, tournament_id: int, timeout: float = 120) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:

@@ -30,7 +30,7 @@ from sqlalchemy import func, select
 
 from store.models import Result, TournamentGame
 from tests.apikit import API, Player, new_player
-from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done
+from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done, wait_for
 from tests.conftest import dispose
 from tests.reliability.harness import record
 from tests.service.challengekit import open_bot
@@ -57,13 +57,6 @@ def workers(database_url: str, redis_url: str, tmp_path: Path) -> Iterator[Worke
     running = Workers(database_url, redis_url, tmp_path, lease_seconds=None)
     yield running
     running.stop()
-
-
-def wait_for(what: str, ready: object, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"not {what} in {timeout} s"
-        time.sleep(0.1)
 
 
 def start_worker(workers: Workers, slots: int) -> None:

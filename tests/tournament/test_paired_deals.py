@@ -10,7 +10,6 @@ its twin games (one deal, seats swapped) are played one after the other, never a
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ import engine
 from ratings.sprt import Sprt
 from store.models import Game, Result, TournamentGame
 from tests.apikit import API, Player, new_player
-from tests.arenakit import SECRET, arena_app, push_bots, random_choice
+from tests.arenakit import SECRET, arena_app, push_bots, random_choice, wait_for
 from tests.conftest import dispose
 from tests.tournament.test_rq import Workers
 
@@ -59,16 +58,6 @@ def start_match(client: FlaskClient, owner: Player, **fields: Any) -> dict[str, 
     assert response.status_code == 201, response.get_data(as_text=True)
     created: dict[str, Any] = response.get_json()
     return created
-
-
-def wait_for(what: str, check: Any, timeout: float = 180) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"{what}: not within {timeout} s"
-        time.sleep(0.1)
 
 
 def match_done(client: FlaskClient, match_id: int) -> dict[str, Any] | None:
