@@ -90,6 +90,8 @@ class BotReply:
     detail: str
     latency_ms: float
     """From the start of the call to the last byte of the reply (or to the fault)."""
+    status: int | None = None
+    """The HTTP status of a ``status`` fault (a 401 or 403 is the bot refusing the signature)."""
 
     @property
     def ok(self) -> bool:
@@ -192,10 +194,11 @@ os.register_at_fork(after_in_child=_watchdog._reset)
 
 
 class _Fault(Exception):
-    def __init__(self, fault: str, detail: str) -> None:
+    def __init__(self, fault: str, detail: str, status: int | None = None) -> None:
         super().__init__(detail)
         self.fault = fault
         self.detail = detail
+        self.status = status
 
 
 def _reject_constant(name: str) -> Any:
@@ -206,8 +209,9 @@ class BotConnection:
     """Calls to one push bot for one game (or match): one kept-alive connection, one resolved address, one secret.
 
     ``allow`` is the allowlist (:func:`botlink.netguard.parse_allowlist`). ``ca_bundle`` replaces the system's
-    certificate authorities for https (a private CA, or a test's). One call at a time: a connection is not shared
-    between threads.
+    certificate authorities for https (a private CA, or a test's). ``protocol`` is the version its requests are
+    signed in (``botlink/protocols.py``: 2, or the deprecated 1 of a bot on the previous release's client); it may
+    be changed between calls. One call at a time: a connection is not shared between threads.
     """
 
     def __init__(
@@ -219,6 +223,7 @@ class BotConnection:
         max_body: int = DEFAULT_MAX_BODY,
         *,
         ca_bundle: str | None = None,
+        protocol: int = 2,
     ) -> None:
         if not timeout > 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
@@ -227,6 +232,8 @@ class BotConnection:
         self.url = url
         self.timeout = float(timeout)
         self.max_body = max_body
+        self.protocol = protocol
+        """The protocol version the calls are signed in (unless a call says otherwise)."""
         self.made_at = time.monotonic()
         """When the connection was made and its URL resolved (``botlink.keepalive`` keeps it for so long)."""
         self._secret = secret
@@ -276,8 +283,10 @@ class BotConnection:
             self._connection = HTTPConnection(ip, target.port, timeout=self.timeout)
         self._headers = {**_HEADERS, "Host": target.host_header}
 
-    def call(self, route: str, payload: dict[str, Any]) -> BotReply:
-        """POST ``payload`` as JSON to ``{base}/{route}``, signed; the reply's JSON object, or a fault."""
+    def call(self, route: str, payload: dict[str, Any], protocol: int | None = None) -> BotReply:
+        """POST ``payload`` as JSON to ``{base}/{route}``, signed in ``protocol`` (default: the connection's
+        :attr:`protocol`); the reply's JSON object, or a fault."""
+        protocol = self.protocol if protocol is None else protocol
         started = time.perf_counter()
         if self.refusal is not None:
             return BotReply(None, "refused", self.refusal, 0.0)
@@ -293,7 +302,8 @@ class BotConnection:
             at_once = True
             while True:
                 try:
-                    signed = signing.headers(self._secret, "POST", path, body)  # each attempt its own id
+                    # each attempt its own id
+                    signed = signing.headers(self._secret, "POST", path, body, protocol=protocol)
                     headers = {**self._headers, **signed}
                     data = self._exchange(connection, path, body, headers, call)
                     break
@@ -307,7 +317,7 @@ class BotConnection:
                     time.sleep(pause)
                     pause = min(pause * 2, RESTART_LONGEST_PAUSE)
         except _Fault as fault:
-            return BotReply(None, fault.fault, fault.detail, self._since(started))
+            return BotReply(None, fault.fault, fault.detail, self._since(started), fault.status)
         except Exception as exc:  # whatever a bot sends must not crash the game: classify what we can
             classified = self._classify(exc, call)
             if classified.detail.startswith("unexpected"):
@@ -364,7 +374,7 @@ class BotConnection:
             if 300 <= status < 400:
                 raise _Fault("redirect", f"HTTP {status} redirect (redirects are not followed)")
             if not 200 <= status < 300:
-                raise _Fault("status", f"HTTP {status}" + self._error_text(response, call))
+                raise _Fault("status", f"HTTP {status}" + self._error_text(response, call), status)
             declared = response.headers.get("Content-Length", "")
             length = int(declared) if declared.isdigit() else None
             if length is not None and length > self.max_body:

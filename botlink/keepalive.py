@@ -48,9 +48,15 @@ class Kept:
         self._swept = clock()
 
     def take(
-        self, url: str, secret: str, allow: Iterable[netguard.Network] = (), timeout: float = DEFAULT_TIMEOUT_S
+        self,
+        url: str,
+        secret: str,
+        allow: Iterable[netguard.Network] = (),
+        timeout: float = DEFAULT_TIMEOUT_S,
+        protocol: int = 2,
     ) -> BotConnection:
-        """An idle connection to this bot, kept less than ``max_age`` ago, else a new one."""
+        """An idle connection to this bot, kept less than ``max_age`` ago, else a new one; signing in ``protocol``
+        (the bot's, ``botlink/protocols.py``)."""
         allowed = tuple(allow)
         key = _bot(url, secret, float(timeout), allowed)
         moment = self.clock()
@@ -67,7 +73,10 @@ class Kept:
             stale.extend(self._aged(moment))
         for connection in stale:
             connection.close()
-        return found if found is not None else BotConnection(url, secret, allow=allowed, timeout=timeout)
+        if found is None:
+            return BotConnection(url, secret, allow=allowed, timeout=timeout, protocol=protocol)
+        found.protocol = protocol
+        return found
 
     def give_back(self, connection: BotConnection) -> None:
         """Keep ``connection`` for the bot's next game (unless it is refused, unresolved, too old or one too many)."""

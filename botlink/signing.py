@@ -13,6 +13,11 @@ and a request id: a bot refuses a timestamp more than 300 s from its clock and a
 that window, so a captured request cannot be replayed at all. Each attempt of a call is signed afresh, with an id of
 its own. The bot compares in constant time. ``clients/signature.py`` is the bot side, written independently so that
 a bot author can copy it away; the two must agree on the test vector in the protocol document.
+
+Every request also says the protocol version it is signed in (``X-Sorry-Arena-Protocol: 2``). The previous
+release's scheme, ``v1``, is kept for the bots on its client while its deprecation window lasts
+(``botlink/protocols.py``): two headers, the timestamp and ``v1=<hex HMAC-SHA256(secret, b"<timestamp>." + raw
+body)>``, with no request id, method or path (so a captured v1 request can be replayed within the 300 s).
 """
 
 from __future__ import annotations
@@ -28,7 +33,10 @@ from collections.abc import Mapping
 TIMESTAMP_HEADER = "X-Sorry-Arena-Timestamp"
 REQUEST_ID_HEADER = "X-Sorry-Arena-Request-Id"
 SIGNATURE_HEADER = "X-Sorry-Arena-Signature"
+PROTOCOL_HEADER = "X-Sorry-Arena-Protocol"
 SCHEME = "v2"
+SCHEME_V1 = "v1"
+"""The previous release's scheme (protocol 1), deprecated: :func:`sign_v1`."""
 TOLERANCE_S = 300
 """How far (seconds, either way) a request's timestamp may be from the verifier's clock."""
 _MAX_TIMESTAMP_DIGITS = 12
@@ -70,17 +78,37 @@ def sign(secret: str, timestamp: int, request_id: str, method: str, path: str, b
     return f"{SCHEME}={_mac(secret, message(str(int(timestamp)), request_id, method, path, body))}"
 
 
+def sign_v1(secret: str, timestamp: int, body: bytes) -> str:
+    """The deprecated protocol 1 signature header's value: ``"v1=<hex HMAC-SHA256(secret, b"<timestamp>." +
+    body)>"``."""
+    return f"{SCHEME_V1}={_mac(secret, str(int(timestamp)).encode('ascii') + b'.' + body)}"
+
+
 def headers(
-    secret: str, method: str, path: str, body: bytes, now: float | None = None, request_id: str | None = None
+    secret: str,
+    method: str,
+    path: str,
+    body: bytes,
+    now: float | None = None,
+    request_id: str | None = None,
+    protocol: int = 2,
 ) -> dict[str, str]:
-    """The three signature headers of a request, timestamped ``now`` (default: the current time), with a fresh
-    request id (:func:`fresh_request_id`) unless one is given."""
+    """The signature headers of a request in ``protocol`` (2, or the deprecated 1), timestamped ``now`` (default:
+    the current time), with the protocol header. Protocol 2 has a fresh request id (:func:`fresh_request_id`)
+    unless one is given; protocol 1 has none (its signature covers the timestamp and the body only)."""
     timestamp = int(time.time() if now is None else now)
+    if protocol == 1:
+        return {
+            TIMESTAMP_HEADER: str(timestamp),
+            SIGNATURE_HEADER: sign_v1(secret, timestamp, body),
+            PROTOCOL_HEADER: "1",
+        }
     request_id = request_id or fresh_request_id()
     return {
         TIMESTAMP_HEADER: str(timestamp),
         REQUEST_ID_HEADER: request_id,
         SIGNATURE_HEADER: sign(secret, timestamp, request_id, method, path, body),
+        PROTOCOL_HEADER: "2",
     }
 
 
@@ -121,4 +149,31 @@ def verify(
     if scheme != SCHEME or not digest.isascii() or "\n" in path:
         return False
     expected = _mac(secret, message(timestamp, request_id, method, path, body))
+    return hmac.compare_digest(expected.encode("ascii"), digest.encode("ascii"))
+
+
+def verify_v1(
+    secret: str,
+    request_headers: Mapping[str, str],
+    body: bytes,
+    now: float | None = None,
+    tolerance: float = TOLERANCE_S,
+) -> bool:
+    """Whether ``body`` was signed in the deprecated protocol 1 with ``secret`` at a time within ``tolerance``
+    seconds of ``now``, as the previous release's client checked it. A missing, malformed or stale header is
+    ``False``, never an exception."""
+    timestamp = _header(request_headers, TIMESTAMP_HEADER)
+    signature = _header(request_headers, SIGNATURE_HEADER)
+    if timestamp is None or signature is None:
+        return False
+    timestamp = timestamp.strip()
+    if not (timestamp.isascii() and timestamp.isdigit() and len(timestamp) <= _MAX_TIMESTAMP_DIGITS):
+        return False
+    clock = time.time() if now is None else now
+    if abs(clock - int(timestamp)) > tolerance:
+        return False
+    scheme, _, digest = signature.strip().partition("=")
+    if scheme != SCHEME_V1 or not digest.isascii():
+        return False
+    expected = _mac(secret, timestamp.encode("ascii") + b"." + body)
     return hmac.compare_digest(expected.encode("ascii"), digest.encode("ascii"))

@@ -14,7 +14,7 @@ Any base path works (``http://host:8001``, ``http://host:8001/bot``, ...): the r
 With a secret set, requests without a valid signature (the method, path and body signed, recent, never seen
 before: ``signature.Verifier``) get 401; while a secret is rotated, ``previous_secrets`` are accepted too
 (``serve(choose, secret=NEW, previous_secrets=[OLD])``: docs/bots.md, "Rotating the secret"). ``info`` echoes the service's nonce with the bot's
-name and games; ``start`` and ``end`` answer ``{}``; ``move`` answers ``{"action": choose(request)}`` (with ``"debug"``: the text ``choose`` may set as
+name, games and the protocol versions it speaks (:data:`PROTOCOLS`: the service signs in the newest both know); ``start`` and ``end`` answer ``{}``; ``move`` answers ``{"action": choose(request)}`` (with ``"debug"``: the text ``choose`` may set as
 ``request["debug"]``, shown to the bot's owner with the move), and an
 exception in ``choose`` answers 500 with a short message (the service records a fault and plays a fallback move).
 """
@@ -40,6 +40,9 @@ MAX_REQUEST_BYTES = 1 << 20
 log = logging.getLogger(__name__)
 
 
+PROTOCOLS = (2,)
+"""The push protocol versions this client speaks (``info`` says so): 2, whose signature ``signature.py`` checks.
+The clients before 0.2 spoke 1 (deprecated) and did not say."""
 DEBUG_CHARS = 1024
 """The longest debug text sent (the service keeps at most 1 KiB of it, control characters removed)."""
 
@@ -80,7 +83,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if route == "info":
             games = list(self.server.games)
-            self._answer(200, {"nonce": request.get("nonce"), "name": self.server.name, "games": games})
+            self._answer(
+                200,
+                {"nonce": request.get("nonce"), "name": self.server.name, "games": games, "protocols": [*PROTOCOLS]},
+            )
         elif route == "move":
             self._move(request)
         else:

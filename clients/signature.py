@@ -10,6 +10,13 @@ Recompute the signature over the method, the path as received and the exact body
 refuse a timestamp more than five minutes from your clock and a request id you have seen in those five minutes: so
 a request cannot be replayed, nor sent to another route. :class:`Verifier` does all of it; ``push.py`` uses one.
 
+This is protocol version 2, the reference client's since 0.2 (each request says its version in
+``X-Sorry-Arena-Protocol``, and ``push.py``'s ``info`` answers ``"protocols": [2]``). The clients before 0.2 checked
+version 1 (``v1=<hex HMAC-SHA256 of b"1700000000." + the raw body>``, no request id, method or path), deprecated: the
+service still signs v1 for a bot that refuses v2 until the end of its window (docs/bot-protocol.md, "Protocol
+versions"). To upgrade such a bot, install this client (0.2 or later) and restart the bot with the same secret: its
+next health check, before its next game, records protocol 2, and its owner's warning goes.
+
 While a secret is rotated (docs/bots.md, "Rotating the secret") the bot accepts its new secret and the old ones:
 ``Verifier(new, previous=[old])`` checks a signature against each (a request id is still good once, whichever
 secret signed it).

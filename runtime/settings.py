@@ -49,6 +49,9 @@ DEFAULT_LIVE_CHALLENGES = 1
 DEFAULT_CHALLENGE_MOVE_TIMEOUT_MS = 120_000
 MAX_CHALLENGE_MOVE_TIMEOUT_MS = 600_000
 """The most a person's time per move in a challenge may be set to (``SORRY_ARENA_CHALLENGE_MOVE_TIMEOUT_MS``)."""
+DEFAULT_OLD_PROTOCOL_DAYS = 90
+"""As ``botlink.protocols.DEFAULT_OLD_PROTOCOL_DAYS`` (the settings floor imports no bot calls)."""
+MAX_OLD_PROTOCOL_DAYS = 3650
 DEFAULT_DB_POOL_SIZE = 5
 """As ``store.database.POOL_SIZE`` (not imported: the command line reads these settings before SQLAlchemy loads)."""
 DEFAULT_DB_MAX_OVERFLOW = 5
@@ -89,6 +92,7 @@ class Settings:
     account_share_percent: int = DEFAULT_ACCOUNT_SHARE_PERCENT
     live_challenges: int = DEFAULT_LIVE_CHALLENGES
     challenge_move_timeout_ms: int = DEFAULT_CHALLENGE_MOVE_TIMEOUT_MS
+    old_protocol_days: int = DEFAULT_OLD_PROTOCOL_DAYS
     db_pool_size: int = DEFAULT_DB_POOL_SIZE
     db_max_overflow: int = DEFAULT_DB_MAX_OVERFLOW
     trusted_proxies: str = ""
@@ -321,6 +325,14 @@ SETTINGS: tuple[Setting, ...] = (
         kinds.whole_between(1000, MAX_CHALLENGE_MOVE_TIMEOUT_MS),
         f"the most time per move a person may ask for in a challenge, in ms (1000 to {MAX_CHALLENGE_MOVE_TIMEOUT_MS}); "
         "over it, a 422",
+    ),
+    Setting(
+        "SORRY_ARENA_OLD_PROTOCOL_DAYS",
+        "old_protocol_days",
+        DEFAULT_OLD_PROTOCOL_DAYS,
+        kinds.whole_between(0, MAX_OLD_PROTOCOL_DAYS),
+        f"days (0 to {MAX_OLD_PROTOCOL_DAYS}) after 2026-11-29 that push bots speaking the deprecated protocol v1 "
+        "(clients before 0.2) still register and pass their health checks; 0: refused at once",
     ),
     Setting(
         "SORRY_ARENA_DB_POOL_SIZE",

@@ -118,6 +118,22 @@ class BotSchema(Schema):
     )
     failed_checks = fields.Integer(required=True)
     passed_checks = fields.Integer(required=True)
+    protocol = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the push protocol version the bot's requests are signed in (2; 1: deprecated, a "
+            "client before 0.2); null for a pull bot, or a push bot not checked since the versions came"
+        },
+    )
+    protocol_warning = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "for a bot speaking a deprecated protocol version: until when it plays and what to do; "
+            "else null"
+        },
+    )
     created_at = fields.DateTime(required=True)
     version = fields.Integer(
         required=True, metadata={"description": "the current version's number (1 at registration)"}

@@ -2,7 +2,9 @@
 the games API with their own token (pull).
 
 Registering a push bot proves the endpoint answers for it: the service POSTs a fresh nonce to ``{url}/info`` (signed
-with the bot's secret, which its owner chose and started the bot with) and the nonce must come back. A new url or a
+with the bot's secret, which its owner chose and started the bot with) and the nonce must come back; the protocol
+version it proves itself in is recorded (``botlink/protocols.py``: v2, or the deprecated v1 of a client before
+0.2 while its window lasts, with a warning on the bot). A new url or a
 new secret is proved the same way before it is kept: to rotate a secret, the owner restarts the bot accepting both
 the old and the new one, sends the new one, then drops the old. Only the owner changes or deletes a bot; a deleted
 bot keeps its rated games and joins no new tournament, and its name is free again: the names of the active bots
@@ -25,7 +27,8 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from botlink.calls import BotConnection
+from botlink import protocols
+from botlink.calls import BotConnection, BotReply
 from botlink.netguard import RefusedAddress, UnresolvableHost, check_url, parse_allowlist, resolve
 from service import auth, db, ratelimits, versions
 from service.bot_schemas import (
@@ -72,8 +75,17 @@ def describe(bot: Bot, viewer: int | None, version: int, **extra: Any) -> dict[s
         "passed_checks": bot.passed_checks,
         "created_at": bot.created_at,
         "version": version,
+        "protocol": bot.protocol if bot.url else None,
+        "protocol_warning": protocol_warning(bot),
         **extra,
     }
+
+
+def protocol_warning(bot: Bot) -> str | None:
+    """What the owner of a push bot speaking a deprecated protocol version is told (``None``: nothing)."""
+    if not bot.url:
+        return None
+    return protocols.warning(bot.protocol, current_app.extensions["settings"].old_protocol_days)
 
 
 def detail(bot: Bot, viewer: int | None) -> dict[str, Any]:
@@ -134,14 +146,21 @@ NOT_PROVED = (
     "url: the bot at this URL did not prove itself: it must answer a POST to its url + /info with the nonce it "
     f"was sent, signed with its secret, within {PROOF_TIMEOUT_S:g} s (docs/bot-protocol.md)"
 )
-"""The one answer to every failed proof: a refused connection, a timeout, an unknown host, any HTTP status, a
-body that is not JSON and a wrong nonce all read the same, and all come at the proof's deadline, so that the
-registration says nothing of what answers at an address (else it scans ports for whoever asks)."""
+"""The one answer to every failed proof but a refused signature: a refused connection, a timeout, an unknown host,
+any other HTTP status, a body that is not JSON and a wrong nonce all read the same, and all come at the proof's
+deadline, so that the registration says nothing of what answers at an address (else it scans ports for whoever
+asks)."""
+SIGNATURE_REJECTED = f"url: {protocols.SIGNATURE_REJECTED}"
+"""The answer when the endpoint refused the signature (401 or 403) in every protocol version: the owner's likely
+mistake (a wrong secret) is named, at the proof's deadline too, and nothing of the reply's body is quoted."""
 
 
-def prove(url: str, secret: str) -> None:
-    """The endpoint must echo a fresh nonce from its info route: a 422 for a malformed or refused URL (which says
-    why: that is the URL's, not the target's), else :data:`NOT_PROVED` whatever failed."""
+def prove(url: str, secret: str) -> int:
+    """The endpoint must echo a fresh nonce from its info route, asked in protocol v2, then v1 if it refuses the
+    signature (``protocols.prove``), all within :data:`PROOF_TIMEOUT_S`: a 422 for a malformed or refused URL (which
+    says why: that is the URL's, not the target's), :data:`SIGNATURE_REJECTED` when the signature was refused in
+    both, a 422 saying why for a bot speaking v1 only after its window, else :data:`NOT_PROVED` whatever failed.
+    The protocol version the bot proved itself in."""
     try:
         check_url(url)
     except ValueError as error:
@@ -155,19 +174,29 @@ def prove(url: str, secret: str) -> None:
     except UnresolvableHost as error:
         unproved(url, started, "connection", str(error))
     nonce = secrets.token_hex(16)
-    with BotConnection(url, secret, allow=allow, timeout=PROOF_TIMEOUT_S) as connection:
-        reply = connection.call("info", {"type": "info", "nonce": nonce})
-    if reply.fault is not None:
-        unproved(url, started, reply.fault, reply.detail)
-    if reply.body is None or reply.body.get("nonce") != nonce:
-        unproved(url, started, "nonce", "the reply did not hold the nonce it was sent")
+    payload = {"type": "info", "nonce": nonce}
+
+    def ask(version: int) -> BotReply:
+        left = max(started + PROOF_TIMEOUT_S - time.monotonic(), 0.05)  # both versions within the one deadline
+        with BotConnection(url, secret, allow=allow, timeout=left, protocol=version) as connection:
+            return connection.call("info", payload)
+
+    proof = protocols.prove(ask, nonce)
+    if proof.protocol is None:
+        answer = SIGNATURE_REJECTED if proof.signature_rejected else NOT_PROVED
+        unproved(url, started, proof.fault or "nonce", proof.detail, answer)
+    days = current_app.extensions["settings"].old_protocol_days
+    if not protocols.accepted(proof.protocol, days):
+        log.info("a bot endpoint speaks protocol v%s only, refused since its window ended (%s)", proof.protocol, url)
+        fail(422, f"url: {protocols.refusal(days)}")
+    return proof.protocol
 
 
-def unproved(url: str, started: float, fault: str, detail: str) -> NoReturn:
-    """Log what failed (for the operator), wait out the proof's deadline, answer :data:`NOT_PROVED`."""
+def unproved(url: str, started: float, fault: str, detail: str, answer: str = NOT_PROVED) -> NoReturn:
+    """Log what failed (for the operator), wait out the proof's deadline, answer ``answer``."""
     log.info("a bot endpoint did not prove itself: %s: %s (%s)", fault, detail, url)
     time.sleep(max(0.0, started + PROOF_TIMEOUT_S - time.monotonic()))
-    fail(422, NOT_PROVED)
+    fail(422, answer)
 
 
 def owned_bot(bot_id: int) -> Bot:
@@ -203,8 +232,7 @@ class Bots(MethodView):
         ratelimits.check(ratelimits.BOTS, owner.id, (ratelimits.ACCOUNTS, client_address()))
         secret = body["secret"] or secrets.token_urlsafe(32)  # a pull bot's, for a url given later
         games = sorted(set(body["games"]))
-        if body["url"] is not None:
-            prove(body["url"], secret)
+        protocol = prove(body["url"], secret) if body["url"] is not None else None
         token = auth.new_token()
         with committed(body["name"]) as session:
             account = Player(name=body["name"], token_hash=auth.token_hash(token))
@@ -223,12 +251,14 @@ class Bots(MethodView):
                 excluded=False,
                 open_to_others=body["open_to_others"],
                 created_at=now(),
+                protocol=protocol,
             )
             session.add(bot)
             session.flush()  # the bot's id, for its first version
             session.add(
                 BotVersion(bot_id=bot.id, number=1, url=bot.url, note=body["version_note"], created_at=now())
             )
+        protocols.warn_once(bot.id, protocol, current_app.extensions["settings"].old_protocol_days)
         return describe(bot, owner.id, 1, secret=secret, token=token)
 
     @blp.response(200, BotListSchema)
@@ -284,7 +314,10 @@ class OneBot(MethodView):
         elif new_version:  # new code at the same url: each is a version kept and rated apart
             ratelimits.check(ratelimits.VERSIONS, bot.id)
         if url is not None and (url != bot.url or secret != bot.secret):
-            prove(url, secret)  # a push bot accepts the new secret (beside the old one) before the service uses it
+            # a push bot accepts the new secret (beside the old one) before the service uses it
+            bot.protocol = prove(url, secret)
+        elif url is None:
+            bot.protocol = None
         bot.url = url
         bot.secret = secret
         bot.name = name

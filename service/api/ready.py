@@ -12,6 +12,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
+from runtime import release
 from runtime.readiness import Readiness, ready
 
 blp = Blueprint("ready", __name__, url_prefix="/api/v1/ready", description="Readiness")
@@ -19,6 +20,9 @@ blp = Blueprint("ready", __name__, url_prefix="/api/v1/ready", description="Read
 
 class ReadySchema(Schema):
     ready = fields.Boolean(required=True)
+    version = fields.String(
+        required=True, metadata={"description": "the version of sorry-arena running", "example": "0.2.0"}
+    )
     checks = fields.Dict(
         keys=fields.String(),
         values=fields.String(),
@@ -42,4 +46,4 @@ class Ready(MethodView):
         """Answer whether the service can serve: its database, its Redis and its migrations"""
         checks = current_app.extensions["readiness"].checks()
         answer = ready(checks)
-        return {"ready": answer, "checks": checks}, 200 if answer else 503
+        return {"ready": answer, "version": release.version(), "checks": checks}, 200 if answer else 503

@@ -16,6 +16,20 @@ BOT_PAGES: dict[str, dict[str, str]] = {
         "en": "{failed} failed, {passed} passed checks in a row",
         "fr": "{failed} contrôles échoués, {passed} réussis d'affilée",
     },
+    "bot.protocol": {"en": "Protocol", "fr": "Protocole"},
+    "bot.protocol_old": {
+        "en": "This bot speaks protocol v{version} (a client older than 0.2), deprecated: it is refused from "
+        "{date}. Upgrade its client to 0.2 or later (protocol v2); its next health check records the change.",
+        "fr": "Ce robot parle le protocole v{version} (un client antérieur à 0.2), obsolète : il sera refusé à "
+        "partir du {date}. Mettez son client à jour en 0.2 ou plus (protocole v2) ; son prochain contrôle de santé "
+        "enregistre le changement.",
+    },
+    "bot.protocol_refused": {
+        "en": "This bot speaks protocol v{version} only (a client older than 0.2), refused since {date}: it fails "
+        "its health checks. Upgrade its client to 0.2 or later (protocol v2).",
+        "fr": "Ce robot ne parle que le protocole v{version} (un client antérieur à 0.2), refusé depuis le {date} : "
+        "il échoue à ses contrôles de santé. Mettez son client à jour en 0.2 ou plus (protocole v2).",
+    },
     "bot.ratings": {"en": "Rating over time", "fr": "Cote au fil du temps"},
     "bot.versions": {"en": "Versions", "fr": "Versions"},
     "bot.versions_note": {

@@ -1,4 +1,5 @@
-"""A page per bot, ``/bots/<id>``: its owner, mode and health, its versions (each with its ratings), its rating over
+"""A page per bot, ``/bots/<id>``: its owner, mode and health (with its push protocol version, and a warning when
+it is deprecated: ``botlink/protocols.py``), its versions (each with its ratings), its rating over
 time in each pool it plays (a line per version), its games and wins by seat, its faults by kind and answer-time percentiles (finished games), its recent games. Linked
 from every standings table and game page (the ``bot_link`` and ``seat_bots`` helpers of the templates)."""
 
@@ -6,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import render_template
+from flask import current_app, render_template
 from flask.typing import ResponseReturnValue
 
+from botlink import protocols
 from service import db, versions
 from service.web import bot_stats, charts, pools
 from service.web.bot_messages import BOT_PAGES
@@ -48,4 +50,19 @@ def bot_page(bot_id: str) -> ResponseReturnValue:
         ratings.append((game, variant, row, charts.rating_chart(lines, found.history.games, lang())))
     rated = versions.ratings(session, bot.id)
     made = [(version, rated.get(version.number, [])) for version in reversed(versions.latest(session, bot.id))]
-    return render_template("bot.html", stats=stats, bot=bot, ratings=ratings, versions=made)
+    return render_template(
+        "bot.html", stats=stats, bot=bot, ratings=ratings, versions=made, old_protocol=old_protocol(bot)
+    )
+
+
+def old_protocol(bot: Bot) -> dict[str, Any] | None:
+    """For a push bot speaking a deprecated protocol version: the version, the first day it is refused and whether
+    that day has come; else ``None``."""
+    if not bot.url or bot.protocol is None or bot.protocol >= protocols.CURRENT:
+        return None
+    days = current_app.extensions["settings"].old_protocol_days
+    return {
+        "version": bot.protocol,
+        "refused_from": protocols.old_until(days).isoformat(),
+        "refused": not protocols.accepted(bot.protocol, days),
+    }

@@ -64,6 +64,10 @@ class Bot(Base):
     excluded: Mapped[bool] = mapped_column(Boolean, default=False)
     """Set after 3 failed checks in a row, cleared after 2 passed: an excluded bot forfeits new games."""
     checked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    protocol: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The push protocol version its requests are signed in, as its proof or last health check found it
+    (``botlink/protocols.py``); ``None``: not known yet (a pull bot, or a bot registered before the versions were
+    negotiated: its next game checks its health first)."""
     paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """Paused by the operator: it enters no new tournament and forfeits every new game from its start (as an
     excluded bot does) until unpaused."""

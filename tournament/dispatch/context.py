@@ -105,6 +105,7 @@ def runner_settings(settings: Settings, name: str | None = None) -> RunnerSettin
         worker=name or worker_name(),
         allow=parse_allowlist(settings.bot_allow),
         lease_seconds=settings.lease_seconds,
+        old_protocol_days=settings.old_protocol_days,
     )
 
 

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 import engine
 from botlink import moves
+from botlink.protocols import DEFAULT_OLD_PROTOCOL_DAYS
 from botlink.calls import BotConnection
 from engine.gameloop import Answer
 from engine.records import final_result
@@ -59,6 +60,9 @@ class RunnerSettings:
     save costs the worker about as much as ten moves' engine work; a watcher of the game sees it move by that much)."""
     health_interval: float = 10.0
     """A push bot's info route is checked at a game's start when its last check is older than this."""
+    old_protocol_days: int = DEFAULT_OLD_PROTOCOL_DAYS
+    """How long after ``botlink.protocols.INTRODUCED`` a bot speaking protocol v1 still passes its health checks
+    (``SORRY_ARENA_OLD_PROTOCOL_DAYS``)."""
 
 
 @dataclass(frozen=True)

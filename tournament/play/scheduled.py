@@ -65,6 +65,8 @@ class SeatBot:
     secret: str
     excluded: bool
     checked_at: datetime | None
+    protocol: int | None = None
+    """The protocol version its requests are signed in (``botlink/protocols.py``); ``None``: not known yet."""
     withheld: bool = False
     """Paused by the operator, or its account disabled: it forfeits every new game from its start, uncalled."""
 
@@ -97,12 +99,14 @@ _BOTS = (
         Bot.secret,
         Bot.excluded,
         Bot.checked_at,
+        Bot.protocol,
         or_(Bot.paused, Player.disabled),
     )
     .join(Player, Player.id == Bot.player_id)
     .where(Bot.id.in_(bindparam("bots", expanding=True)))
 )
 _GAME = update(TournamentGame).where(TournamentGame.id == param("scheduled_id")).values(game_id=param("game_id"))
+_PROTOCOL = update(Bot).where(Bot.id == param("bot_id")).values(protocol=param("protocol"))
 _NAME = select(Player.name).where(Player.id == param("player_id"))
 _PASSED = Bot.passed_checks + 1
 _FAILED = Bot.failed_checks + 1
@@ -153,6 +157,11 @@ def name_of(session: Session, player_id: int) -> str:
     row = session.connection().execute(_NAME, {"player_id": player_id}).first()
     assert row is not None
     return str(row[0])
+
+
+def note_protocol(session: Session, bot_id: int, protocol: int) -> None:
+    """Record the protocol version a health check found the bot speaking, in the session's transaction."""
+    session.connection().execute(_PROTOCOL, {"bot_id": bot_id, "protocol": protocol})
 
 
 def note_check(session: Session, bot_id: int, passed: bool, moment: datetime) -> bool:

@@ -1,6 +1,6 @@
 """Who sits in each seat of a scheduled game: its bot (or a challenge's person), a push bot's connection, its faults.
 
-A push bot's connection is taken from the process's kept connections (:data:`KEPT`, ``botlink/keepalive.py``) when
+A push bot's connection, signed in the bot's protocol version (``botlink/protocols.py``), is taken from the process's kept connections (:data:`KEPT`, ``botlink/keepalive.py``) when
 the game starts and given back when it ends, so that the bot's next game on this worker reuses it. A push bot whose
 health check is due is asked its info route before the game is created (:func:`check_health`). The game's ``start``
 requests go to every push bot at once and are waited for (:func:`notify_bots`); its ``end`` requests go out without
@@ -25,7 +25,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from botlink import keepalive
+from botlink import keepalive, protocols
 from botlink.calls import BotConnection
 from engine.gameloop import FaultCount
 from engine.records import PERSON_FAULTS_TO_FORFEIT
@@ -89,7 +89,8 @@ def seat_state(
     bot = bots[bot_id]
     connection = None
     if bot.url is not None and not bot.withheld:  # a withheld bot forfeits uncalled: no connection
-        connection = KEPT.take(bot.url, bot.secret, allow, bot_move_timeout_ms(tournament.move_timeout_ms) / 1000)
+        timeout = bot_move_timeout_ms(tournament.move_timeout_ms) / 1000
+        connection = KEPT.take(bot.url, bot.secret, allow, timeout, bot.protocol or protocols.CURRENT)
     return SeatState(bot, connection, bot.player_id, bot.name)
 
 
@@ -110,19 +111,38 @@ def give_back(seats: Sequence[SeatState]) -> None:
             KEPT.give_back(player.connection)
 
 
-def check_health(session: Session, bot: SeatBot, connection: BotConnection, interval: float) -> bool:
-    """Ask the bot's info route for a nonce when its last check is older than ``interval`` seconds, and count the
-    pass or failure (``scheduled.note_check``: the third failure in a row excludes the bot, the second pass includes
-    it again). Whether the bot is excluded now."""
+def check_health(
+    session: Session,
+    bot: SeatBot,
+    connection: BotConnection,
+    interval: float,
+    old_protocol_days: int = protocols.DEFAULT_OLD_PROTOCOL_DAYS,
+) -> bool:
+    """Ask the bot's info route for a nonce when its last check is older than ``interval`` seconds (or its
+    protocol version is not known yet), and count the pass or failure (``scheduled.note_check``: the third failure
+    in a row excludes the bot, the second pass includes it again). The nonce is asked as a registration asks it
+    (``protocols.prove``: v2, then v1 if the bot refuses the signature); the version found is recorded and signs
+    the game's calls, and a bot that proves itself in v1 only after its window (``old_protocol_days``) fails the
+    check. Whether the bot is excluded now."""
     checked = bot.checked_at
-    if checked is not None and (now() - checked.replace(tzinfo=checked.tzinfo or UTC)).total_seconds() < interval:
+    age = None if checked is None else (now() - checked.replace(tzinfo=checked.tzinfo or UTC)).total_seconds()
+    if bot.protocol is not None and age is not None and age < interval:
+        protocols.warn_once(bot.id, bot.protocol, old_protocol_days)
         return bot.excluded
     nonce = secrets.token_hex(16)
-    reply = connection.call("info", {"type": "info", "nonce": nonce})
-    passed = reply.fault is None and reply.body is not None and reply.body.get("nonce") == nonce
+    payload = {"type": "info", "nonce": nonce}
+    proof = protocols.prove(lambda version: connection.call("info", payload, protocol=version), nonce)
+    passed = proof.protocol is not None and protocols.accepted(proof.protocol, old_protocol_days)
     with writing(session):
         excluded = scheduled.note_check(session, bot.id, passed, now())
+        if proof.protocol is not None and proof.protocol != bot.protocol:
+            scheduled.note_protocol(session, bot.id, proof.protocol)
         session.commit()
+    if proof.protocol is not None:
+        connection.protocol = proof.protocol
+        protocols.warn_once(bot.id, proof.protocol, old_protocol_days)
+    if not passed:
+        log.info("bot %s failed its health check: %s", bot.id, failure(proof, old_protocol_days))
     if excluded != bot.excluded:
         change = "excluded" if excluded else "included"
         metrics.child(metrics.HEALTH_CHANGES, change).inc()
@@ -130,11 +150,20 @@ def check_health(session: Session, bot: SeatBot, connection: BotConnection, inte
             log.warning(
                 "bot %s excluded: its health checks failed (last: %s); it forfeits its games",
                 bot.id,
-                reply.fault or "a wrong reply",
+                failure(proof, old_protocol_days),
             )
         else:
             log.info("bot %s included again: its health checks pass", bot.id)
     return excluded
+
+
+def failure(proof: protocols.Proof, old_protocol_days: int) -> str:
+    """Why a health check failed, in words the bot's owner can act on (never the bot's reply)."""
+    if proof.protocol is not None:
+        return protocols.refusal(old_protocol_days)
+    if proof.signature_rejected:
+        return protocols.SIGNATURE_REJECTED
+    return proof.fault or "a wrong reply"
 
 
 def notify_bots(seats: Sequence[SeatState], route: str, request: Callable[[int], dict[str, Any]]) -> None:
