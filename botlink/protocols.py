@@ -148,4 +148,3 @@ def warn_once(bot_id: int, protocol: int | None, days: int) -> None:
             return
         _warned.add(bot_id)
     log.warning("bot %s: %s", bot_id, warning(protocol, days))
-

@@ -85,7 +85,12 @@ class _Handler(BaseHTTPRequestHandler):
             games = list(self.server.games)
             self._answer(
                 200,
-                {"nonce": request.get("nonce"), "name": self.server.name, "games": games, "protocols": [*PROTOCOLS]},
+                {
+                    "nonce": request.get("nonce"),
+                    "name": self.server.name,
+                    "games": games,
+                    "protocols": [*PROTOCOLS],
+                },
             )
         elif route == "move":
             self._move(request)

@@ -187,7 +187,9 @@ def prove(url: str, secret: str) -> int:
         unproved(url, started, proof.fault or "nonce", proof.detail, answer)
     days = current_app.extensions["settings"].old_protocol_days
     if not protocols.accepted(proof.protocol, days):
-        log.info("a bot endpoint speaks protocol v%s only, refused since its window ended (%s)", proof.protocol, url)
+        log.info(
+            "a bot endpoint speaks protocol v%s only, refused since its window ended (%s)", proof.protocol, url
+        )
         fail(422, f"url: {protocols.refusal(days)}")
     return proof.protocol
 

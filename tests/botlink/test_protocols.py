@@ -51,7 +51,9 @@ def test_v1_refuses_tampering_stale_and_malformed() -> None:
     assert not signing.verify_v1(SECRET, good, BODY + b" ", now=TIMESTAMP)
     assert not signing.verify_v1("other", good, BODY, now=TIMESTAMP)
     assert not signing.verify_v1(SECRET, good, BODY, now=TIMESTAMP + 301)
-    assert not signing.verify_v1(SECRET, {**good, signing.TIMESTAMP_HEADER: str(TIMESTAMP + 1)}, BODY, now=TIMESTAMP)
+    assert not signing.verify_v1(
+        SECRET, {**good, signing.TIMESTAMP_HEADER: str(TIMESTAMP + 1)}, BODY, now=TIMESTAMP
+    )
     assert not signing.verify_v1(SECRET, {**good, signing.TIMESTAMP_HEADER: "17e8"}, BODY, now=TIMESTAMP)
     assert not signing.verify_v1(SECRET, {**good, signing.SIGNATURE_HEADER: "v2" + EXPECTED_V1[2:]}, BODY)
     assert not signing.verify_v1(SECRET, {signing.TIMESTAMP_HEADER: str(TIMESTAMP)}, BODY, now=TIMESTAMP)

@@ -64,7 +64,7 @@ def test_the_protocol_document_shows_the_test_vector() -> None:
 
 def test_headers_carry_the_timestamp_a_fresh_request_id_and_the_signature() -> None:
     headers = signing.headers(SECRET, "POST", PATH, BODY, now=TIMESTAMP + 0.9, request_id=REQUEST_ID)
-    assert headers == signed()
+    assert headers == {**signed(), signing.PROTOCOL_HEADER: "2"}
     assert signing.verify(SECRET, "POST", PATH, headers, BODY, now=TIMESTAMP)
     ids = {signing.headers(SECRET, "POST", PATH, BODY)[signing.REQUEST_ID_HEADER] for _ in range(50)}
     assert len(ids) == 50 and all(len(found) == 32 for found in ids)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from runtime import release
 from runtime.settings import Settings
 from service.app import create_app
 from tests.conftest import TEST_LIMITS, dispose
@@ -47,7 +48,11 @@ def wait_ready(client: FlaskClient) -> None:
     while (answer := ready(client))[0] != 200:
         assert time.monotonic() < deadline, answer
         time.sleep(0.2)
-    assert answer[1] == {"ready": True, "checks": {"database": "ok", "redis": "ok", "migrations": "ok"}}
+    assert answer[1] == {
+        "ready": True,
+        "version": release.version(),
+        "checks": {"database": "ok", "redis": "ok", "migrations": "ok"},
+    }
 
 
 def test_readiness_fails_within_2_s_of_each_outage_and_recovers(

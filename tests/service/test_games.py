@@ -11,6 +11,7 @@ from sqlalchemy import create_engine, inspect, select, text
 
 import engine
 from engine import i18n
+from runtime import release
 from store.models import Player as PlayerRow
 from tests.apikit import (
     API,
@@ -232,7 +233,7 @@ def test_accept_language_fr_gives_french_texts(client):
 
 def test_the_health_endpoint_answers(client):
     response = client.get(f"{API}/health")
-    assert response.status_code == 200 and response.get_json() == {"ok": True}
+    assert response.status_code == 200 and response.get_json() == {"ok": True, "version": release.version()}
 
 
 def test_a_submission_that_leaves_the_seat_asked_returns_its_next_actions(client):

@@ -21,8 +21,8 @@ from sqlalchemy.orm import Session
 
 import engine
 from botlink import moves
-from botlink.protocols import DEFAULT_OLD_PROTOCOL_DAYS
 from botlink.calls import BotConnection
+from botlink.protocols import DEFAULT_OLD_PROTOCOL_DAYS
 from engine.gameloop import Answer
 from engine.records import final_result
 from runtime import metrics

@@ -71,7 +71,11 @@ def play_scheduled(session: Session, scheduled_id: int, place: Workplace) -> str
                     excluded[number] = True
                 elif player.bot is not None and player.connection is not None:
                     excluded[number] = check_health(
-                        session, player.bot, player.connection, settings.health_interval, settings.old_protocol_days
+                        session,
+                        player.bot,
+                        player.connection,
+                        settings.health_interval,
+                        settings.old_protocol_days,
                     )
                 elif player.bot is not None:
                     excluded[number] = player.bot.excluded
