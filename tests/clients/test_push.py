@@ -78,7 +78,7 @@ MOVE = move_request(engine.new_game("board", {"players": 2}, 1), 17)
 def test_info_echoes_the_nonce_with_name_and_games(server: PushServer) -> None:
     response = post(server, "/bot/info", {"type": "info", "nonce": "5eed"})
     assert response.status_code == 200
-    assert response.json() == {"nonce": "5eed", "name": "first", "games": ["board", "card"]}
+    assert response.json() == {"nonce": "5eed", "name": "first", "games": ["board", "card"], "protocols": [2]}
 
 
 @pytest.mark.parametrize("path", ["/move", "/bot/move", "/a/b/c/move", "/bot/move/", "/bot/move?x=1"])
@@ -199,7 +199,7 @@ def test_the_service_client_plays_against_the_reference_server() -> None:
     with serve(greedy_bot.choose, secret=SECRET, name="greedy").start_background() as server:
         with BotConnection(server.url + "/bot", SECRET, allow) as connection:
             info = connection.call("info", {"type": "info", "nonce": "abc123"})
-            assert info.body == {"nonce": "abc123", "name": "greedy", "games": ["board", "card"]}
+            assert info.body == {"nonce": "abc123", "name": "greedy", "games": ["board", "card"], "protocols": [2]}
             reply = connection.move(MOVE)
             assert (reply.fault, reply.body) == (None, {"action": "1:start:yellow"})
             assert connection.call("end", {"type": "end", "game_id": 17}).ok
@@ -328,6 +328,7 @@ def test_python_m_clients_serves_until_interrupted() -> None:
                 "nonce": "n1",
                 "name": "random",
                 "games": ["board", "card"],
+                "protocols": [2],
             }
             assert connection.move(MOVE).body == {"action": "1:start:yellow"}
         process.send_signal(signal.SIGINT)

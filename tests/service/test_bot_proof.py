@@ -2,8 +2,10 @@
 the URL (a closed port, a listener that never replies, an unknown host, a 404, a 500 with a telling body, a body
 that is not JSON, a wrong nonce) the answer is one and the same 422 (``NOT_PROVED``), which quotes nothing of the
 target, and it comes no sooner than the proof's deadline, so that its timing tells nothing either. The same holds
-for ``PATCH /bots/{id}`` with a new url or a new secret. A URL refused before any call (malformed, a refused
-address) still says why: that is the URL's own business. On SQLite and PostgreSQL.
+for ``PATCH /bots/{id}`` with a new url or a new secret. One failure is named, without quoting the target either
+and at the same deadline: a 401 or 403 to both protocol versions' signatures (``SIGNATURE_REJECTED``: the owner's
+secret, most likely). A URL refused before any call (malformed, a refused address) still says why: that is the
+URL's own business. On SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from service.api.bots import NOT_PROVED, PROOF_TIMEOUT_S
+from botlink import signing
+from service.api.bots import NOT_PROVED, PROOF_TIMEOUT_S, SIGNATURE_REJECTED
 from tests.apikit import API, Player, new_player
 from tests.arenakit import SECRET, arena_app, push_bots, random_choice, register
 from tests.botservers import BotServer, Handler, Received, closed_port, garbage, raw, slow, status
@@ -95,9 +98,24 @@ def test_a_changed_url_or_secret_is_proved_with_the_same_answer(arena: Flask) ->
         assert (moved.status_code, moved.get_json()["message"]) == (422, NOT_PROVED)
         # the good bot checks signatures with the secret it was given: a new one fails its proof
         rotated = client.patch(f"{API}/bots/{bot['id']}", json={"secret": "n" * 40}, headers=owner.headers)
-        assert (rotated.status_code, rotated.get_json()["message"]) == (422, NOT_PROVED)
+        assert (rotated.status_code, rotated.get_json()["message"]) == (422, SIGNATURE_REJECTED)
         shown = client.get(f"{API}/bots/{bot['id']}", headers=owner.headers).get_json()
         assert shown["url"] == good.url  # nothing changed
+
+
+@pytest.mark.parametrize("code", [401, 403])
+def test_a_refused_signature_is_named_at_the_deadline_quoting_nothing(arena: Flask, code: int) -> None:
+    owner = new_player(arena.test_client(), "owner")
+    answers: dict[str, tuple[int, str, float]] = {}
+    with BotServer(status(code, BANNER)) as server:
+        attempt(arena, owner, server.url(), answers, "refused")
+    message, seconds = answers["refused"][1], answers["refused"][2]
+    assert answers["refused"][0] == 422 and message == SIGNATURE_REJECTED
+    assert "SSH" not in message and "corp" not in message
+    assert seconds >= PROOF_TIMEOUT_S - 0.05, seconds
+    asked = [received.headers.get(signing.PROTOCOL_HEADER) for received in server.received]
+    assert asked == ["2", "1"], "asked in v2, then again in v1"
+    assert signing.REQUEST_ID_HEADER not in server.received[1].headers  # a v1 request has none
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api.bots import NOT_PROVED
+from service.api.bots import SIGNATURE_REJECTED
 from service.bot_schemas import SECRET_NEEDED
 from store.models import Bot
 from tests.apikit import API, Player, new_player
@@ -71,7 +71,7 @@ def test_a_new_secret_the_bot_does_not_accept_yet_changes_nothing(
     with push_bots(random_choice) as (bot_server,):
         bot = register(client, owner, "pusher", bot_server.url)
         rotated = client.patch(f"{API}/bots/{bot['id']}", json={"secret": NEW}, headers=owner.headers)
-    assert (rotated.status_code, rotated.get_json()["message"]) == (422, NOT_PROVED)
+    assert (rotated.status_code, rotated.get_json()["message"]) == (422, SIGNATURE_REJECTED)
     assert stored_secret(arena, bot["id"]) == SECRET
 
 
