@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -102,6 +102,8 @@ class Proof:
     fault: str | None = None
     detail: str = ""
     signature_rejected: bool = False
+    info: dict[str, Any] | None = field(default=None, compare=False)
+    """The bot's ``info`` reply, when it proved itself."""
 
 
 def _proved(reply: BotReply, nonce: str) -> bool:
@@ -128,11 +130,11 @@ def prove(ask: Callable[[int], BotReply], nonce: str) -> Proof:
     assert reply.body is not None
     listed = reply.body.get("protocols")
     if listed is None or tried == OLD:
-        return Proof(tried)
+        return Proof(tried, info=reply.body)
     common = newest_common(listed)
     if common is None:
         return Proof(None, "protocol", "the bot lists no protocol version this service speaks")
-    return Proof(common)
+    return Proof(common, info=reply.body)
 
 
 _warned: set[int] = set()

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from botlink import netguard
+from botlink import netguard, protocols
 from botlink.calls import BotConnection
 from botlink.moves import judged
 from engine.bots import BOTS, Bot
@@ -84,10 +84,14 @@ class UrlBot:
     kind: str = "url"
     first_fault: str | None = None
     """The first fault of the run, in words (shown after the results)."""
+    protocol: int = protocols.CURRENT
+    """The protocol version the bot proved itself in (``botlink/protocols.py``)."""
 
     def connect(self, timeout_ms: int) -> BotConnection:
-        """A connection for one game, as a worker opens one per bot per game."""
-        return BotConnection(self.url, self.secret, allow=self.allow, timeout=timeout_ms / 1000)
+        """A connection for one game, as a worker opens one per bot per game, signed in the bot's version."""
+        return BotConnection(
+            self.url, self.secret, allow=self.allow, timeout=timeout_ms / 1000, protocol=self.protocol
+        )
 
 
 Player = EngineBot | FileBot | UrlBot
@@ -146,20 +150,24 @@ def load_url(spec: str, game: str, secret: str, allow: tuple[netguard.Network, .
         netguard.check_url(spec)
     except ValueError as error:
         raise BotError(f"bad bot URL {spec!r}: {error}") from None
-    bot = UrlBot(spec, spec, secret, allow)
     nonce = secrets.token_hex(16)
+    payload = {"type": "info", "nonce": nonce}
     with BotConnection(spec, secret, allow=allow, timeout=max(timeout_ms / 1000, INFO_TIMEOUT_S)) as connection:
-        reply = connection.call("info", {"type": "info", "nonce": nonce})
-    if reply.fault is not None:
-        hint = ""
-        if reply.fault == "refused":
-            hint = " (--allow lists the networks a bot URL may lead to)"
-        elif reply.detail.startswith("HTTP 401"):
-            hint = " (give the bot's secret: --secret or $SORRY_ARENA_SECRET)"
-        raise BotError(f"the bot at {spec} did not answer its info route: {reply.fault}: {reply.detail}{hint}")
-    body = reply.body or {}
-    if body.get("nonce") != nonce:
+        # asked in v2, then in v1 if the bot refuses the signature (a client before 0.2), as the service asks
+        proof = protocols.prove(lambda version: connection.call("info", payload, protocol=version), nonce)
+    if proof.fault == "nonce":
         raise BotError(f"the bot at {spec} did not send the info route's nonce back: is it a sorry-arena bot?")
+    if proof.protocol is None:
+        hint = ""
+        if proof.fault == "refused":
+            hint = " (--allow lists the networks a bot URL may lead to)"
+        elif proof.signature_rejected:
+            hint = " (give the bot's secret: --secret or $SORRY_ARENA_SECRET)"
+        raise BotError(f"the bot at {spec} did not answer its info route: {proof.fault}: {proof.detail}{hint}")
+    if proof.protocol < protocols.CURRENT:
+        print(f"note: the bot at {spec} speaks the deprecated protocol v{proof.protocol}", file=sys.stderr)
+    bot = UrlBot(spec, spec, secret, allow, protocol=proof.protocol)
+    body = proof.info or {}
     games = body.get("games")
     if isinstance(games, list) and game not in games:
         raise BotError(f"the bot at {spec} plays {', '.join(map(str, games)) or 'no game'}, not the {game} game")

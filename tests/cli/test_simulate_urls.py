@@ -1,6 +1,7 @@
 """``sorry-arena simulate`` with push bots by URL: the reference client serving the random bot as a process of its
 own, played over HTTP with signed requests; a bot that answers every move with a 500, faulted and forfeited as
-the service would; what a URL bot is sent (the service's ``start``, ``move`` and ``end``); a wrong secret."""
+the service would; what a URL bot is sent (the service's ``start``, ``move`` and ``end``); a wrong secret; a bot
+on a client before 0.2 (protocol v1 only, ``tests/oldbot.py``), signed in v1 with a note."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 from tests.botservers import BotServer, Handler, Received, reply
 from tests.cli.simulatekit import PATIENCE_S, ROOT, replays, report, simulate, usage_error
+from tests.oldbot import old_bot
 
 SECRET = "s" * 40
 
@@ -69,6 +71,22 @@ def test_the_table_shows_a_url_bot(tmp_path: Path, random_bot: str) -> None:
 def test_a_wrong_secret_is_a_usage_error(tmp_path: Path, random_bot: str) -> None:
     err = usage_error(simulate(tmp_path, "--bots", f"{random_bot},greedy", "--secret", "t" * 40))
     assert "HTTP 401" in err and "--secret or $SORRY_ARENA_SECRET" in err, err
+
+
+def test_an_old_client_bot_is_played_in_protocol_v1(tmp_path: Path) -> None:
+    with old_bot(SECRET) as url:
+        completed = simulate(
+            tmp_path, "--bots", f"{url},greedy", "--games", "2", "--players", "2", "--secret", SECRET
+        )
+        assert completed.returncode == 0, completed.stderr
+        assert "deprecated protocol v1" in completed.stderr
+        result = report(
+            tmp_path,
+            *("--bots", f"{url},greedy", "--games", "2", "--players", "2", "--move-timeout-ms", "60000"),
+            env={"SORRY_ARENA_SECRET": SECRET},
+        )
+    row = result["wins_by_bot"][url]
+    assert row["games"] == 2 and row["faults"] == 0
 
 
 def failing_moves(handler: Handler, request: Received) -> None:

@@ -41,7 +41,7 @@ def old_url() -> Iterator[str]:
 def bot_row(app: Flask, bot_id: int) -> Bot:
     with app.extensions["db_sessions"]() as session:
         found = session.get(Bot, bot_id)
-        assert found is not None
+        assert isinstance(found, Bot)
         session.expunge(found)
         return found
 
