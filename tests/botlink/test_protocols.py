@@ -1,7 +1,8 @@
 """The deprecated protocol v1 signature (``botlink.signing.sign_v1``/``verify_v1``) against its test vector (also in
 docs/bot-protocol.md) and against the old client's own check (``tests/oldbot.py``), and the negotiation
 (``botlink.protocols``): the newest common version, the retry in v1 of a bot that refuses a v2 signature, the
-window and the owner's texts, which never quote a bot's reply."""
+window and the owner's texts, which never quote a bot's reply; the version header of every request, on a real
+loopback bot server."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from pathlib import Path
 
 from botlink import protocols, signing
 from botlink.calls import BotReply
+from botlink.keepalive import Kept
+from botlink.netguard import parse_allowlist
 from tests import oldbot
+from tests.botservers import BotServer, reply
 
 SECRET = "s3cret"
 TIMESTAMP = 1700000000
@@ -18,6 +22,7 @@ BODY = b'{"type":"info","nonce":"8f14e45fceea167a"}'
 EXPECTED_V1 = "v1=c9f42ed399e15cd485e50ff6dd39d87ceb352223af27d54f65ff14495baf29ac"
 """HMAC-SHA256("s3cret", b"1700000000." + BODY), as
 `printf '%s.%s' 1700000000 '<body>' | openssl dgst -sha256 -hmac s3cret` computes it."""
+LOOPBACK = parse_allowlist("loopback")
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bot-protocol.md"
 
 
@@ -127,3 +132,22 @@ def test_the_window_of_v1() -> None:
     assert "2026-11-29" in protocols.refusal(0)
     assert protocols.newest_common([1, 2]) == 2 and protocols.newest_common([1]) == 1
     assert protocols.newest_common("2") is None and protocols.newest_common([True, "2", 3]) is None
+
+
+def test_every_request_says_its_version_and_a_kept_connection_takes_the_bots() -> None:
+    kept = Kept()
+    with BotServer(reply({"action": "a"})) as server:
+        connection = kept.take(server.url(), SECRET, LOOPBACK, 1.0, protocol=1)
+        assert connection.move({"type": "move"}).ok
+        assert connection.call("info", {"type": "info", "nonce": "n"}, protocol=2).ok  # one call in another
+        kept.give_back(connection)
+        again = kept.take(server.url(), SECRET, LOOPBACK, 1.0, protocol=2)  # its bot upgraded meanwhile
+        assert again is connection and again.protocol == 2
+        assert again.move({"type": "move"}).ok
+        kept.close()
+    v1, asked, v2 = server.received
+    assert v1.headers[signing.PROTOCOL_HEADER] == "1" and signing.REQUEST_ID_HEADER not in v1.headers
+    assert signing.verify_v1(SECRET, v1.headers, v1.body)
+    for request in (asked, v2):
+        assert request.headers[signing.PROTOCOL_HEADER] == "2"
+        assert signing.verify(SECRET, "POST", request.path, request.headers, request.body)
