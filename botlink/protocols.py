@@ -87,7 +87,7 @@ def refusal(days: int) -> str:
 
 SIGNATURE_REJECTED = (
     "the bot rejected our signature (HTTP 401 or 403, signed in protocol v2 and in v1): check that it runs with "
-    "the secret given here; the reference client since 0.2 speaks protocol v2, older ones v1 (docs/bots.md)"
+    "the bot's secret, the one registered; the reference client since 0.2 speaks protocol v2, older ones v1 (docs/bots.md)"
 )
 """Why a proof failed when the bot refused the signature in every version (a wrong secret, most likely)."""
 

@@ -126,6 +126,14 @@ class BotSchema(Schema):
             "client before 0.2); null for a pull bot, or a push bot not checked since the versions came"
         },
     )
+    last_check_failure = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "why the push bot's last health check failed, in words its owner can act on (a refused "
+            "signature, a fault's kind; never the bot's reply); null when it passed or none was made"
+        },
+    )
     protocol_warning = fields.String(
         required=True,
         allow_none=True,

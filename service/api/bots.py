@@ -76,6 +76,7 @@ def describe(bot: Bot, viewer: int | None, version: int, **extra: Any) -> dict[s
         "created_at": bot.created_at,
         "version": version,
         "protocol": bot.protocol if bot.url else None,
+        "last_check_failure": bot.check_failure if bot.url else None,
         "protocol_warning": protocol_warning(bot),
         **extra,
     }
@@ -318,6 +319,7 @@ class OneBot(MethodView):
         if url is not None and (url != bot.url or secret != bot.secret):
             # a push bot accepts the new secret (beside the old one) before the service uses it
             bot.protocol = prove(url, secret)
+            bot.check_failure = None
         elif url is None:
             bot.protocol = None
         bot.url = url

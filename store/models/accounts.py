@@ -64,6 +64,9 @@ class Bot(Base):
     excluded: Mapped[bool] = mapped_column(Boolean, default=False)
     """Set after 3 failed checks in a row, cleared after 2 passed: an excluded bot forfeits new games."""
     checked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    check_failure: Mapped[str | None] = mapped_column(String(400), nullable=True)
+    """Why its last health check failed, in words its owner can act on (never the bot's reply); ``None`` after a
+    pass."""
     protocol: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """The push protocol version its requests are signed in, as its proof or last health check found it
     (``botlink/protocols.py``); ``None``: not known yet (a pull bot, or a bot registered before the versions were

@@ -138,9 +138,22 @@ def test_after_the_window_an_old_client_bot_is_refused_and_an_upgraded_one_is_re
             stored = bot_row(app, bot["id"])
             assert stored.protocol == 1 and stored.failed_checks == 1
             shown = client.get(f"{API}/bots/{bot['id']}").get_json()
-            assert shown["protocol_warning"] == protocols.refusal(0)
+            assert shown["protocol_warning"] == shown["last_check_failure"] == protocols.refusal(0)
             assert "refused since 2026-11-29" in client.get(f"/bots/{bot['id']}").get_data(as_text=True)
             assert health_check(app, bot["id"], old_url, days=90), "within a window it passes"
+            assert client.get(f"{API}/bots/{bot['id']}").get_json()["last_check_failure"] is None
+            # restarted with another secret: its health check says so, quoting nothing of its reply
+            with app.extensions["db_sessions"]() as session:
+                session.execute(update(Bot).where(Bot.id == bot["id"]).values(secret="w" * 40))
+                session.commit()
+            assert not health_check(app, bot["id"], old_url, days=90)
+            shown = client.get(f"{API}/bots/{bot['id']}").get_json()
+            assert shown["last_check_failure"] == protocols.SIGNATURE_REJECTED and shown["protocol"] == 1
+            page = client.get(f"/bots/{bot['id']}").get_data(as_text=True)
+            assert "rejected our signature" in page and "bad or missing" not in page
+            with app.extensions["db_sessions"]() as session:
+                session.execute(update(Bot).where(Bot.id == bot["id"]).values(secret=SECRET))
+                session.commit()
             # upgraded to the current client: the next check records protocol 2 and the warning goes
             assert health_check(app, bot["id"], servers[0].url, days=0)
             assert bot_row(app, bot["id"]).protocol == 2
@@ -155,7 +168,7 @@ def health_check(app: Flask, bot_id: int, url: str, days: int) -> bool:
         bot = scheduled.seat_bots(session, [bot_id])[bot_id]
         with BotConnection(url, bot.secret, parse_allowlist("loopback"), timeout=5, protocol=2) as connection:
             check_health(session, bot, connection, interval=0, old_protocol_days=days)
-    return bot_row(app, bot_id).failed_checks == 0
+    return bot_row(app, bot_id).check_failure is None
 
 
 @pytest.fixture

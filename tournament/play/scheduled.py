@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, bindparam, case, or_, select, update
+from sqlalchemy import Boolean, String, bindparam, case, or_, select, update
 from sqlalchemy.orm import Session
 
 from store.fastlane import param
@@ -123,6 +123,7 @@ _CHECKED = (
             else_=Bot.excluded,
         ),
         checked_at=param("moment"),
+        check_failure=param("failure", String()),
     )
     .returning(Bot.excluded)
 )
@@ -164,7 +165,9 @@ def note_protocol(session: Session, bot_id: int, protocol: int) -> None:
     session.connection().execute(_PROTOCOL, {"bot_id": bot_id, "protocol": protocol})
 
 
-def note_check(session: Session, bot_id: int, passed: bool, moment: datetime) -> bool:
-    """Count a health check of the bot at ``moment``, in the session's transaction; whether it is excluded now."""
-    row = session.connection().execute(_CHECKED, {"bot_id": bot_id, "passed": passed, "moment": moment}).first()
+def note_check(session: Session, bot_id: int, passed: bool, moment: datetime, failure: str | None = None) -> bool:
+    """Count a health check of the bot at ``moment`` (``failure``: why it failed, for its owner; ``None`` for a
+    pass), in the session's transaction; whether it is excluded now."""
+    values = {"bot_id": bot_id, "passed": passed, "moment": moment, "failure": None if passed else failure}
+    row = session.connection().execute(_CHECKED, values).first()
     return bool(row is not None and row[0])

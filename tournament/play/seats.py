@@ -133,16 +133,17 @@ def check_health(
     payload = {"type": "info", "nonce": nonce}
     proof = protocols.prove(lambda version: connection.call("info", payload, protocol=version), nonce)
     passed = proof.protocol is not None and protocols.accepted(proof.protocol, old_protocol_days)
+    reason = None if passed else failure(proof, old_protocol_days)
     with writing(session):
-        excluded = scheduled.note_check(session, bot.id, passed, now())
+        excluded = scheduled.note_check(session, bot.id, passed, now(), reason)
         if proof.protocol is not None and proof.protocol != bot.protocol:
             scheduled.note_protocol(session, bot.id, proof.protocol)
         session.commit()
     if proof.protocol is not None:
         connection.protocol = proof.protocol
         protocols.warn_once(bot.id, proof.protocol, old_protocol_days)
-    if not passed:
-        log.info("bot %s failed its health check: %s", bot.id, failure(proof, old_protocol_days))
+    if reason is not None:
+        log.info("bot %s failed its health check: %s", bot.id, reason)
     if excluded != bot.excluded:
         change = "excluded" if excluded else "included"
         metrics.child(metrics.HEALTH_CHANGES, change).inc()
@@ -150,7 +151,7 @@ def check_health(
             log.warning(
                 "bot %s excluded: its health checks failed (last: %s); it forfeits its games",
                 bot.id,
-                failure(proof, old_protocol_days),
+                reason,
             )
         else:
             log.info("bot %s included again: its health checks pass", bot.id)
@@ -158,12 +159,15 @@ def check_health(
 
 
 def failure(proof: protocols.Proof, old_protocol_days: int) -> str:
-    """Why a health check failed, in words the bot's owner can act on (never the bot's reply)."""
+    """Why a health check failed, in words the bot's owner can act on (never the bot's reply: only its kind of
+    fault)."""
     if proof.protocol is not None:
         return protocols.refusal(old_protocol_days)
     if proof.signature_rejected:
         return protocols.SIGNATURE_REJECTED
-    return proof.fault or "a wrong reply"
+    if proof.fault == "nonce":
+        return "the bot's info route did not send back the nonce it was sent"
+    return f"the bot's info route failed: {proof.fault} (docs/bot-protocol.md, Faults)"
 
 
 def notify_bots(seats: Sequence[SeatState], route: str, request: Callable[[int], dict[str, Any]]) -> None:
