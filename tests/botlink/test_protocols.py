@@ -13,6 +13,7 @@ from botlink import protocols, signing
 from botlink.calls import BotReply
 from botlink.keepalive import Kept
 from botlink.netguard import parse_allowlist
+from clients import signature
 from tests import oldbot
 from tests.botservers import BotServer, reply
 
@@ -45,6 +46,8 @@ def test_v1_headers_verify_on_both_sides_and_say_their_version() -> None:
     }
     assert signing.verify_v1(SECRET, headers, BODY, now=TIMESTAMP)
     assert not signing.verify(SECRET, "POST", "/bot/info", headers, BODY, now=TIMESTAMP), "v1 is not v2"
+    # the reference client (0.2) refuses v1: a bot on it is never signed v1, whoever answers 401 on its way
+    assert not signature.verify(SECRET, "POST", "/bot/info", headers, BODY, now=TIMESTAMP)
     v2 = signing.headers(SECRET, "POST", "/bot/info", BODY, now=TIMESTAMP)
     assert v2[signing.PROTOCOL_HEADER] == "2"
     assert not signing.verify_v1(SECRET, v2, BODY, now=TIMESTAMP), "v2 is not v1"
