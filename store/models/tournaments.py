@@ -125,6 +125,7 @@ class Result(Base):
     game: Mapped[str] = mapped_column(String(16))
     variant: Mapped[str] = mapped_column(String(32))
     rated: Mapped[bool] = mapped_column(Boolean)
+    """Counted by its rating pool: its tournament is rated and the game is not void."""
     bot_ids: Mapped[list[int]] = mapped_column(JSON)
     version_ids: Mapped[list[int]] = mapped_column(JSON)
     """The version of each seat's bot (``bot_versions.id``) current when the game began: a pool rates versions (0
@@ -141,6 +142,9 @@ class Result(Base):
     counted: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """Its place in its pool's running state (the pool's ``counted``-th result: its chart points carry the same
     number), written with the state (``tournament/standings/poolstate.py``); none if the state does not count it."""
+    void_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """Why the game is void (``tournament/play/voids.py``: a seat forfeited for a reason on the service's side), or
+    ``None``: a void game keeps its row and its game, but no rating, standings, match test or tally counts it."""
 
 
 class RatingPool(Base):
