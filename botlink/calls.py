@@ -368,7 +368,9 @@ class BotConnection:
             if 300 <= status < 400:
                 raise _Fault("redirect", f"HTTP {status} redirect (redirects are not followed)")
             if status in REJECTED_STATUSES:
-                raise _Fault("rejected", f"HTTP {status} (the signature refused)" + self._error_text(response, call))
+                raise _Fault(
+                    "rejected", f"HTTP {status} (the signature refused)" + self._error_text(response, call)
+                )
             if not 200 <= status < 300:
                 raise _Fault("status", f"HTTP {status}" + self._error_text(response, call))
             declared = response.headers.get("Content-Length", "")

@@ -113,9 +113,18 @@ class TournamentGame(Base):
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
+VOID_REASONS = ("excluded", "rejected")
+"""Every ``results.void_reason`` (``tournament/play/voids.py`` says when each applies)."""
+VOID = text("void_reason IS NOT NULL")
+"""The void results, which a tournament's page lists, along the partial index ``ix_results_void``."""
+
+
 class Result(Base):
     __tablename__ = "results"
-    __table_args__ = (Index("ix_results_place", "game", "variant", "counted"),)
+    __table_args__ = (
+        Index("ix_results_place", "game", "variant", "counted"),
+        Index("ix_results_void", "tournament_id", "id", sqlite_where=VOID, postgresql_where=VOID),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     """Increasing in the order results were written: the order of rated games for Elo."""

@@ -234,7 +234,10 @@ def test_a_refused_signature_is_a_rejected_fault(code: int) -> None:
     with server, connect(server) as connection:
         reply = connection.move(MOVE)
     assert (reply.fault, reply.body) == ("rejected", None)
-    assert reply.detail == f'HTTP {code} (the signature refused): {{"error": "bad, missing, stale or replayed signature"}}'
+    assert (
+        reply.detail
+        == f'HTTP {code} (the signature refused): {{"error": "bad, missing, stale or replayed signature"}}'
+    )
 
 
 def test_the_quoted_error_text_is_short_and_printable() -> None:
@@ -525,7 +528,16 @@ def test_deadlines_hold_in_a_forked_child() -> None:
 
 
 def test_fault_kinds_are_the_documented_ones() -> None:
-    assert FAULTS == ("timeout", "connection", "status", "unparsable", "too_large", "redirect", "refused", "rejected")
+    assert FAULTS == (
+        "timeout",
+        "connection",
+        "status",
+        "unparsable",
+        "too_large",
+        "redirect",
+        "refused",
+        "rejected",
+    )
     text = (Path(__file__).resolve().parents[2] / "docs" / "bot-protocol.md").read_text()
     for fault in FAULTS:
         assert f"`{fault}`" in text

@@ -20,6 +20,8 @@ results (:func:`refresh`, from ``tournament/standings/tables.py``) and stores th
 more games than what is stored. Once the LLR leaves the bounds the match stops: its verdict is stored, its games not
 finished are cancelled (those being played stop at their next step, as a cancelled tournament's do, and write no
 result) and its tournament is marked done. A match whose every game is in without a verdict is ``inconclusive``.
+A void game (``tournament/play/voids.py``: a seat forfeited for a reason on the service's side) counts in no test:
+on paired deals its pair is never complete, on independent deals it is left out.
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def refresh(session: Session, tournament_id: int) -> str | None:
     rows = session.execute(
         select(TournamentGame.round, Result.bot_ids, Result.ranks)
         .join(TournamentGame, TournamentGame.id == Result.tournament_game_id)
-        .where(Result.tournament_id == tournament_id)
+        .where(Result.tournament_id == tournament_id, Result.void_reason.is_(None))  # a void game counts nowhere
     ).all()
     results = [(round_, bot_ids, ranks) for round_, bot_ids, ranks in rows]
     counted = count(match.bot_a, match.bot_b, results, match.paired)

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from botlink import keepalive
 from botlink.calls import BotConnection
 from engine.gameloop import FaultCount
-from engine.records import PERSON_FAULTS_TO_FORFEIT
+from engine.records import FORFEIT, PERSON_FAULTS_TO_FORFEIT
 from runtime import metrics
 from store.challenges import HUMAN, bot_move_timeout_ms
 from store.models import now
@@ -38,6 +38,9 @@ from tournament.play.stalls import Stalls
 from tournament.play.writes import writing
 
 log = logging.getLogger(__name__)
+
+REJECTED = "rejected"
+"""The fault of a call whose signature the bot refused (``botlink.calls``)."""
 
 
 @dataclass
@@ -51,6 +54,25 @@ class SeatState(FaultCount):
     player_id: int
     name: str
     last_latency_ms: float | None = None
+    excluded_at_start: bool = False
+    """Excluded by its health checks when the game began: it forfeits from the start (``tournament/play/voids.py``)."""
+    refused_signature: bool = False
+    """A call of this game came back ``rejected`` (HTTP 401 or 403: the bot refused the service's signature)."""
+    took_part: bool = False
+    """A call of this game came back otherwise (a move, or a fault of another kind), or the seat moved."""
+
+    def count(self, fault: str | None) -> None:
+        """Count a move's fault (:meth:`FaultCount.count`), and note whether the seat refused the signature or took
+        part otherwise (a ``forfeit``, played without asking, is neither)."""
+        super().count(fault)
+        self.noted(fault)
+
+    def noted(self, fault: str | None) -> None:
+        """Note how one call of this game came back (a move's, or the ``start`` request's)."""
+        if fault == REJECTED:
+            self.refused_signature = True
+        elif fault != FORFEIT:
+            self.took_part = True
 
     def move_timeout_ms(self, tournament: TournamentSettings) -> int:
         """The seat's time per move: the tournament's, a bot's up to the tournaments' limit (a challenge's person
@@ -128,7 +150,7 @@ def check_health(session: Session, bot: SeatBot, connection: BotConnection, inte
         metrics.child(metrics.HEALTH_CHANGES, change).inc()
         if excluded:
             log.warning(
-                "bot %s excluded: its health checks failed (last: %s); it forfeits its games",
+                "bot %s excluded: its health checks failed (last: %s); its games are void until it passes two",
                 bot.id,
                 reply.fault or "a wrong reply",
             )
@@ -139,14 +161,14 @@ def check_health(session: Session, bot: SeatBot, connection: BotConnection, inte
 
 def notify_bots(seats: Sequence[SeatState], route: str, request: Callable[[int], dict[str, Any]]) -> None:
     """Send every push bot its seat's ``request`` (``start``), all at once, and wait for their answers (which do
-    not matter, nor do their faults)."""
+    not matter, nor do their faults, but whether the bot refused the signature: :meth:`SeatState.noted`)."""
     calls = [
-        NOTIFIER_THREADS.submit(player.connection.call, route, request(seat))
+        (player, NOTIFIER_THREADS.submit(player.connection.call, route, request(seat)))
         for seat, player in enumerate(seats)
         if player.connection is not None
     ]
-    for call in calls:
-        call.result()
+    for player, call in calls:
+        player.noted(call.result().fault)
 
 
 def farewell(connection: BotConnection, payload: dict[str, Any]) -> None:
