@@ -189,6 +189,7 @@ def play_leased(
             play.write_pending()  # what was played stands: another worker goes on from there
             session.commit()
         raise
+    voids.confirm(session, seats)  # a refused signature voids the game only if the bot's info route refuses it too
     final = play.outcome()
     for seat in final["forfeited"]:
         metrics.FORFEITS.inc()

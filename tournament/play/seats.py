@@ -60,6 +60,9 @@ class SeatState(FaultCount):
     """A call of this game came back ``rejected`` (HTTP 401 or 403: the bot refused the service's signature)."""
     took_part: bool = False
     """A call of this game came back otherwise (a move, or a fault of another kind), or the seat moved."""
+    info_passed: bool = False
+    """Its health check after it refused the game's calls passed: the bot takes the service's signature, and the
+    refusals were its own doing (``tournament/play/voids.py``)."""
 
     def count(self, fault: str | None) -> None:
         """Count a move's fault (:meth:`FaultCount.count`), and note whether the seat refused the signature or took
@@ -139,6 +142,12 @@ def check_health(session: Session, bot: SeatBot, connection: BotConnection, inte
     checked = bot.checked_at
     if checked is not None and (now() - checked.replace(tzinfo=checked.tzinfo or UTC)).total_seconds() < interval:
         return bot.excluded
+    return health_check(session, bot, connection)[1]
+
+
+def health_check(session: Session, bot: SeatBot, connection: BotConnection) -> tuple[bool, bool]:
+    """Ask the bot's info route for a nonce now and count the pass or failure (:func:`check_health`): whether it
+    passed, and whether the bot is excluded now."""
     nonce = secrets.token_hex(16)
     reply = connection.call("info", {"type": "info", "nonce": nonce})
     passed = reply.fault is None and reply.body is not None and reply.body.get("nonce") == nonce
@@ -156,7 +165,7 @@ def check_health(session: Session, bot: SeatBot, connection: BotConnection, inte
             )
         else:
             log.info("bot %s included again: its health checks pass", bot.id)
-    return excluded
+    return passed, excluded
 
 
 def notify_bots(seats: Sequence[SeatState], route: str, request: Callable[[int], dict[str, Any]]) -> None:

@@ -9,9 +9,11 @@ tournament's table, a match's test, the bots' tallies of results: docs/ratings.m
 - :data:`EXCLUDED`: a push bot excluded by its health checks when the game began (``seats.check_health``), which
   forfeits from the start without being asked;
 - :data:`REJECTED`: a push bot that refused the service's signature (``rejected``, HTTP 401 or 403: a wrong secret
-  or a protocol it does not speak) on every call of the game, from its ``start`` request on, and forfeited so. A
-  bot that took any call of the game otherwise (a move, or any other fault) and then refuses the signature forfeits
-  rated, so that refusing cannot undo a game the bot sees going badly.
+  or a protocol it does not speak) on every call of the game, from its ``start`` request on, and forfeited so, and
+  whose health check, asked at once (:func:`confirm`, counted as any check), fails too. A bot that took any call of
+  the game otherwise (a move, or any other fault) and then refused the signature, or whose info route takes the
+  signature the game's calls were refused with, forfeits rated: refusing cannot undo a game the bot sees going
+  badly, nor one whose opponents (named in ``start``) it would rather not meet.
 
 A bot paused by its owner, or whose account the operator disabled, also forfeits from the start: that is its
 owner's (or the operator's) doing, and stays rated. The service's outages do not forfeit seats: a game whose
@@ -23,8 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlalchemy.orm import Session
+
 from store.models import VOID_REASONS
-from tournament.play.seats import SeatState
+from tournament.play.seats import SeatState, health_check
 
 EXCLUDED, REJECTED = VOID_REASONS
 
@@ -35,7 +39,7 @@ def cause(player: SeatState) -> str | None:
         return None
     if player.excluded_at_start:
         return EXCLUDED
-    if player.refused_signature and not player.took_part:
+    if player.refused_signature and not (player.took_part or player.info_passed):
         return REJECTED
     return None
 
@@ -55,3 +59,12 @@ def resumed(seats: Sequence[SeatState]) -> None:
     for player in seats:
         if player.forfeited and not (player.refused_signature or player.took_part):
             player.excluded_at_start = player.bot is not None and not player.bot.withheld
+
+
+def confirm(session: Session, seats: Sequence[SeatState]) -> None:
+    """At the game's end: ask the health check of every push bot whose refusals of the signature would void the
+    game (:func:`cause`), at once and counted as any check. One that passes took the signature after all: its
+    forfeit is its own doing, and rated."""
+    for player in seats:
+        if cause(player) == REJECTED and player.bot is not None and player.connection is not None:
+            player.info_passed = health_check(session, player.bot, player.connection)[0]
