@@ -110,6 +110,11 @@ def test_a_bot_that_refuses_the_signature_voids_its_games_and_nothing_counts_the
     assert page.count('data-void-reason="') == 4
     assert page.count('data-void-reason="rejected"') == reasons.count("rejected")
     assert "a bot refused the service&#39;s signature on every call" in page
+    # as do the game's page and the bot's list of its recent games
+    first = done["results"][0]
+    viewer = client.get(f"/games/{first['game_id']}").get_data(as_text=True)
+    assert f'data-void-reason="{first["void_reason"]}"' in viewer
+    assert client.get(f"/bots/{bad['id']}").get_data(as_text=True).count('data-void-reason="') == 4
     french = client.get(f"/tournaments/{created['id']}?lang=fr").get_data(as_text=True)
     assert "un robot a refusé la signature du service à chaque appel" in french
 
