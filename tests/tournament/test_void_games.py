@@ -9,6 +9,7 @@ lists them with the reason; a match's SPRT counts no void game. A bot that errs 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select, update
 
+from engine import records
 from store import bottallies
 from store.models import Bot, Result
 from tests.apikit import API, Player, new_player
@@ -110,6 +112,11 @@ def test_a_bot_that_refuses_the_signature_voids_its_games_and_nothing_counts_the
     assert page.count('data-void-reason="') == 4
     assert page.count('data-void-reason="rejected"') == reasons.count("rejected")
     assert "a bot refused the service&#39;s signature on every call" in page
+    # its records keep the reason, and check against the engine
+    lines = client.get(f"{API}/tournaments/{created['id']}/games.jsonl").get_data(as_text=True).splitlines()
+    exported = [json.loads(line) for line in lines]
+    assert sorted(record["result"]["void_reason"] for record in exported) == sorted(reasons)
+    assert all(records.check(record) == [] for record in exported)
     # as do the game's page and the bot's list of its recent games
     first = done["results"][0]
     viewer = client.get(f"/games/{first['game_id']}").get_data(as_text=True)
