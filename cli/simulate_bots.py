@@ -154,7 +154,7 @@ def load_url(spec: str, game: str, secret: str, allow: tuple[netguard.Network, .
         hint = ""
         if reply.fault == "refused":
             hint = " (--allow lists the networks a bot URL may lead to)"
-        elif reply.detail.startswith("HTTP 401"):
+        elif reply.fault == "rejected":  # 401 or 403: the bot refused the signature
             hint = " (give the bot's secret: --secret or $SORRY_ARENA_SECRET)"
         raise BotError(f"the bot at {spec} did not answer its info route: {reply.fault}: {reply.detail}{hint}")
     body = reply.body or {}
