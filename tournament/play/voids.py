@@ -16,9 +16,10 @@ tournament's table, a match's test, the bots' tallies of results: docs/ratings.m
   badly, nor one whose opponents (named in ``start``) it would rather not meet.
 
 A bot paused by its owner, or whose account the operator disabled, also forfeits from the start: that is its
-owner's (or the operator's) doing, and stays rated. The service's outages do not forfeit seats: a game whose
+owner's (or the operator's) doing, and stays rated. The service's outages do not forfeit push bots: a game whose
 database fails waits and goes on from its last save (``tournament/dispatch/playing.py``), and one whose worker died
-or stopped is taken over from its last save (``tournament/dispatch/recovery.py``).
+or stopped is taken over from its last save (``tournament/dispatch/recovery.py``). A pull bot, though, cannot move
+while the API is down and its worker still plays: its timeouts then are not told apart from a slow bot's, and rated.
 """
 
 from __future__ import annotations
