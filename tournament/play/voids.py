@@ -40,8 +40,8 @@ def cause(player: SeatState) -> str | None:
         return None
     if player.excluded_at_start:
         return EXCLUDED
-    if player.refused_signature and not (player.took_part or player.info_passed):
-        return REJECTED
+    if player.refused_signature and player.faults and not (player.took_part or player.info_passed):
+        return REJECTED  # forfeited by its refused moves (its every fault a refusal), having taken no call
     return None
 
 
