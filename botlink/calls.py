@@ -8,7 +8,9 @@ is one of :data:`FAULTS` (docs/bot-protocol.md, "Faults"):
 - ``timeout``: no complete reply within the timeout (default 1 s), measured from the start of the call to the
   last byte of the body -- a bot that trickles its headers or streams an endless body is cut off at the deadline;
 - ``connection``: the name does not resolve, the connection is refused or reset, TLS fails, the reply is not HTTP;
-- ``status``: a status other than 2xx or 3xx; ``redirect``: a 3xx (never followed);
+- ``rejected``: a 401 or 403, the bot refusing the service's signature (a secret or protocol mismatch: the
+  service's side, not play; a game a seat forfeits so is void, ``tournament/play/voids.py``);
+- ``status``: any other status but 2xx or 3xx; ``redirect``: a 3xx (never followed);
 - ``too_large``: a body over ``max_body`` bytes (64 KiB), read no further;
 - ``unparsable``: a non-empty body that is not a JSON object (an empty body is no body, and no fault);
 - ``refused``: the URL is malformed or leads to a refused address (:mod:`botlink.netguard`).
@@ -64,7 +66,9 @@ from botlink import netguard, signing
 
 log = logging.getLogger(__name__)
 
-FAULTS = ("timeout", "connection", "status", "unparsable", "too_large", "redirect", "refused")
+FAULTS = ("timeout", "connection", "status", "unparsable", "too_large", "redirect", "refused", "rejected")
+REJECTED_STATUSES = (401, 403)
+"""The statuses of a bot that refuses the service's signature: a ``rejected`` fault, not a ``status`` one."""
 DEFAULT_TIMEOUT_S = 1.0
 DEFAULT_MAX_BODY = 64 * 1024
 _ERROR_SNIPPET = 120
@@ -91,7 +95,8 @@ class BotReply:
     latency_ms: float
     """From the start of the call to the last byte of the reply (or to the fault)."""
     status: int | None = None
-    """The HTTP status of a ``status`` fault (a 401 or 403 is the bot refusing the signature)."""
+    """The HTTP status of a ``status`` or ``rejected`` fault (``rejected``: a 401 or 403, the bot refusing the
+    signature)."""
 
     @property
     def ok(self) -> bool:
@@ -373,6 +378,10 @@ class BotConnection:
             status = response.status
             if 300 <= status < 400:
                 raise _Fault("redirect", f"HTTP {status} redirect (redirects are not followed)")
+            if status in REJECTED_STATUSES:
+                raise _Fault(
+                    "rejected", f"HTTP {status} (the signature refused)" + self._error_text(response, call), status
+                )
             if not 200 <= status < 300:
                 raise _Fault("status", f"HTTP {status}" + self._error_text(response, call), status)
             declared = response.headers.get("Content-Length", "")

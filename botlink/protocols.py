@@ -36,8 +36,6 @@ SPOKEN = (OLD, CURRENT)
 INTRODUCED = date(2026, 11, 29)
 """The day this release introduced the negotiation: version 1's window is counted from it."""
 DEFAULT_OLD_PROTOCOL_DAYS = 90
-SIGNATURE_REFUSED = (401, 403)
-"""The statuses of a bot that refuses the signature of a request."""
 
 
 def old_until(days: int) -> date:
@@ -111,7 +109,7 @@ def _proved(reply: BotReply, nonce: str) -> bool:
 
 
 def _refused_signature(reply: BotReply) -> bool:
-    return reply.fault == "status" and reply.status in SIGNATURE_REFUSED
+    return reply.fault == "rejected"  # a 401 or 403 (botlink.calls.REJECTED_STATUSES)
 
 
 def prove(ask: Callable[[int], BotReply], nonce: str) -> Proof:

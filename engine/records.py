@@ -72,7 +72,8 @@ FIELDS = ("format", "version", "game", "settings", "seed", "seats", "actions", "
 SEAT_FIELDS = ("seat", "name", "bot_id", "player_id")
 ACTION_FIELDS = ("ply", "seat", "action", "latency_ms", "fault", "debug")
 """An action's fields; ``debug`` (the bot's debug text of that move) is present only when the bot sent one."""
-RESULT_FIELDS = ("ranks", "reason", "forfeited", "scores")
+RESULT_FIELDS = ("ranks", "reason", "forfeited", "scores", "void_reason")
+"""A result's fields; ``void_reason`` (why a tournament game is void, rated for nobody) is present only when it is."""
 
 
 class RecordError(ValueError):
@@ -124,6 +125,8 @@ def _stored_result(result: dict[str, Any]) -> dict[str, Any]:
     stored["forfeited"] = list(result.get("forfeited") or [])
     if result.get("scores") is not None:
         stored["scores"] = list(result["scores"])
+    if result.get("void_reason") is not None:
+        stored["void_reason"] = result["void_reason"]
     return stored
 
 
@@ -323,6 +326,9 @@ def _malformed_result(result: Any, players: int) -> list[str]:
     scores = result.get("scores")
     if scores is not None and (not isinstance(scores, list) or not all(_integer(s) for s in scores)):
         problems.append(f"result.scores: must be a list of integers, got {scores!r}")
+    void_reason = result.get("void_reason")
+    if void_reason is not None and not isinstance(void_reason, str):
+        problems.append(f"result.void_reason: must be a string, got {void_reason!r}")
     extra = sorted(set(result) - set(RESULT_FIELDS) - {"winners"})
     if extra:
         problems.append(f"result: unknown field(s) {', '.join(map(repr, extra))}")

@@ -203,7 +203,18 @@ class MatchGameSchema(Schema):
     game_id = fields.Integer(required=True)
     bot_ids = fields.List(fields.Integer(), required=True, metadata={"description": "the bot of each seat"})
     ranks = fields.List(fields.Integer(), required=True, metadata={"description": "per seat, 0 best"})
-    score = fields.Float(required=True, metadata={"description": "A's score against B: 1, 0.5 or 0"})
+    score = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "A's score against B: 1, 0.5 or 0; null for a void game, which the test counts not"
+        },
+    )
+    void_reason = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "why the game is void (docs/ratings.md), or null: the test counts it"},
+    )
 
 
 class MatchDetailSchema(MatchSchema):

@@ -95,6 +95,15 @@ class GameSchema(Schema):
         metadata={"description": "the engine's view: the caller's seat view if it holds a seat, else public"},
     )
     result = fields.Dict(allow_none=True, required=True)
+    void = fields.Boolean(
+        required=True,
+        metadata={"description": "a tournament game void: a seat forfeited for a reason on the service's side"},
+    )
+    void_reason = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "why it is void (excluded, rejected: docs/ratings.md); null: it is not"},
+    )
     seed = fields.Integer(allow_none=True, required=True, metadata={"description": "null until the game is over"})
     created_at = fields.DateTime(required=True)
 

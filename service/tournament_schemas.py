@@ -7,6 +7,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from service.bot_schemas import GAMES, NAME
 from service.schemas import MAX_INT, MAX_SEED, Text
 from store.challenges import MAX_BOT_MOVE_TIMEOUT_MS
+from store.models import VOID_REASONS
 
 
 class TournamentCreateSchema(Schema):
@@ -86,6 +87,21 @@ class ResultSchema(Schema):
     forfeited = fields.List(fields.Integer(), required=True)
     faults = fields.List(fields.Integer(), required=True)
     moves = fields.Integer(required=True)
+    void = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "a seat forfeited for a reason on the service's side: the game counts in no rating"
+        },
+    )
+    void_reason = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(VOID_REASONS),
+        metadata={
+            "description": "why the game is void: excluded (a bot excluded by its health checks when it began), "
+            "rejected (a bot refused the service's signature on every call); null: the game is rated"
+        },
+    )
 
 
 class TournamentSchema(Schema):

@@ -21,6 +21,10 @@ What is counted, the rules of the page it serves (``service/web/bot_stats.py``):
   there (alone at the best rank, the ranks with forfeits applied);
 - a tournament's faults: those of its games with a result (a game over while its tournament was cancelled, before
   its result, counts for its bots only).
+
+A void game (``results.void_reason``: a seat forfeited for a reason on the service's side) counts as a game without
+ranks: its faults (a refused signature is one its bot's owner must see) and answer times count, for its bots and its
+tournament, but it adds no tournament game or win by seat.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from sqlalchemy import (
     String,
     Text,
     and_,
+    case,
     cast,
     delete,
     func,
@@ -123,7 +128,7 @@ def _counting(
         else and_(Seat.game_id == Game.id, games, player == player_id)
     )
     moves = and_(ActionRecord.game_id == Seat.game_id, ActionRecord.seat == Seat.seat)
-    ranks = cast(Result.ranks, Text)
+    ranks = case((Result.void_reason.is_(None), cast(Result.ranks, Text)), else_=_NO_RANKS)  # a void game: none
 
     def played() -> Select[Any]:
         return (

@@ -142,6 +142,7 @@ def render(game: Game, player_id: int | None, state: Any = None, public: bool | 
         (number for number, seat in seats.items() if player_id is not None and seat.player_id == player_id), None
     )
     state = state if state is not None else gameplay.load(game)
+    void_reason = (game.result or {}).get("void_reason")  # a void tournament game's end keeps its reason
     return {
         "id": game.id,
         "game": game.game,
@@ -156,6 +157,8 @@ def render(game: Game, player_id: int | None, state: Any = None, public: bool | 
         "your_seat": mine,
         "view": engine.view(state, mine),
         "result": game.result,
+        "void": void_reason is not None,
+        "void_reason": void_reason,
         "seed": game.seed if (deals.public(session, game) if public is None else public) else None,
         "created_at": game.created_at,
     }

@@ -190,7 +190,7 @@ def describe(session: Any, shown: Shown) -> dict[str, Any]:
 def detail(session: Any, shown: Shown) -> dict[str, Any]:
     match = shown[0]
     rows = session.execute(
-        select(TournamentGame.round, Result.game_id, Result.bot_ids, Result.ranks)
+        select(TournamentGame.round, Result.game_id, Result.bot_ids, Result.ranks, Result.void_reason)
         .join(TournamentGame, TournamentGame.id == Result.tournament_game_id)
         .where(Result.tournament_id == match.tournament_id)
         .order_by(TournamentGame.number)
@@ -201,9 +201,12 @@ def detail(session: Any, shown: Shown) -> dict[str, Any]:
             "game_id": game_id,
             "bot_ids": bot_ids,
             "ranks": ranks,
-            "score": game_score(ranks[bot_ids.index(match.bot_a)], ranks[bot_ids.index(match.bot_b)]),
+            "score": None
+            if void_reason is not None  # a void game counts in no test (``tournament/plans/matches.py``)
+            else game_score(ranks[bot_ids.index(match.bot_a)], ranks[bot_ids.index(match.bot_b)]),
+            "void_reason": void_reason,
         }
-        for pair, game_id, bot_ids, ranks in rows
+        for pair, game_id, bot_ids, ranks, void_reason in rows
     ]
     return {**describe(session, shown), "results": results}
 

@@ -30,6 +30,8 @@ def result_of(result: Result) -> dict[str, Any]:
         "forfeited": result.forfeited,
         "faults": result.faults,
         "moves": result.moves,
+        "void": result.void_reason is not None,
+        "void_reason": result.void_reason,
     }
 
 

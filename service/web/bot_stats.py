@@ -34,6 +34,8 @@ class RecentGame:
     seat: int
     rank: int | None
     created_at: datetime
+    void_reason: str | None = None
+    """Why the game is void (rated for nobody), or ``None``."""
 
 
 @dataclass
@@ -75,7 +77,15 @@ def recent_games(session: Session, bot: Bot) -> list[RecentGame]:
         .limit(RECENT_GAMES)
     ).all()
     return [
-        RecentGame(game_id, kind, status, seat, (result or {}).get("ranks", [None] * (seat + 1))[seat], created)
+        RecentGame(
+            game_id,
+            kind,
+            status,
+            seat,
+            (result or {}).get("ranks", [None] * (seat + 1))[seat],
+            created,
+            (result or {}).get("void_reason"),
+        )
         for game_id, kind, status, seat, result, created in rows
     ]
 

@@ -91,9 +91,10 @@ class ScheduledLine:
     round: int
     bot_ids: list[int]
     status: str
+    """``pending``, ``running``, ``done``, ``cancelled``, or ``void`` (its result written void)."""
     game_id: int | None
     result: dict[str, Any] | None
-    """ranks, reason, forfeited, faults, moves: once the game's result is written."""
+    """ranks, reason, forfeited, faults, moves, void_reason: once the game's result is written."""
 
 
 def tournament_games(session: Session, tournament: Tournament, page: int) -> tuple[list[ScheduledLine], int]:
@@ -111,7 +112,7 @@ def tournament_games(session: Session, tournament: Tournament, page: int) -> tup
             scheduled.number,
             scheduled.round,
             list(scheduled.bot_ids),
-            "done" if result is not None else scheduled.status,
+            scheduled.status if result is None else "done" if result.void_reason is None else "void",
             scheduled.game_id,
             None
             if result is None
@@ -121,11 +122,46 @@ def tournament_games(session: Session, tournament: Tournament, page: int) -> tup
                 "forfeited": result.forfeited,
                 "faults": result.faults,
                 "moves": result.moves,
+                "void_reason": result.void_reason,
             },
         )
         for scheduled, result in rows
     ]
     return lines, pages(tournament.games_total)
+
+
+VOID_SHOWN = 100
+"""The void games a tournament's page lists (the first in play order; the count says how many in all)."""
+
+
+@dataclass
+class VoidLine:
+    number: int
+    game_id: int
+    bot_ids: list[int]
+    forfeited: list[int]
+    void_reason: str
+
+
+def void_games(session: Session, tournament_id: int) -> tuple[list[VoidLine], int]:
+    """The tournament's void games (``tournament/play/voids.py``), the first :data:`VOID_SHOWN` in play order, and
+    how many there are, along the partial index of void results."""
+    void = (Result.tournament_id == tournament_id, Result.void_reason.is_not(None))
+    count = session.scalar(select(func.count(Result.id)).where(*void)) or 0
+    if not count:
+        return [], 0
+    rows = session.execute(
+        select(TournamentGame.number, Result.game_id, Result.bot_ids, Result.forfeited, Result.void_reason)
+        .join(TournamentGame, TournamentGame.id == Result.tournament_game_id)
+        .where(*void)
+        .order_by(TournamentGame.number)
+        .limit(VOID_SHOWN)
+    ).all()
+    lines = [
+        VoidLine(number, game_id, list(bots), list(gone), str(reason))
+        for number, game_id, bots, gone, reason in rows
+    ]
+    return lines, int(count)
 
 
 def tournament_of_game(session: Session, game_id: int) -> int | None:

@@ -52,6 +52,7 @@ PAGES: dict[str, dict[str, str]] = {
     "col.created": {"en": "Created", "fr": "Créée"},
     "col.round": {"en": "Round", "fr": "Ronde"},
     "col.result": {"en": "Result", "fr": "Résultat"},
+    "col.reason": {"en": "Why", "fr": "Pourquoi"},
     "col.faults": {"en": "Faults", "fr": "Fautes"},
     "col.step": {"en": "Step", "fr": "Étape"},
     "col.player": {"en": "Player", "fr": "Joueur"},
@@ -71,6 +72,7 @@ PAGES: dict[str, dict[str, str]] = {
     "status.running": {"en": "running", "fr": "en cours"},
     "status.done": {"en": "done", "fr": "terminé"},
     "status.pending": {"en": "to play", "fr": "à jouer"},
+    "status.void": {"en": "void", "fr": "annulée"},
     # the standings of a pool
     "standings.title": {"en": "{game}, {variant}: standings", "fr": "{game}, {variant} : classement"},
     "standings.summary": {
@@ -142,6 +144,22 @@ PAGES: dict[str, dict[str, str]] = {
     },
     "tournament.no_results": {"en": "No game finished yet.", "fr": "Aucune partie terminée pour l'instant."},
     "tournament.forfeited": {"en": "forfeited", "fr": "forfait"},
+    "tournament.void": {"en": "Void games", "fr": "Parties annulées"},
+    "tournament.void_note": {
+        "en": "A void game is one that a seat forfeited for a reason on the service's side: it is kept, but counts "
+        "in no rating, standings or test. {count} in all; the first {shown} are listed.",
+        "fr": "Une partie annulée est une partie qu'un siège a perdue par forfait pour une raison du côté du "
+        "service : elle est conservée, mais ne compte dans aucune cote, aucun classement ni aucun test. {count} en "
+        "tout ; les {shown} premières sont listées.",
+    },
+    "void.excluded": {
+        "en": "a bot was excluded by its health checks when the game began",
+        "fr": "un robot était exclu par ses contrôles de santé au début de la partie",
+    },
+    "void.rejected": {
+        "en": "a bot refused the service's signature on every call (a wrong secret or protocol)",
+        "fr": "un robot a refusé la signature du service à chaque appel (mauvais secret ou protocole)",
+    },
     # pages of a long list
     "pager.previous": {"en": "Previous", "fr": "Précédente"},
     "pager.next": {"en": "Next", "fr": "Suivante"},
@@ -203,6 +221,7 @@ PAGES: dict[str, dict[str, str]] = {
     "fault.too_large": {"en": "answer too large", "fr": "réponse trop grande"},
     "fault.redirect": {"en": "redirect", "fr": "redirection"},
     "fault.refused": {"en": "address refused", "fr": "adresse refusée"},
+    "fault.rejected": {"en": "signature refused", "fr": "signature refusée"},
     "fault.illegal": {"en": "illegal move", "fr": "coup illégal"},
     "fault.forfeit": {"en": "forfeited", "fr": "forfait"},
     # error pages

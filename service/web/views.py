@@ -193,8 +193,11 @@ def tournament_context(tournament: Tournament, page: int) -> dict[str, Any]:
     order = list(dict.fromkeys([row["bot_id"] for row in table] + list(tournament.bot_ids)))  # rated first
     cells = {(row["bot_id"], row["opponent_id"]): row for row in stored.get("head_to_head") or []}
     faults = bot_stats.tournament_faults(session, tournament.id)
+    voids, void_count = listings.void_games(session, tournament.id)
     return {
         "tournament": tournament,
+        "voids": voids,
+        "void_count": void_count,
         "done": listings.done_counts(session, [tournament.id]).get(tournament.id, 0),
         "names": names,
         "table": table,

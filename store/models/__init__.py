@@ -8,9 +8,10 @@ from store.models.base import Base, now
 from store.models.games import ActionRecord, Game, Seat
 from store.models.matches import Match
 from store.models.tallies import BotTally, TournamentFaultTally
-from store.models.tournaments import RatingPool, Result, Tournament, TournamentGame, new_seed_salt
+from store.models.tournaments import VOID_REASONS, RatingPool, Result, Tournament, TournamentGame, new_seed_salt
 
 __all__ = [
+    "VOID_REASONS",
     "ActionRecord",
     "AdminAction",
     "Base",

@@ -113,9 +113,18 @@ class TournamentGame(Base):
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
+VOID_REASONS = ("excluded", "rejected")
+"""Every ``results.void_reason`` (``tournament/play/voids.py`` says when each applies)."""
+VOID = text("void_reason IS NOT NULL")
+"""The void results, which a tournament's page lists, along the partial index ``ix_results_void``."""
+
+
 class Result(Base):
     __tablename__ = "results"
-    __table_args__ = (Index("ix_results_place", "game", "variant", "counted"),)
+    __table_args__ = (
+        Index("ix_results_place", "game", "variant", "counted"),
+        Index("ix_results_void", "tournament_id", "id", sqlite_where=VOID, postgresql_where=VOID),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     """Increasing in the order results were written: the order of rated games for Elo."""
@@ -125,6 +134,7 @@ class Result(Base):
     game: Mapped[str] = mapped_column(String(16))
     variant: Mapped[str] = mapped_column(String(32))
     rated: Mapped[bool] = mapped_column(Boolean)
+    """Counted by its rating pool: its tournament is rated and the game is not void."""
     bot_ids: Mapped[list[int]] = mapped_column(JSON)
     version_ids: Mapped[list[int]] = mapped_column(JSON)
     """The version of each seat's bot (``bot_versions.id``) current when the game began: a pool rates versions (0
@@ -141,6 +151,9 @@ class Result(Base):
     counted: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """Its place in its pool's running state (the pool's ``counted``-th result: its chart points carry the same
     number), written with the state (``tournament/standings/poolstate.py``); none if the state does not count it."""
+    void_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """Why the game is void (``tournament/play/voids.py``: a seat forfeited for a reason on the service's side), or
+    ``None``: a void game keeps its row and its game, but no rating, standings, match test or tally counts it."""
 
 
 class RatingPool(Base):

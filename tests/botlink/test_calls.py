@@ -227,6 +227,19 @@ def test_a_non_2xx_status_is_a_fault_quoting_the_start_of_the_body(code: int) ->
     assert reply.detail == f'HTTP {code}: {{"error": "choose() raised KeyError"}}'
 
 
+@pytest.mark.parametrize("code", [401, 403])
+def test_a_refused_signature_is_a_rejected_fault(code: int) -> None:
+    """401 and 403: the bot refused the service's signature (a secret or protocol mismatch), not a bot error."""
+    server = BotServer(botservers.status(code, b'{"error": "bad, missing, stale or replayed signature"}'))
+    with server, connect(server) as connection:
+        reply = connection.move(MOVE)
+    assert (reply.fault, reply.body) == ("rejected", None)
+    assert (
+        reply.detail
+        == f'HTTP {code} (the signature refused): {{"error": "bad, missing, stale or replayed signature"}}'
+    )
+
+
 def test_the_quoted_error_text_is_short_and_printable() -> None:
     with BotServer(botservers.status(500, b"\x1b[31m" + b"e" * 10_000)) as server, connect(server) as connection:
         reply = connection.move(MOVE)
@@ -515,7 +528,16 @@ def test_deadlines_hold_in_a_forked_child() -> None:
 
 
 def test_fault_kinds_are_the_documented_ones() -> None:
-    assert FAULTS == ("timeout", "connection", "status", "unparsable", "too_large", "redirect", "refused")
+    assert FAULTS == (
+        "timeout",
+        "connection",
+        "status",
+        "unparsable",
+        "too_large",
+        "redirect",
+        "refused",
+        "rejected",
+    )
     text = (Path(__file__).resolve().parents[2] / "docs" / "bot-protocol.md").read_text()
     for fault in FAULTS:
         assert f"`{fault}`" in text

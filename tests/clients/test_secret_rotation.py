@@ -102,7 +102,7 @@ def test_the_command_line_accepts_the_old_secret_beside_the_new_one() -> None:
                 assert connection.call("info", {"type": "info", "nonce": "n1"}).body["nonce"] == "n1"
         with BotConnection(url, OTHER, allow, timeout=5) as connection:
             refused = connection.call("info", {"type": "info", "nonce": "n2"})
-            assert refused.fault == "status" and "401" in refused.detail
+            assert refused.fault == "rejected" and "401" in refused.detail
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
     finally:

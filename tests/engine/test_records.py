@@ -130,6 +130,22 @@ def test_an_engine_result_is_stored_as_the_service_stores_results() -> None:
     assert "result.scores" in problems_of(record)
 
 
+def test_a_void_result_keeps_its_reason() -> None:
+    """A tournament game void (rated for nobody) keeps why in its record's result, which still checks."""
+    record = played("card", {"players": 2}, 5)
+    void = records.make_record(
+        "card",
+        record["settings"],
+        record["seed"],
+        record["seats"],
+        record["actions"],
+        {**record["result"], "void_reason": "excluded"},
+    )
+    assert void["result"]["void_reason"] == "excluded" and records.check(void) == []
+    void["result"]["void_reason"] = 3
+    assert "result.void_reason: must be a string, got 3" in problems_of(void)
+
+
 def test_an_unfinished_game_has_no_result_and_checks() -> None:
     record = played("card", {"players": 2}, 5)
     record["actions"] = record["actions"][:20]

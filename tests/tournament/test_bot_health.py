@@ -1,7 +1,8 @@
 """Health checks of push bots: ``tournament.play.seats.check_health`` against a real database (3 failed checks in a
 row exclude a bot, 2 passed in a row include it again, a pass resets the failures: counted in one statement,
 ``tournament.play.scheduled.note_check``), and an excluded bot in a
-tournament: it forfeits its games at their start without being asked a move, the others play on."""
+tournament: it forfeits its games at their start without being asked a move, the others play on, and the games are
+void (the service's side: ``tournament/play/voids.py``)."""
 
 from __future__ import annotations
 
@@ -175,7 +176,9 @@ def test_an_excluded_bot_forfeits_at_the_start_without_being_asked_and_the_other
         assert replays_to_saved_state(arena, result["game_id"])
     shown = client.get(f"{API}/bots/{excluded['id']}").get_json()
     assert shown["excluded"] is True and shown["failed_checks"] >= 4 and shown["passed_checks"] == 0
-    assert {row["bot_id"]: row["forfeits"] for row in done["standings"]}[excluded["id"]] == 3
+    # the service's side: every game is void, and the tournament's table counts none of them
+    assert all(result["void"] and result["void_reason"] == "excluded" for result in done["results"])
+    assert done["standings"] == []
 
 
 @SQLITE_ONLY
@@ -192,7 +195,9 @@ def test_an_excluded_bot_whose_server_is_down_forfeits_a_two_seat_game_unplayed(
         assert result["forfeited"] == [seat] and result["reason"] == "forfeit"
         assert result["ranks"][seat] == 2 and result["ranks"][1 - seat] == 1
         assert result["moves"] == 0 and played(arena, result["game_id"]) == []  # nobody left to play against
-        assert client.get(f"{API}/games/{result['game_id']}").get_json()["status"] == "over"
+        assert (result["void"], result["void_reason"]) == (True, "excluded")
+        game = client.get(f"{API}/games/{result['game_id']}").get_json()
+        assert (game["status"], game["void"], game["void_reason"]) == ("over", True, "excluded")
     shown = client.get(f"{API}/bots/{down['id']}").get_json()
     assert shown["excluded"] is True and shown["failed_checks"] >= 4
 
@@ -208,6 +213,6 @@ def test_an_excluded_bot_that_passes_its_checks_again_plays(
         exclude(arena, back["id"], failed_checks=0, passed_checks=1)  # one pass already: the next one includes it
         done = wait_done(client, create_tournament(client, owner, [back["id"], other["id"]], game="card")["id"])
     for result in done["results"]:
-        assert result["forfeited"] == [] and result["faults"] == [0, 0]
+        assert result["forfeited"] == [] and result["faults"] == [0, 0] and result["void"] is False
     shown = client.get(f"{API}/bots/{back['id']}").get_json()
     assert shown["excluded"] is False and shown["passed_checks"] >= 2

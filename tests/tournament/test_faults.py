@@ -84,6 +84,7 @@ def test_a_bot_that_faults_on_every_move_forfeits_and_its_opponent_wins(
         seat = result["bot_ids"].index(bad["id"])
         other = 1 - seat
         assert result["reason"] == "forfeit" and result["forfeited"] == [seat]
+        assert result["void"] is False and result["void_reason"] is None  # the bot's doing: rated
         assert result["ranks"][seat] == 2 and result["ranks"][other] == 1
         assert result["faults"][seat] == 3 and result["faults"][other] == 0
         moves = played(arena, result["game_id"])
@@ -180,7 +181,7 @@ def test_at_a_bigger_table_the_others_play_on_to_the_end(
     for result in done["results"]:
         seat = result["bot_ids"].index(bad["id"])
         others = [other for other in range(table_size) if other != seat]
-        assert result["reason"] == "forfeit" and result["forfeited"] == [seat]
+        assert result["reason"] == "forfeit" and result["forfeited"] == [seat] and result["void"] is False
         assert result["ranks"][seat] == table_size
         assert sorted(result["ranks"][other] for other in others) != [table_size] * len(others)
         assert all(1 <= result["ranks"][other] < table_size for other in others)

@@ -20,6 +20,8 @@ results (:func:`refresh`, from ``tournament/standings/tables.py``) and stores th
 more games than what is stored. Once the LLR leaves the bounds the match stops: its verdict is stored, its games not
 finished are cancelled (those being played stop at their next step, as a cancelled tournament's do, and write no
 result) and its tournament is marked done. A match whose every game is in without a verdict is ``inconclusive``.
+A void game (``tournament/play/voids.py``: a seat forfeited for a reason on the service's side) counts in no test:
+on paired deals its pair is never complete, on independent deals it is left out.
 """
 
 from __future__ import annotations
@@ -72,23 +74,28 @@ def refresh(session: Session, tournament_id: int) -> str | None:
     if match is None or match.verdict != "continue":
         return None
     rows = session.execute(
-        select(TournamentGame.round, Result.bot_ids, Result.ranks)
+        select(TournamentGame.round, Result.bot_ids, Result.ranks, Result.void_reason)
         .join(TournamentGame, TournamentGame.id == Result.tournament_game_id)
         .where(Result.tournament_id == tournament_id)
     ).all()
-    results = [(round_, bot_ids, ranks) for round_, bot_ids, ranks in rows]
+    # a void game counts in no test; once every game is in (void ones too), an undecided match is inconclusive
+    results = [(round_, bot_ids, ranks) for round_, bot_ids, ranks, void_reason in rows if void_reason is None]
+    everything_in = len(rows) >= (
+        session.scalar(select(Tournament.games_total).where(Tournament.id == tournament_id)) or 0
+    )
     counted = count(match.bot_a, match.bot_b, results, match.paired)
-    if counted.games <= match.games_counted:
+    if counted.games <= match.games_counted and not everything_in:
         session.rollback()
         return None
     test = test_of(match)
     llr = test.llr(counted.counts)
     verdict: str = test.verdict(counted.counts)
-    if verdict == "continue" and counted.games >= 2 * pairs_of(match.max_games):
+    if verdict == "continue" and (everything_in or counted.games >= 2 * pairs_of(match.max_games)):
         verdict = "inconclusive"
+    newer = Match.games_counted <= counted.games if everything_in else Match.games_counted < counted.games
     stored = session.execute(
         update(Match)
-        .where(Match.id == match.id, Match.verdict == "continue", Match.games_counted < counted.games)
+        .where(Match.id == match.id, Match.verdict == "continue", newer)
         .values(
             pairs=counted.pairs,
             counts=counted.counts,

@@ -3,7 +3,8 @@
 The result is a row unique per scheduled game: written once, whoever tries again (a resumed game, a second worker);
 never for a game whose tournament was cancelled meanwhile. It is written in the transaction of the game's last moves
 and end, so a game over always has its result; a rated result is counted in its pool's running state in the same
-transaction (``tournament/standings/poolstate.py``). A cancelled tournament is never marked done. It records
+transaction (``tournament/standings/poolstate.py``); a void game's (``tournament/play/voids.py``) is written with its
+reason and counted nowhere. A cancelled tournament is never marked done. It records
 the version of each seat's bot that played: the latest one made before the game began (a version made while a game
 runs plays from the next game on).
 """
@@ -67,6 +68,7 @@ _COLUMNS = (
     "moves",
     "finished_at",
     "counted",
+    "void_reason",
 )
 _RESULT = insert(Result).values({column: param(column) for column in _COLUMNS})
 
@@ -88,7 +90,9 @@ def finish(
     version_ids, finished_at = versions_playing(session, bot_ids, game_id), now()
     try:
         counted = None
-        if tournament.rated:  # its pool's running state counts it in the same transaction
+        void_reason = outcome.get("void_reason")
+        rated = tournament.rated and void_reason is None  # a void game is never rated (``voids``)
+        if rated:  # its pool's running state counts it in the same transaction
             counted = poolstate.record(
                 session,
                 tournament.id,
@@ -105,7 +109,8 @@ def finish(
             "game_id": game_id,
             "game": tournament.game,
             "variant": tournament.variant,
-            "rated": tournament.rated,
+            "rated": rated,
+            "void_reason": void_reason,
             "bot_ids": bot_ids,
             "version_ids": version_ids,
             "finished_at": finished_at,

@@ -3,8 +3,9 @@ loop (``engine.gameloop``, the seats asked by ``tournament.play.game``), save it
 standings.
 
 The third consecutive fault of a seat forfeits the game for it (ranked last, its later turns played by the fallback
-without asking). A push bot excluded by its health checks, and a bot the operator paused or whose account the
-operator disabled, forfeits the game from its start.
+without asking). A push bot excluded by its health checks, and a bot paused or whose account the operator disabled,
+forfeits the game from its start. A game forfeited for a reason on the service's side (an excluded bot, a bot that
+refused the service's signature throughout) is void, not rated (``tournament/play/voids.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from engine.gameloop import play_out
 from runtime import metrics
 from runtime.jobqueue import LocalQueue, RQQueue
 from store import gamelog
-from tournament.play import leases, results, scheduled
+from tournament.play import leases, results, scheduled, voids
 from tournament.play.game import Notifier, Play, RunnerSettings, Saved
 from tournament.play.heartbeat import Heartbeat, Holding, Stopping
 from tournament.play.scheduled import ScheduledGame
@@ -65,10 +66,11 @@ def play_scheduled(session: Session, scheduled_id: int, place: Workplace) -> str
     seats = seat_states(session, found, settings.allow)
     try:
         excluded = [False] * len(seats)
+        withheld = [False] * len(seats)
         if found.game_id is None:  # its bots' health, checked before the game is created (when due)
             for number, player in enumerate(seats):
                 if player.bot is not None and player.bot.withheld:  # paused, or its account disabled
-                    excluded[number] = True
+                    withheld[number] = True
                 elif player.bot is not None and player.connection is not None:
                     excluded[number] = check_health(
                         session,
@@ -94,9 +96,10 @@ def play_scheduled(session: Session, scheduled_id: int, place: Workplace) -> str
             log.warning("scheduled game %s taken over: its last worker's lease ran out", scheduled_id)
         if not started.resumed:
             metrics.GAMES_STARTED.inc()
-        if not started.resumed:  # an excluded bot forfeits the game from its start
-            for player, out in zip(seats, excluded, strict=True):
-                player.forfeited = out
+        if not started.resumed:  # an excluded or withheld bot forfeits the game from its start
+            for player, out, held in zip(seats, excluded, withheld, strict=True):
+                player.forfeited = out or held
+                player.excluded_at_start = out  # the service's side: the game is void (``voids``)
         holding = place.heartbeat.hold(scheduled_id)
         try:
             return play_leased(session, found, started, seats, place, holding)
@@ -167,6 +170,7 @@ def play_leased(
     if started.resumed:  # recount the faults of its saved moves
         for seat, fault in gamelog.faults(session, game_id):
             play.seats[seat].count(fault)
+        voids.resumed(play.seats)
     names = [seat.name for seat in seats]
     notify_bots(
         seats,
@@ -189,6 +193,7 @@ def play_leased(
             play.write_pending()  # what was played stands: another worker goes on from there
             session.commit()
         raise
+    voids.confirm(session, seats)  # a refused signature voids the game only if the bot's info route refuses it too
     final = play.outcome()
     for seat in final["forfeited"]:
         metrics.FORFEITS.inc()
@@ -198,16 +203,18 @@ def play_leased(
             play.game_id,
             seat,
             bot.id if bot is not None else "-",
-            "faults in a row"
-            if seats[seat].faults_in_a_row >= seats[seat].to_forfeit
-            else "excluded by its health checks",
+            forfeit_cause(seats[seat]),
         )
     result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
+    if final["void_reason"] is not None:  # kept with the game's end too: the game's detail shows it
+        result["void_reason"] = final["void_reason"]
+        log.info("game %s is void (%s): not rated", play.game_id, final["void_reason"])
     with writing(session):
         play.write_pending(ending=result)
         written = results.finish(session, tournament, found.id, found.bot_ids, play.game_id, final)
         session.commit()
-    if tables.refresh(session, place.queue, tournament.id, tournament.game, tournament.variant, tournament.rated):
+    rated = tournament.rated and final["void_reason"] is None  # a void result changes no pool
+    if tables.refresh(session, place.queue, tournament.id, tournament.game, tournament.variant, rated):
         with writing(session):
             results.complete(session, tournament.id, tournament.games_total)
     session.rollback()  # the standings' reads end here (a refit committed its own writes)
@@ -216,3 +223,14 @@ def play_leased(
     if written:
         metrics.GAMES_FINISHED.inc()
     return "finished" if written else "done"
+
+
+def forfeit_cause(player: SeatState) -> str:
+    """Why a seat forfeited, in words, for the log."""
+    if player.excluded_at_start:
+        return "excluded by its health checks: the game is void"
+    if voids.cause(player) == voids.REJECTED:
+        return "it refused the service's signature on every call: the game is void"
+    if player.faults_in_a_row >= player.to_forfeit:
+        return "faults in a row"
+    return "paused, or its account disabled"

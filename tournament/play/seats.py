@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from botlink import keepalive, protocols
 from botlink.calls import BotConnection
 from engine.gameloop import FaultCount
-from engine.records import PERSON_FAULTS_TO_FORFEIT
+from engine.records import FORFEIT, PERSON_FAULTS_TO_FORFEIT
 from runtime import metrics
 from store.challenges import HUMAN, bot_move_timeout_ms
 from store.models import now
@@ -38,6 +38,9 @@ from tournament.play.stalls import Stalls
 from tournament.play.writes import writing
 
 log = logging.getLogger(__name__)
+
+REJECTED = "rejected"
+"""The fault of a call whose signature the bot refused (``botlink.calls``)."""
 
 
 @dataclass
@@ -51,6 +54,28 @@ class SeatState(FaultCount):
     player_id: int
     name: str
     last_latency_ms: float | None = None
+    excluded_at_start: bool = False
+    """Excluded by its health checks when the game began: it forfeits from the start (``tournament/play/voids.py``)."""
+    refused_signature: bool = False
+    """A call of this game came back ``rejected`` (HTTP 401 or 403: the bot refused the service's signature)."""
+    took_part: bool = False
+    """A call of this game came back otherwise (a move, or a fault of another kind), or the seat moved."""
+    info_passed: bool = False
+    """Its health check after it refused the game's calls passed: the bot takes the service's signature, and the
+    refusals were its own doing (``tournament/play/voids.py``)."""
+
+    def count(self, fault: str | None) -> None:
+        """Count a move's fault (:meth:`FaultCount.count`), and note whether the seat refused the signature or took
+        part otherwise (a ``forfeit``, played without asking, is neither)."""
+        super().count(fault)
+        self.noted(fault)
+
+    def noted(self, fault: str | None) -> None:
+        """Note how one call of this game came back (a move's, or the ``start`` request's)."""
+        if fault == REJECTED:
+            self.refused_signature = True
+        elif fault != FORFEIT:
+            self.took_part = True
 
     def move_timeout_ms(self, tournament: TournamentSettings) -> int:
         """The seat's time per move: the tournament's, a bot's up to the tournaments' limit (a challenge's person
@@ -129,6 +154,12 @@ def check_health(
     if bot.protocol is not None and age is not None and age < interval:
         protocols.warn_once(bot.id, bot.protocol, old_protocol_days)
         return bot.excluded
+    return health_check(session, bot, connection)[1]
+
+
+def health_check(session: Session, bot: SeatBot, connection: BotConnection) -> tuple[bool, bool]:
+    """Ask the bot's info route for a nonce now and count the pass or failure (:func:`check_health`): whether it
+    passed, and whether the bot is excluded now."""
     nonce = secrets.token_hex(16)
     payload = {"type": "info", "nonce": nonce}
     proof = protocols.prove(lambda version: connection.call("info", payload, protocol=version), nonce)
@@ -149,13 +180,13 @@ def check_health(
         metrics.child(metrics.HEALTH_CHANGES, change).inc()
         if excluded:
             log.warning(
-                "bot %s excluded: its health checks failed (last: %s); it forfeits its games",
+                "bot %s excluded: its health checks failed (last: %s); its games are void until it passes two",
                 bot.id,
                 reason,
             )
         else:
             log.info("bot %s included again: its health checks pass", bot.id)
-    return excluded
+    return passed, excluded
 
 
 def failure(proof: protocols.Proof, old_protocol_days: int) -> str:
@@ -172,14 +203,14 @@ def failure(proof: protocols.Proof, old_protocol_days: int) -> str:
 
 def notify_bots(seats: Sequence[SeatState], route: str, request: Callable[[int], dict[str, Any]]) -> None:
     """Send every push bot its seat's ``request`` (``start``), all at once, and wait for their answers (which do
-    not matter, nor do their faults)."""
+    not matter, nor do their faults, but whether the bot refused the signature: :meth:`SeatState.noted`)."""
     calls = [
-        NOTIFIER_THREADS.submit(player.connection.call, route, request(seat))
+        (player, NOTIFIER_THREADS.submit(player.connection.call, route, request(seat)))
         for seat, player in enumerate(seats)
         if player.connection is not None
     ]
-    for call in calls:
-        call.result()
+    for player, call in calls:
+        player.noted(call.result().fault)
 
 
 def farewell(connection: BotConnection, payload: dict[str, Any]) -> None:

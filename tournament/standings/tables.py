@@ -167,17 +167,19 @@ def refresh_pool(session: Session, game: str, variant: str) -> bool:
 
 
 _RESULTS = (
-    select(Result.bot_ids, Result.ranks, Result.forfeited)
+    select(Result.bot_ids, Result.ranks, Result.forfeited, Result.void_reason)
     .where(Result.tournament_id == param("tournament_id"))
     .order_by(Result.id)
 )
 
 
 def tournament_table(session: Session, tournament_id: int, bot_ids: Sequence[int]) -> dict[str, Any]:
-    """The fitted table of the tournament's stored results, with their 95% intervals (``bot_ids``: its bots)."""
+    """The fitted table of the tournament's stored results, with their 95% intervals (``bot_ids``: its bots); its
+    void games (``tournament/play/voids.py``) are left out of the fit, but counted in ``through`` (every result)."""
     results = session.connection().execute(_RESULTS, {"tournament_id": tournament_id}).all()
-    games = [(seats, ranks) for seats, ranks, _ in results]
-    forfeits = [set(forfeited) for _, _, forfeited in results]
+    played = [(seats, ranks, forfeited) for seats, ranks, forfeited, void in results if void is None]
+    games = [(seats, ranks) for seats, ranks, _ in played]
+    forfeits = [set(forfeited) for _, _, forfeited in played]
     rows = summarize(games, forfeited=forfeits)
     named = names(session, set(bot_ids))
     return {
