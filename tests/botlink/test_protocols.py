@@ -79,7 +79,7 @@ def answer(nonce: str, **extra: object) -> BotReply:
     return BotReply({"nonce": nonce, **extra}, None, "", 1.0)
 
 
-REFUSED = BotReply(None, "status", "HTTP 401: bad or missing signature", 1.0, 401)
+REFUSED = BotReply(None, "rejected", "HTTP 401: bad or missing signature", 1.0, 401)
 
 
 def asker(*replies: BotReply) -> tuple[list[int], object]:

@@ -12,7 +12,7 @@ from tournament.play.seats import SeatState
 
 
 def seat(*, withheld: bool = False) -> SeatState:
-    bot = SeatBot(1, 1, "bot", "http://127.0.0.1:1/", "s" * 40, False, None, withheld)
+    bot = SeatBot(1, 1, "bot", "http://127.0.0.1:1/", "s" * 40, False, None, withheld=withheld)
     return SeatState(bot, None, 1, "bot")
 
 

@@ -193,7 +193,8 @@ def play_leased(
             play.write_pending()  # what was played stands: another worker goes on from there
             session.commit()
         raise
-    voids.confirm(session, seats)  # a refused signature voids the game only if the bot's info route refuses it too
+    # a refused signature voids the game only if the bot's info route refuses it too
+    voids.confirm(session, seats, place.runner.old_protocol_days)
     final = play.outcome()
     for seat in final["forfeited"]:
         metrics.FORFEITS.inc()

@@ -154,10 +154,15 @@ def check_health(
     if bot.protocol is not None and age is not None and age < interval:
         protocols.warn_once(bot.id, bot.protocol, old_protocol_days)
         return bot.excluded
-    return health_check(session, bot, connection)[1]
+    return health_check(session, bot, connection, old_protocol_days)[1]
 
 
-def health_check(session: Session, bot: SeatBot, connection: BotConnection) -> tuple[bool, bool]:
+def health_check(
+    session: Session,
+    bot: SeatBot,
+    connection: BotConnection,
+    old_protocol_days: int = protocols.DEFAULT_OLD_PROTOCOL_DAYS,
+) -> tuple[bool, bool]:
     """Ask the bot's info route for a nonce now and count the pass or failure (:func:`check_health`): whether it
     passed, and whether the bot is excluded now."""
     nonce = secrets.token_hex(16)

@@ -62,10 +62,10 @@ def resumed(seats: Sequence[SeatState]) -> None:
             player.excluded_at_start = player.bot is not None and not player.bot.withheld
 
 
-def confirm(session: Session, seats: Sequence[SeatState]) -> None:
+def confirm(session: Session, seats: Sequence[SeatState], old_protocol_days: int) -> None:
     """At the game's end: ask the health check of every push bot whose refusals of the signature would void the
     game (:func:`cause`), at once and counted as any check. One that passes took the signature after all: its
     forfeit is its own doing, and rated."""
     for player in seats:
         if cause(player) == REJECTED and player.bot is not None and player.connection is not None:
-            player.info_passed = health_check(session, player.bot, player.connection)[0]
+            player.info_passed = health_check(session, player.bot, player.connection, old_protocol_days)[0]
