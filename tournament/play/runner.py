@@ -20,7 +20,7 @@ from engine.gameloop import play_out
 from runtime import metrics
 from runtime.jobqueue import LocalQueue, RQQueue
 from store import gamelog
-from tournament.play import leases, results, scheduled
+from tournament.play import leases, results, saving, scheduled
 from tournament.play.game import Notifier, Play, RunnerSettings, Saved
 from tournament.play.heartbeat import Heartbeat, Holding, Stopping
 from tournament.play.scheduled import ScheduledGame
@@ -182,7 +182,7 @@ def play_leased(
     except Stopping:
         session.rollback()
         with writing(session):
-            play.write_pending()  # what was played stands: another worker goes on from there
+            play.write_pending()  # what was played stands: another worker goes on from there (tried once: it stops)
             session.commit()
         raise
     final = play.outcome()
@@ -199,10 +199,13 @@ def play_leased(
             else "excluded by its health checks",
         )
     result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
-    with writing(session):
-        play.write_pending(ending=result)
-        written = results.finish(session, tournament, found.id, found.bot_ids, play.game_id, final)
-        session.commit()
+
+    def write_end() -> tuple[int, bool]:
+        ply = play.write_pending(ending=result)
+        return ply, results.finish(session, tournament, found.id, found.bot_ids, play.game_id, final)
+
+    ply, written = saving.until_stored(session, holding, write_end, f"game {play.game_id}'s end")
+    play.stored(ply)
     if tables.refresh(session, place.queue, tournament.id, tournament.game, tournament.variant, tournament.rated):
         with writing(session):
             results.complete(session, tournament.id, tournament.games_total)
