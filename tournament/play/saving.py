@@ -6,8 +6,8 @@ A save that the database refuses for a while (it stopped or restarts, it is read
 twice for a ply. The game's lease stays this worker's meanwhile (the heartbeat renews it once the database takes
 writes again; ``tournament.play.heartbeat``). The wait ends at once when the game must stop (``Holding.check``: the
 worker stops, another worker took the game over, its tournament was cancelled); a later worker then resumes it from
-its last stored ply. A bug (any other error) is raised at once. One line is logged when the saves of a game start to
-wait, and one when they go on.
+its last stored ply. A bug (any other error) is raised at once. One line is logged for each kind of failure a save of a
+game meets while it waits, and one when it is stored.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ def until_stored(session: Session, holding: Holding, write: Callable[[], T], wha
     moves saved only once this returns). ``what`` names the save in the log lines."""
     delay = RETRY_FIRST_S
     waiting_since: float | None = None
+    kinds: set[str] = set()
     while True:
         try:
             with writing(session):
@@ -53,6 +54,8 @@ def until_stored(session: Session, holding: Holding, write: Callable[[], T], wha
             session.rollback()
             if waiting_since is None:
                 waiting_since = time.monotonic()
+            if kind not in kinds:  # a line per kind of failure met (a failover: cut, then read-only)
+                kinds.add(kind)
                 log.warning("%s waits for the database (%s): %s", what, kind, first_line(error))
             holding.check()
             holding.stop.wait(delay)  # the process stopping ends the wait (checked above on the next round)
