@@ -72,10 +72,6 @@ def test_games_wait_for_a_database_that_refuses_writes_and_ask_each_ply_once(
             sickness.off()
         done = wait_done(client, created["id"], timeout=120)
     waits = saves_waiting(caplog)
-    assert any(f"waits for the database ({sickness.kind})" in record.getMessage() for record in waits), waits
-    assert any("stored after waiting" in record.getMessage() for record in caplog.records)
-    assert all(record.exc_info is None for record in caplog.records) and "Traceback" not in caplog.text
-
     assert done["progress"] == {"done": 2, "total": 2}
     with arena.extensions["db_sessions"]() as session:
         scheduled = session.execute(select(TournamentGame.attempts, TournamentGame.status)).all()
@@ -90,6 +86,9 @@ def test_games_wait_for_a_database_that_refuses_writes_and_ask_each_ply_once(
         actions = [entry["action"] for entry in record["actions"]]
         replayed = engine.replay(record["game"], record["settings"], record["seed"], actions)
         assert engine.is_over(replayed) and len(record["actions"]) == len(moves)
+    assert any(f"waits for the database ({sickness.kind})" in record.getMessage() for record in waits), waits
+    assert any("stored after waiting" in record.getMessage() for record in caplog.records)
+    assert all(record.exc_info is None for record in caplog.records) and "Traceback" not in caplog.text
 
 
 def saves_waiting(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
