@@ -55,15 +55,16 @@ def outage(error: BaseException) -> str | None:
     ``ProgrammingError``, SQLite's "no such table"). Nothing of such a transaction was committed, except when the
     connection was cut during its commit."""
     cause = getattr(error, "orig", None) or error  # SQLAlchemy's wrapper: the driver's own error
+    kind = POSTGRES_KINDS.get(getattr(cause, "sqlstate", None) or "")
     code = getattr(cause, "sqlite_errorcode", None) if isinstance(cause, sqlite3.Error) else None
     if code is not None:  # an error SQLite raised (one made in Python has no code: its class decides)
-        return SQLITE_KINDS.get(code & 0xFF, "unavailable") if code & 0xFF in SQLITE_FAILED else None
-    kind = POSTGRES_KINDS.get(getattr(cause, "sqlstate", None) or "")
-    if kind is not None:
-        return kind
-    if getattr(error, "connection_invalidated", False) is True:
-        return "unavailable"
-    return "unavailable" if any(kind.__name__ in TRANSIENT for kind in type(cause).__mro__) else None
+        failed = code & 0xFF in SQLITE_FAILED
+        kind = SQLITE_KINDS.get(code & 0xFF, "unavailable") if failed else None
+    elif kind is None and any(name.__name__ in TRANSIENT for name in type(cause).__mro__):
+        kind = "unavailable"
+    if kind is None and getattr(error, "connection_invalidated", False) is True:
+        kind = "unavailable"  # SQLAlchemy dropped the connection after it
+    return kind
 
 
 def failed_not_faulty(error: BaseException) -> bool:

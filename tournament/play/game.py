@@ -90,8 +90,6 @@ class Play:
     last_save: float = field(default_factory=time.monotonic)
     last_renewal: float = field(default_factory=time.monotonic)
     """When a save last renewed the lease (the lease was just taken when the play began)."""
-    renewing: float = 0.0
-    """When the save being written renews the lease (it counts once committed)."""
 
     @property
     def ply(self) -> int:
@@ -254,17 +252,20 @@ class Play:
         ply. One SQLite writer at a time in this process (``tournament.play.writes``). A database that fails
         meanwhile is waited for, the moves kept (``tournament.play.saving``): no bot is asked a ply again."""
         self.holding.check()
+        renewed: list[float] = []  # when the try that landed renewed the lease
 
         def write() -> int:
             ply = self.write_pending()
             moment = time.monotonic()  # asked at each try: a save that waited long renews the lease it lands with
+            renewed.clear()
             if moment - self.last_renewal >= self.settings.lease_seconds / 4:
                 leases.renew(self.session, self.scheduled.id, self.settings.worker, self.settings.lease_seconds)
-                self.renewing = moment
+                renewed.append(moment)
             return ply
 
         self.stored(saving.until_stored(self.session, self.holding, write, f"game {self.game_id}'s moves"))
-        self.last_renewal = max(self.last_renewal, self.renewing)
+        if renewed:
+            self.last_renewal = renewed[0]
         self.last_save = time.monotonic()
         self.notifier.publish(self.game_id, self.saved.ply)
 
