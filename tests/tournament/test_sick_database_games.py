@@ -7,9 +7,7 @@ again."""
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections import Counter
 from datetime import timedelta
 from typing import Any
 
@@ -26,41 +24,16 @@ from tests.arenakit import (
     create_tournament,
     played,
     push_bots,
-    random_choice,
     register,
     wait_done,
     wait_for,
 )
 from tests.conftest import dispose
-from tests.sickdatabase import Sickness
+from tests.sickdatabase import CountingBot, Sickness
 from tournament.dispatch import context
 
-OUTAGE_AT_PLY = 30
 OUTAGE_S = 3.0
 """How long the database refuses writes once a save found it so (the outage the test makes, not a wait on it)."""
-
-
-class CountingBot:
-    """Push bots' moves (random), each ``(game, ply)`` asked counted; the first time any game asks ply
-    :data:`OUTAGE_AT_PLY`, the database turns sick before the answer goes back (the batch it joins meets it)."""
-
-    def __init__(self, sickness: Sickness) -> None:
-        self.sickness = sickness
-        self.asked: Counter[tuple[int, int]] = Counter()
-        self.turned = threading.Event()
-        self.lock = threading.Lock()
-
-    def choose(self, request: dict[str, Any]) -> str:
-        with self.lock:
-            self.asked[request["game_id"], request["ply"]] += 1
-            if request["ply"] == OUTAGE_AT_PLY and not self.turned.is_set():
-                self.turned.set()
-                self.sickness.on()
-        return random_choice(request)
-
-    def plies(self, game_id: int) -> dict[int, int]:
-        """How often each ply of the game was asked."""
-        return {ply: count for (game, ply), count in sorted(self.asked.items()) if game == game_id}
 
 
 def saves_waiting(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
