@@ -1,7 +1,8 @@
 """A ``sorry-arena worker`` process playing push bots' games while its PostgreSQL turns read-only (a failover to a
 standby: every session cut, the new ones read-only) and writable again: its saves wait with their moves kept, so
 each ply is asked of its bot exactly once; no job fails, no game is played again, and the tournament ends as the
-reliability invariant wants it (every game replays, the standings recompute)."""
+reliability invariant wants it (every game replays, the standings recompute). How soon a move is stored after the
+database takes writes again is recorded (the save's backoff: at most 0.25 s)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ import time
 
 import redis
 from rq.registry import FailedJobRegistry
-from sqlalchemy import select
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from runtime.jobqueue import QUEUE_NAME
-from store.models import TournamentGame
+from store.models import ActionRecord, TournamentGame, now
 from tests.apikit import new_player
 from tests.arenakit import push_bots, register, wait_for
-from tests.reliability.harness import Arena, check_tournament
+from tests.reliability.harness import Arena, check_tournament, record
 from tests.reliability.servers import PrivatePostgres, PrivateRedis
 from tests.sickdatabase import CountingBot, Sickness
 
@@ -46,6 +48,14 @@ def test_a_worker_waits_for_a_read_only_database_and_asks_each_ply_once(
             time.sleep(OUTAGE_S)  # the outage's length: the save waits meanwhile
         finally:
             sickness.off()
+        back, back_clock = now(), time.monotonic()
+
+        def moved_since(session: Session) -> bool:
+            last = session.scalar(select(func.max(ActionRecord.created_at)))
+            return last is not None and last > back
+
+        arena.wait_until("a move stored after the database took writes again", moved_since, timeout=60)
+        resumed = time.monotonic() - back_clock
         arena.wait_done(tournament, timeout=120)
     results = check_tournament(arena.app, tournament)
     assert len(results) == 2
@@ -61,3 +71,6 @@ def test_a_worker_waits_for_a_read_only_database_and_asks_each_ply_once(
         connection.close()
     log = arena.workers.log_text(None)
     assert "stored after waiting" in log and "Traceback" not in log, log
+    record(
+        "PostgreSQL read-only 1.5 s mid-game: first move stored after it took writes again (s)", round(resumed, 2)
+    )

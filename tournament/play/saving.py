@@ -1,8 +1,8 @@
 """A game's save through a database that fails: retried, the moves kept, until the database takes it.
 
 A save that the database refuses for a while (it stopped or restarts, it is read-only, its disk is full:
-``store.database.outage``) is rolled back and tried again, after 0.1 s, then twice as long each time up to
-:data:`RETRY_MAX_S`, with the same moves: the bots' answers are kept until they are stored, so that no bot is asked
+``store.database.outage``) is rolled back and tried again, after 0.05 s, then twice as long each time up to
+:data:`RETRY_MAX_S`, with the same moves (a failed try costs the database one refused statement): the bots' answers are kept until they are stored, so that no bot is asked
 twice for a ply. The game's lease stays this worker's meanwhile (the heartbeat renews it once the database takes
 writes again; ``tournament.play.heartbeat``). The wait ends at once when the game must stop (``Holding.check``: the
 worker stops, another worker took the game over, its tournament was cancelled); a later worker then resumes it from
@@ -28,9 +28,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-RETRY_FIRST_S = 0.1
-RETRY_MAX_S = 2.0
-"""A save that waits for the database is tried again after 0.1 s, then twice as long each time up to this: it lands
+RETRY_FIRST_S = 0.05
+RETRY_MAX_S = 0.25
+"""A save that waits for the database is tried again after 0.05 s, then twice as long each time up to this: it lands
 within this of the database's return."""
 
 
