@@ -4,22 +4,25 @@ for every HTTP error of the app, writes a 422's message from its field errors, a
 exception into the same shape (a logged 500, never a traceback): :func:`http_error` and :func:`unexpected_error`,
 Flask's error handlers, which the move path outside Flask's dispatch (``service/api/movepath.py``) calls too.
 
-A failure of the database rather than of the request (it restarts or is stopped, or gave the request's transaction
-up to another's: a deadlock; :func:`store.database.failed_not_faulty`) is a 503 with ``Retry-After``, logged in one
-line: the request may be sent again as it was."""
+A failure of the database rather than of the request (it restarts or is stopped, refuses writes or has a full disk,
+or gave the request's transaction up to another's: a deadlock; :func:`store.database.outage`) is a 503 with
+``Retry-After`` whose message says which, logged in one line per kind and minute (never a traceback): the request
+may be sent again as it was."""
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from http import HTTPStatus
 from typing import Any, NoReturn
 
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, current_app, has_app_context, jsonify
 from flask_smorest import abort
 from flask_smorest.error_handler import ErrorSchema
 from werkzeug.exceptions import HTTPException
 
-from store.database import failed_not_faulty, first_line
+from store.database import failed_not_faulty, first_line, outage
 
 __all__ = ["ErrorSchema", "fail", "init_app"]
 
@@ -72,26 +75,68 @@ def http_error(error: HTTPException) -> Response:
 
 
 DATABASE_RETRY_AFTER_S = 1
-DATABASE_FAILED = (
-    "the database could not complete this request just now (it is restarting, or the request collided with "
-    f"another's): send it again in {DATABASE_RETRY_AFTER_S} s"
-)
+WHY = {
+    "read-only": "the database is read-only just now and refuses writes",
+    "full": "the database's disk is full just now",
+    "busy": "the request collided with another's",
+    "unavailable": "the database cannot be reached just now, or it is restarting",
+}
+"""What a 503 tells of each kind of failure of the database (``store.database.outage``), never its own words."""
+DATABASE_FAILED = "the database could not complete this request ({why}): send it again in {seconds} s"
+LOG_EVERY_S = 60.0
+"""A failure of the database is logged once per kind and ``what`` in this many seconds, with the count of those
+not logged since: an outage is a line, not a line per request."""
+
+
+class OutageLog:
+    """The failures of the database one process logs: the first of each kind (and ``what``), then one line per
+    :data:`LOG_EVERY_S` with the number that failed meanwhile."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last: dict[tuple[str, str], tuple[float, int]] = {}
+
+    def log(self, what: str, error: BaseException) -> None:
+        kind = outage(error) or "unavailable"
+        moment = time.monotonic()
+        with self._lock:
+            last, unlogged = self._last.get((what, kind), (None, 0))
+            if last is not None and moment - last < LOG_EVERY_S:
+                self._last[what, kind] = (last, unlogged + 1)
+                return
+            self._last[what, kind] = (moment, 0)
+        more = f" ({unlogged} more since the last line)" if unlogged else ""
+        log.warning("%s: %s (%s)%s", what, first_line(error), kind, more)
+
+
+_OUTAGES = OutageLog()
+"""Outside an app (a unit of the error handler): the process's own."""
 
 
 def log_database_failure(what: str, error: BaseException) -> None:
-    """A failure of the database, logged as a warning in one line: ``what``, then the first line of the error."""
-    log.warning("%s: %s", what, first_line(error))
+    """A failure of the database, logged as a warning in one line: ``what``, its kind, then the first line of the
+    error; once per kind per :data:`LOG_EVERY_S` in an app."""
+    outages = current_app.extensions.get("database_outages", _OUTAGES) if has_app_context() else _OUTAGES
+    outages.log(what, error)
+
+
+def database_failed(error: BaseException) -> Response:
+    """The 503 of a failure of the database: its kind said in the message, ``Retry-After``; logged in one line."""
+    log_database_failure("requests failed on the database", error)
+    why = WHY[outage(error) or "unavailable"]
+    message = DATABASE_FAILED.format(why=why, seconds=DATABASE_RETRY_AFTER_S)
+    response = jsonify({"code": 503, "status": "Service Unavailable", "message": message})
+    response.status_code = 503
+    response.headers["Retry-After"] = str(DATABASE_RETRY_AFTER_S)
+    return response
 
 
 def unexpected_error(error: Exception) -> Response:
-    """The response of any other exception: a failure of the database is a 503 with ``Retry-After``, logged in one
-    line; anything else is logged with its traceback and answered as a 500 that tells nothing."""
+    """The response of any other exception: a failure of the database is a 503 with ``Retry-After``
+    (:func:`database_failed`); anything else is logged with its traceback and answered as a 500 that tells
+    nothing."""
     if failed_not_faulty(error):
-        log_database_failure("a request failed on the database", error)
-        response = jsonify({"code": 503, "status": "Service Unavailable", "message": DATABASE_FAILED})
-        response.status_code = 503
-        response.headers["Retry-After"] = str(DATABASE_RETRY_AFTER_S)
-        return response
+        return database_failed(error)
     log.exception("unexpected error", exc_info=error)
     response = jsonify({"code": 500, "status": "Internal Server Error", "message": "internal error"})
     response.status_code = 500
@@ -99,5 +144,6 @@ def unexpected_error(error: Exception) -> Response:
 
 
 def init_app(app: Flask) -> None:
+    app.extensions["database_outages"] = OutageLog()
     app.register_error_handler(HTTPException, http_error)
     app.register_error_handler(Exception, unexpected_error)

@@ -39,6 +39,7 @@ from sqlalchemy.exc import InvalidRequestError
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 
+from store.database import stale
 from store.groupcommit import Write, Writer, run
 
 
@@ -202,17 +203,22 @@ class Lane:
         alone = self.statements.autocommit_reads and len(steps) == 1  # in autocommit: a transaction of its own
         if self.statements.autocommit_reads and not alone:
             driver.autocommit = False
+        dropped = False
         try:
             saved = run(connection.cursor(), steps)
             if not alone:
                 connection.commit()
             return saved
-        except BaseException:
+        except BaseException as error:
             with contextlib.suppress(Exception):  # a broken connection: its error is the one raised
                 connection.rollback()
+            dropped = stale(error)  # it found the database read-only: the next statement takes a new connection
             raise
         finally:
-            if self.statements.autocommit_reads and not alone:
+            if dropped:
+                self._connection = None
+                connection.invalidate()
+            elif self.statements.autocommit_reads and not alone:
                 driver.autocommit = True
 
     def connection(self) -> Any:

@@ -1,5 +1,6 @@
 """Error pages: a bad id or parameter is a 4xx page that says what was wrong, in the page's language; anything
-unexpected is a logged 500 page (the API's errors keep their JSON shape: ``service/errors.py``)."""
+unexpected is a logged 500 page, and a failure of the database a 503 page with ``Retry-After`` logged in one line (the
+API's errors keep their JSON shape: ``service/errors.py``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from flask import Blueprint, g, render_template
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
+from service.errors import DATABASE_RETRY_AFTER_S, log_database_failure
 from service.web.messages import PAGES, text
+from store.database import failed_not_faulty
 
 log = logging.getLogger(__name__)
 
@@ -32,11 +35,11 @@ def whole(value: str, what: str, code: int = 404) -> int:
     return int(value)
 
 
-def error_page(code: int, message: str) -> ResponseReturnValue:
+def error_page(code: int, message: str, headers: dict[str, str] | None = None) -> ResponseReturnValue:
     language = getattr(g, "web_language", "en")
     title_key = f"error.{code}"
     title = text(title_key, language) if title_key in PAGES else text("error.other", language, code=code)
-    return render_template("error.html", code=code, title=title, message=message), code
+    return render_template("error.html", code=code, title=title, message=message), code, headers or {}
 
 
 def init_blueprint(blp: Blueprint) -> None:
@@ -51,6 +54,10 @@ def init_blueprint(blp: Blueprint) -> None:
         return error_page(error.code or 500, error.description or "")
 
     def unexpected(error: Exception) -> ResponseReturnValue:
+        if failed_not_faulty(error):  # logged in one line, as the API's: the page is there again once it answers
+            log_database_failure("pages failed on the database", error)
+            message = text("error.database", getattr(g, "web_language", "en"))
+            return error_page(503, message, {"Retry-After": str(DATABASE_RETRY_AFTER_S)})
         log.exception("unexpected error on a page")
         return error_page(500, text("error.internal", getattr(g, "web_language", "en")))
 

@@ -229,6 +229,7 @@ PAGES: dict[str, dict[str, str]] = {
     "error.404": {"en": "Not found", "fr": "Introuvable"},
     "error.405": {"en": "Method not allowed", "fr": "Méthode non permise"},
     "error.500": {"en": "Something went wrong", "fr": "Une erreur s'est produite"},
+    "error.503": {"en": "Unavailable for a moment", "fr": "Indisponible un instant"},
     "error.other": {"en": "Error {code}", "fr": "Erreur {code}"},
     "error.home": {"en": "Back to the home page", "fr": "Retour à l'accueil"},
     "error.no_game": {"en": "There is no game {id}.", "fr": "Il n'y a pas de partie {id}."},
@@ -258,6 +259,10 @@ PAGES: dict[str, dict[str, str]] = {
         "fr": "Il n'y a pas de page {page} : les pages vont de 1 à {pages}.",
     },
     "error.no_page": {"en": "There is no page at {path}.", "fr": "Il n'y a pas de page à l'adresse {path}."},
+    "error.database": {
+        "en": "The database cannot answer just now. Reload the page in a moment.",
+        "fr": "La base de données ne peut pas répondre pour l'instant. Rechargez la page dans un moment.",
+    },
     "error.internal": {
         "en": "The page could not be shown. The error is logged.",
         "fr": "La page n'a pas pu être affichée. L'erreur est consignée.",

@@ -1,7 +1,7 @@
 """The API while PostgreSQL is stopped: each request that needs the database is a 503 in the one error shape, with
-``Retry-After``, logged in one line without a traceback; nothing is lost, and the same requests are answered once
-the database is back (the pool replaces the connections the stop cut). An open event stream ends, logged in one
-line, for its client to reconnect."""
+``Retry-After``, logged in one line for the outage without a traceback (a page: a 503 page); nothing is lost, and
+the same requests are answered once the database is back (the pool replaces the connections the stop cut). An open
+event stream ends, logged in one line, for its client to reconnect."""
 
 from __future__ import annotations
 
@@ -36,15 +36,22 @@ def test_while_postgres_is_stopped_requests_are_503s_and_are_answered_once_it_is
                     "a game": client.get(f"{API}/games/{game_id}"),
                     "a new player": client.post(f"{API}/players", json={"name": "grace"}),
                 }
+                page = client.get("/")
         finally:
             private_postgres.start()
         for what, response in down.items():
             body = assert_error(response, 503, "the database could not complete this request")
             assert response.headers["Retry-After"] == str(DATABASE_RETRY_AFTER_S), what
             assert "Traceback" not in response.get_data(as_text=True) and "psycopg" not in body["message"], what
-        failures = [record for record in caplog.records if record.name == "service.errors"]
-        assert len(failures) == len(down) and all(record.exc_info is None for record in failures), failures
-        assert all(record.levelno == logging.WARNING for record in failures)
+        assert page.status_code == 503 and page.headers["Retry-After"] == str(DATABASE_RETRY_AFTER_S)
+        assert page.mimetype == "text/html" and "Reload the page in a moment" in page.get_data(as_text=True)
+        failures = [record for record in caplog.records if record.name == "service.errors"]  # one per outage
+        assert [record.getMessage().split(":")[0] for record in failures] == [
+            "requests failed on the database",
+            "pages failed on the database",
+        ]
+        assert all(record.exc_info is None and record.levelno == logging.WARNING for record in failures)
+        assert all(record.getMessage().endswith("(unavailable)") for record in failures)
         assert "Traceback" not in caplog.text
 
         moved = submit(client, game_id, players[seat], action, 0)

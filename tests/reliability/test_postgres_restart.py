@@ -1,9 +1,9 @@
 """PostgreSQL restarted (``pg_ctl restart -m fast``) or stopped for a while in the middle of a tournament: every
 connection is cut and the transactions in flight are aborted.
 
-No job fails: a game whose database fails waits, asking again every quarter second, and goes on from its last save
-once the database answers (the moves made since are asked again); games whose jobs come meanwhile wait the same
-way on their slots; the heartbeat, the clock and the maintenance skip their turns. How soon play resumes after the
+No job fails: a game whose save fails waits, trying the save again with its moves kept (no ply is asked again), and
+one that fails otherwise waits and goes on from its last save once the database answers; games whose jobs come
+meanwhile wait the same way on their slots; the heartbeat, the clock and the maintenance skip their turns. How soon play resumes after the
 database's return is recorded (docs/guarantees.md quotes it)."""
 
 from __future__ import annotations

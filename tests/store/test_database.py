@@ -1,7 +1,8 @@
 """The database engine (``store/database.py``): on PostgreSQL, a pooled connection that the server cut is found at
 checkout without a round trip, and replaced with every connection pooled before it; a request never gets it. On
 both, the pool's report of a reset that failed because the database went away is one line, without a traceback.
-A deadlock and a locked database are failures of the database (asked again, a 503), a broken constraint a bug."""
+A deadlock, a locked, read-only or full database are failures of the database of their kind (asked again, a 503),
+a broken constraint a bug; a connection that found its database read-only is dropped."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import DBAPIError
 
-from store.database import failed_not_faulty, first_line, make_engine
+from store.database import failed_not_faulty, first_line, make_engine, outage
 from tests.databases import ADMIN_URL
 
 
@@ -171,3 +172,53 @@ def test_a_database_error_is_logged_by_its_first_line_or_its_name() -> None:
         first_line(psycopg.OperationalError("deadlock detected\nDETAIL:  Process 7 waits")) == "deadlock detected"
     )
     assert first_line(psycopg.InterfaceError("")) == "InterfaceError"
+
+
+def test_a_read_only_or_full_sqlite_is_a_failure_of_the_database_of_its_kind(tmp_path: Path) -> None:
+    """SQLite's own errors: ``SQLITE_READONLY`` (here ``PRAGMA query_only``, as a read-only file or mount gives it)
+    and ``SQLITE_FULL`` (here ``PRAGMA max_page_count``, as a full disk gives it). A connection that found its
+    database read-only is dropped: the next one sees whether it is writable again."""
+    database = make_engine(f"sqlite:///{tmp_path / 'sick.db'}")
+    try:
+        with database.begin() as connection:
+            connection.execute(text("CREATE TABLE rows (x text)"))
+        with pytest.raises(DBAPIError) as read_only, database.begin() as connection:
+            connection.execute(text("PRAGMA query_only = 1"))
+            connection.execute(text("INSERT INTO rows VALUES ('a')"))
+        assert outage(read_only.value) == "read-only" and failed_not_faulty(read_only.value)
+        assert read_only.value.connection_invalidated
+        with database.begin() as connection:  # a new connection, without the pragma
+            connection.execute(text("INSERT INTO rows VALUES ('a')"))
+        with pytest.raises(DBAPIError) as full, database.connect() as connection:
+            connection.execute(text("PRAGMA max_page_count = 1"))  # at most the pages it has
+            for _ in range(1000):
+                connection.execute(text("INSERT INTO rows VALUES (:x)"), {"x": "x" * 100})
+                connection.commit()
+        assert outage(full.value) == "full" and not full.value.connection_invalidated
+    finally:
+        database.dispose()
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_read_only_or_full_postgresql_is_a_failure_of_the_database_of_its_kind(database_url: str) -> None:
+    """PostgreSQL's read-only transaction (SQLSTATE 25006: psycopg's ``ReadOnlySqlTransaction``, an
+    ``InternalError``), its connection dropped with the pool's older ones; a full disk (53100, ``DiskFull``)."""
+    database = make_engine(database_url)
+    try:
+        with database.connect() as connection:
+            before = connection.execute(text("SELECT pg_backend_pid()")).scalar_one()
+            connection.rollback()
+            with pytest.raises(DBAPIError) as read_only:
+                connection.execute(text("SET TRANSACTION READ ONLY"))
+                connection.execute(text("CREATE TABLE rows (x text)"))
+        assert isinstance(read_only.value.orig, psycopg.errors.ReadOnlySqlTransaction)
+        assert outage(read_only.value) == "read-only" and read_only.value.connection_invalidated
+        with database.connect() as connection:
+            assert connection.execute(text("SELECT pg_backend_pid()")).scalar_one() != before
+    finally:
+        database.dispose()
+    disk_full = psycopg.errors.DiskFull("could not extend file: No space left on device")
+    assert outage(disk_full) == "full" and outage(DBAPIError("INSERT ...", {}, disk_full)) == "full"
+    assert outage(psycopg.errors.DeadlockDetected("deadlock detected")) == "busy"
+    assert outage(psycopg.errors.AdminShutdown("terminating connection")) == "unavailable"
+    assert outage(psycopg.errors.UniqueViolation("duplicate key")) is None

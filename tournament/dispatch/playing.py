@@ -3,8 +3,9 @@ or played on the caller's thread (the embedded queue), and played to its end thr
 
 A game of an account that holds its share of the slots, or of a bot that stalls and holds its share, waits at the
 end of the queue (:func:`held_back`, asked by the worker before the job runs). Bot faults are game events; a
-database that fails makes the game wait and go on from its last save once the database answers (:func:`play`); any other error is
-logged, and the game's lease brings it back (``tournament.dispatch.recovery``).
+database that fails makes the game wait: a save waits with its moves kept (``tournament.play.saving``), anything else
+goes on from the last save once the database answers (:func:`play`); any other error is logged, and the game's lease
+brings it back (``tournament.dispatch.recovery``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from runtime import metrics
-from store.database import failed_not_faulty, first_line
+from store.database import failed_not_faulty, first_line, outage
 from store.fastlane import param
 from store.models import Tournament, TournamentGame
 from tournament.dispatch import context
@@ -26,7 +27,10 @@ from tournament.play import leases, runner
 log = logging.getLogger(__name__)
 
 DATABASE_RETRY_SECONDS = 0.25
-"""How often a game that waits for its database asks again: play resumes within this of the database's return."""
+"""How often a game that waits for its database asks whether it answers: play resumes within this of its return."""
+DATABASE_RETRY_MAX_SECONDS = 2.0
+"""The longest wait between two starts of a game that the database failed (one that answers reads but refuses
+writes lets the game start, fail and wait again)."""
 
 
 def run_game(
@@ -106,10 +110,13 @@ def admit_here(
 
 
 def play(ctx: context.Context, scheduled_id: int, feed: bool = True) -> str:
-    """Play the game to its end, through outages of the database: a game whose database fails waits, asking again
-    every ``DATABASE_RETRY_SECONDS``, then goes on from its last save (the moves played since are asked again).
-    Then top the queue up (``feed``; a worker's slot does it once the slot is free)."""
+    """Play the game to its end, through outages of the database: a save that fails waits in the game, its moves
+    kept (``tournament.play.saving``); anything else of the game that the database fails (its start, a read) makes
+    the game wait here, asking again after ``DATABASE_RETRY_SECONDS``, then twice as long each time up to
+    ``DATABASE_RETRY_MAX_SECONDS`` (a read-only database answers reads, so the game itself asks), then go on from
+    its last save. Then top the queue up (``feed``; a worker's slot does it once the slot is free)."""
     waiting_since = None
+    delay = DATABASE_RETRY_SECONDS
     while True:
         try:
             with ctx.sessions() as session:
@@ -120,13 +127,17 @@ def play(ctx: context.Context, scheduled_id: int, feed: bool = True) -> str:
                 top_up(ctx)
             return "lost"
         except DBAPIError as error:
-            if not failed_not_faulty(error):  # a bug is never asked again
+            kind = outage(error)
+            if kind is None:  # a bug is never asked again
                 raise
             if waiting_since is None:
                 waiting_since = time.monotonic()
-                log.warning("scheduled game %s waits for the database: %s", scheduled_id, first_line(error))
-            if not wait_for_database(ctx):
+                log.warning(
+                    "scheduled game %s waits for the database (%s): %s", scheduled_id, kind, first_line(error)
+                )
+            if not wait_for_database(ctx, delay):
                 return "stopped"
+            delay = min(delay * 2, DATABASE_RETRY_MAX_SECONDS)
             continue
         if waiting_since is not None:
             log.warning(
@@ -140,9 +151,12 @@ def play(ctx: context.Context, scheduled_id: int, feed: bool = True) -> str:
         return outcome
 
 
-def wait_for_database(ctx: context.Context) -> bool:
-    """Until the database answers (``True``), or the process stops meanwhile (``False``)."""
-    while not ctx.stopping.wait(DATABASE_RETRY_SECONDS):
+def wait_for_database(ctx: context.Context, first: float = DATABASE_RETRY_SECONDS) -> bool:
+    """Until the database answers (``True``), asked after ``first`` seconds then every ``DATABASE_RETRY_SECONDS``,
+    or the process stops meanwhile (``False``)."""
+    delay = first
+    while not ctx.stopping.wait(delay):
+        delay = DATABASE_RETRY_SECONDS
         try:
             with ctx.sessions() as session:
                 session.execute(select(1))

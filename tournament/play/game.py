@@ -5,7 +5,8 @@ A push bot is POSTed the seat's view and legal actions and answers an action id;
 plays through the games API with its own token, and the game waits for its move until the deadline. A fault
 (timeout, connection error, non-2xx, unparsable or oversized body, redirect, refused address, illegal action) is
 answered by the loop with the game's seeded fallback action, recorded on the move with the latency. Moves are saved
-in small batches, and always before a pull bot must see the position.
+in small batches, and always before a pull bot must see the position; a batch the database refuses for a while is
+kept and saved again once it takes writes (``tournament.play.saving``), so that no bot is asked a ply twice.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from engine.records import final_result
 from runtime import metrics
 from store import gamelog
 from store.models import Game
-from tournament.play import leases, voids
+from tournament.play import leases, saving, voids
 from tournament.play.heartbeat import Holding
 from tournament.play.scheduled import ScheduledGame, TournamentSettings
 from tournament.play.seats import SeatState
@@ -217,14 +218,16 @@ class Play:
         self.saved = Saved(stored.ply)
         self.pending.clear()
 
-    def write_pending(self, ending: engine.Json | None = None) -> None:
+    def write_pending(self, ending: engine.Json | None = None) -> int:
         """Write the pending moves through the game log, in the session's transaction; with ``ending`` (the game's
-        final result), end the game with it, in the same statement when moves are pending. ``LeaseLost`` if the game
-        moved on without this worker (it stalled past its lease and another took over)."""
+        final result), end the game with it, in the same statement when moves are pending. The ply the game is at
+        once the transaction commits: the caller marks the moves saved then (:meth:`stored`), so that a transaction
+        the database refused leaves them pending, to be written again. ``LeaseLost`` if the game moved on without
+        this worker (it stalled past its lease and another took over)."""
         if not self.pending:
             if ending is not None and not gamelog.finish(self.session, self.game_id, self.saved.ply, ending):
                 self.lost()
-            return
+            return self.saved.ply
         over = engine.is_over(self.state)
         write = gamelog.advance(
             self.game_id,
@@ -235,8 +238,12 @@ class Play:
         )
         if not gamelog.save(self.session, write):
             self.lost()
-        self.saved = Saved(write.new_ply)
-        self.pending.clear()
+        return write.new_ply
+
+    def stored(self, ply: int) -> None:
+        """The moves up to ``ply`` are committed: no longer pending."""
+        del self.pending[: ply - self.saved.ply]
+        self.saved = Saved(ply)
 
     def lost(self) -> NoReturn:
         """Undo the transaction and raise ``LeaseLost``: the game is not at the ply this worker saved last."""
@@ -246,15 +253,23 @@ class Play:
     def flush(self) -> None:
         """Save the pending moves, renewing the lease in the same transaction when a quarter of it has passed since
         this game's last renewal (the heartbeat renews it meanwhile, whatever the game does), and publish the new
-        ply. One SQLite writer at a time in this process (``tournament.play.writes``)."""
+        ply. One SQLite writer at a time in this process (``tournament.play.writes``). A database that fails
+        meanwhile is waited for, the moves kept (``tournament.play.saving``): no bot is asked a ply again."""
         self.holding.check()
-        moment = time.monotonic()
-        with writing(self.session):
-            self.write_pending()
+        renewed: list[float] = []  # when the try that landed renewed the lease
+
+        def write() -> int:
+            ply = self.write_pending()
+            moment = time.monotonic()  # asked at each try: a save that waited long renews the lease it lands with
+            renewed.clear()
             if moment - self.last_renewal >= self.settings.lease_seconds / 4:
                 leases.renew(self.session, self.scheduled.id, self.settings.worker, self.settings.lease_seconds)
-                self.last_renewal = moment
-            self.session.commit()
+                renewed.append(moment)
+            return ply
+
+        self.stored(saving.until_stored(self.session, self.holding, write, f"game {self.game_id}'s moves"))
+        if renewed:
+            self.last_renewal = renewed[0]
         self.last_save = time.monotonic()
         self.notifier.publish(self.game_id, self.saved.ply)
 

@@ -21,7 +21,7 @@ from engine.gameloop import play_out
 from runtime import metrics
 from runtime.jobqueue import LocalQueue, RQQueue
 from store import gamelog
-from tournament.play import leases, results, scheduled, voids
+from tournament.play import leases, results, saving, scheduled, voids
 from tournament.play.game import Notifier, Play, RunnerSettings, Saved
 from tournament.play.heartbeat import Heartbeat, Holding, Stopping
 from tournament.play.scheduled import ScheduledGame
@@ -190,7 +190,7 @@ def play_leased(
     except Stopping:
         session.rollback()
         with writing(session):
-            play.write_pending()  # what was played stands: another worker goes on from there
+            play.write_pending()  # what was played stands: another worker goes on from there (tried once: it stops)
             session.commit()
         raise
     # a refused signature voids the game only if the bot's info route refuses it too
@@ -210,10 +210,13 @@ def play_leased(
     if final["void_reason"] is not None:  # kept with the game's end too: the game's detail shows it
         result["void_reason"] = final["void_reason"]
         log.info("game %s is void (%s): not rated", play.game_id, final["void_reason"])
-    with writing(session):
-        play.write_pending(ending=result)
-        written = results.finish(session, tournament, found.id, found.bot_ids, play.game_id, final)
-        session.commit()
+
+    def write_end() -> tuple[int, bool]:
+        ply = play.write_pending(ending=result)
+        return ply, results.finish(session, tournament, found.id, found.bot_ids, play.game_id, final)
+
+    ply, written = saving.until_stored(session, holding, write_end, f"game {play.game_id}'s end")
+    play.stored(ply)
     rated = tournament.rated and final["void_reason"] is None  # a void result changes no pool
     if tables.refresh(session, place.queue, tournament.id, tournament.game, tournament.variant, rated):
         with writing(session):
