@@ -116,10 +116,12 @@ def version_row(fitted: dict[str, Any], version_id: int, bot_id: int, number: in
     return {**fitted, "bot_id": bot_id, "version": number, "version_id": version_id, "name": name}
 
 
-def refresh_pool(session: Session, game: str, variant: str) -> bool:
-    """Refit the pool's table from its tallies and store it if it is later than the stored one, first recounting
-    the pool's running state if it awaits a rebuild or a tournament was cancelled since the stored table (its
-    results leave the chart too: ``poolstate.recount``). ``True``."""
+def refresh_pool(session: Session, game: str, variant: str, *, force: bool = False) -> bool:
+    """Refit the pool's table from its tallies and store it if it is later than the stored one (``force``: in any
+    case, as the upkeep after an upgrade does, ``tournament/standings/upkeep.py``: a table an older release stored may
+    count as many results and still be none this release can show), first recounting the pool's running state if it
+    awaits a rebuild or a tournament was cancelled since the stored table (its results leave the chart too:
+    ``poolstate.recount``). ``True``."""
     # The cancelled tournaments are counted first, then the tallies read: a cancellation committed in between
     # leaves its results out of this read while counting it not, so this table cannot pass for a later one.
     cancelled = cancelled_in_pool(session, game, variant)
@@ -144,16 +146,13 @@ def refresh_pool(session: Session, game: str, variant: str) -> bool:
     # untallied (a rebuild recounts the same results at once), so a later read holds every result an earlier one did
     # (but those of tournaments cancelled since), while ids are not committed in order (a worker that read ids 1-4
     # and 6 while 5 was uncommitted has the same last id as one that read 1-6).
+    later = or_(
+        RatingPool.cancelled < cancelled,
+        and_(RatingPool.cancelled == cancelled, RatingPool.games < games),
+    )
     stored = session.execute(
         update(RatingPool)
-        .where(
-            RatingPool.game == game,
-            RatingPool.variant == variant,
-            or_(
-                RatingPool.cancelled < cancelled,
-                and_(RatingPool.cancelled == cancelled, RatingPool.games < games),
-            ),
-        )
+        .where(RatingPool.game == game, RatingPool.variant == variant, *(() if force else (later,)))
         .values(**values)
     )
     if not stored.rowcount:  # type: ignore[attr-defined]
@@ -202,8 +201,9 @@ _RESULTS_IN = select(
     Tournament.games_total,
     select(func.count(Result.id)).where(Result.tournament_id == Tournament.id).scalar_subquery(),
     Tournament.bot_ids,
+    Tournament.status,
 ).where(Tournament.id == param("tournament_id"))
-"""A tournament's games, its results written so far and its bots, in one statement."""
+"""A tournament's games, its results written so far, its bots and status, in one statement."""
 _STANDINGS = (
     update(Tournament)
     .where(Tournament.id == param("tournament_id"), Tournament.standings_through < param("through"))
@@ -214,16 +214,17 @@ _STANDINGS = (
 
 def refresh_tournament(session: Session, tournament_id: int) -> bool:
     """Refit the tournament's table at every 5% of its games (but no sooner than :data:`REFIT_EVERY` results after
-    the last refit) and at its last result (a fit with its intervals costs about 10 ms per 1,000 games, and the
-    reads and write around it a few milliseconds more). Whether every result of the tournament is in (or it is
-    gone)."""
+    the last refit), at its last result and once it is cancelled (its games not played never bring the last: the
+    job after a cancellation refits it on every result it has, ``tournament.jobs.cancelled``); a fit with its
+    intervals costs about 10 ms per 1,000 games, and the reads and write around it a few milliseconds more. Whether
+    every result of the tournament is in (or it is gone)."""
     found = session.connection().execute(_RESULTS_IN, {"tournament_id": tournament_id}).first()
     if found is None:
         return True
-    games_total, done, bot_ids = int(found[0]), int(found[1]), list(found[2])
+    games_total, done, bot_ids, status = int(found[0]), int(found[1]), list(found[2]), found[3]
     step = max(REFIT_EVERY, games_total // 20)
     last = done >= games_total
-    if not last and done % step:
+    if not last and done % step and status != "cancelled":
         return False
     table = tournament_table(session, tournament_id, bot_ids)  # not from ``done``: a result may have come in since
     values = {"tournament_id": tournament_id, "through": table["through"], "table": table}
