@@ -66,6 +66,9 @@ class steps_shown:
     def __init__(self) -> None:
         self.handler = logging.StreamHandler(sys.stderr)
         self.handler.setFormatter(logging.Formatter("%(message)s"))
+        self.handler.addFilter(
+            lambda record: record.getMessage().startswith(("Running upgrade", "Running downgrade"))
+        )
         self.logger = logging.getLogger("alembic.runtime.migration")
 
     def __enter__(self) -> None:

@@ -121,8 +121,14 @@ def downgrade(url: str, revision: str, say: Callable[[str], None] | None = None)
     if found == target:
         return found
     scripts = ScriptDirectory.from_config(alembic_config(url))
-    passed = list(scripts.iterate_revisions(found, target)) if found is not None else []
-    if target is not None and not any(script.down_revision == target for script in passed):
+    passed = []
+    step = found
+    while step is not None and step != target:  # the migrations to undo, newest first
+        script = scripts.get_revision(step)
+        assert script is not None
+        passed.append(script)
+        step = script.down_revision  # type: ignore[assignment]  # one line of migrations: never a tuple
+    if step != target:
         raise ValueError(f"revision {revision} is not older than the database's ({found or 'none'})")
     for script in passed:
         reason = getattr(script.module, "IRREVERSIBLE", None)

@@ -64,6 +64,7 @@ def run_online() -> None:
                 render_as_batch=connection.dialect.name == "sqlite",
                 render_item=render_item,
                 transaction_per_migration=True,
+                transactional_ddl=True,  # SQLite's too, with pysqlite out of the way (above)
             )
             with context.begin_transaction():
                 context.run_migrations()

@@ -1,0 +1,240 @@
+"""An interrupted ``sorry-arena db upgrade`` never wedges the database (store/migrate.py, store/migrations/env.py).
+
+A real ``sorry-arena db upgrade`` process is killed with SIGKILL at a random point: after a random number of its
+migrations have started (it prints a line as each starts) and a random delay more, or a random delay after its start.
+The kill leaves the database at a revision boundary (its tables and columns are those of that revision, no batch copy
+``_alembic_tmp_*`` left), and the next upgrade reaches head, ``db check`` passes and the data is all there. 20 kills
+on SQLite (from an empty file, and from revision 0006 with data), 5 on PostgreSQL. Then: a batch copy an older
+release's interrupted run left beside its table is dropped, with a line, where it made every later upgrade fail.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import random
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, func, inspect, make_url, select, text
+
+from cli.main import main
+from store import migrate
+from tests.databases import postgres_database
+from tests.store.test_bot_versions_migration import WHEN, fill, table
+
+KILLS_SQLITE = 20
+KILLS_POSTGRESQL = 5
+DEADLINE_S = 120.0
+"""How long a killed run may take to reach its kill point (generous: only a crawling machine comes near it)."""
+RENAMED = {1: "greedy", 2: "greedy-2", 3: "greedy", 4: "greedy-4", 5: "x" * 64, 6: "x" * 62 + "-6"}
+"""The bots' names once 0007 told apart the active ones that shared one (``fill``'s bots)."""
+
+
+def shape(url: str) -> dict[str, set[str]]:
+    """Each table's columns (alembic's own table left out)."""
+    engine = create_engine(url)
+    try:
+        found = inspect(engine)
+        return {
+            name: {column["name"] for column in found.get_columns(name)}
+            for name in found.get_table_names()
+            if name != "alembic_version"
+        }
+    finally:
+        engine.dispose()
+
+
+class Shapes:
+    """The tables and columns of each revision, from a fresh SQLite database migrated to it (made once each)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.known: dict[str | None, dict[str, set[str]]] = {None: {}}
+
+    def of(self, revision: str | None) -> dict[str, set[str]]:
+        if revision not in self.known:
+            url = f"sqlite:///{self.folder / f'shape-{revision}.db'}"
+            migrate.upgrade(url, str(revision))
+            self.known[revision] = shape(url)
+        return self.known[revision]
+
+
+def upgrade_killed(url: str, migrations: int, rng: random.Random) -> str:
+    """Run ``sorry-arena db upgrade`` on ``url`` and SIGKILL it at a random point (see the module's docstring); how
+    it was killed, for messages."""
+    started = rng.randint(0, migrations)
+    delay = rng.uniform(0, 0.15) if started else rng.uniform(0, 2.5)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "db", "upgrade", "--database-url", url],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.put(line)
+        lines.put("")  # the end
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        seen, said = 0, []
+        while seen < started:
+            line = lines.get(timeout=DEADLINE_S)
+            said.append(line)
+            if not line:
+                break  # it ended first
+            seen += line.startswith("Running upgrade")
+        assert "Traceback" not in "".join(said), "".join(said)
+        threading.Event().wait(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=DEADLINE_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        reader.join(timeout=DEADLINE_S)
+    return f"killed {delay:.3f} s after migration {started} started (of {migrations})"
+
+
+def counts(url: str) -> dict[str, Any]:
+    """What ``fill`` wrote, as the database holds it after the upgrade."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            found = {
+                name: connection.execute(select(func.count()).select_from(table(engine, name))).scalar_one()
+                for name in ("players", "bots", "games", "actions", "tournaments", "results", "bot_versions")
+            }
+            bots = table(engine, "bots")
+            found["names"] = dict(connection.execute(select(bots.c.id, bots.c.name)).all())
+            results = table(engine, "results")
+            found["result"] = tuple(connection.execute(select(results.c.bot_ids, results.c.ranks)).one())
+            return found
+    finally:
+        engine.dispose()
+
+
+def fill_more(url: str) -> None:
+    """``fill``'s rows, and moves for its game (so the migrations that copy the moves have some to copy)."""
+    engine = create_engine(url)
+    try:
+        fill(engine)
+        with engine.begin() as connection:
+            connection.execute(
+                table(engine, "actions").insert(),
+                [
+                    {"game_id": 1, "ply": ply, "seat": ply % 2, "action": "draw", "created_at": WHEN}
+                    for ply in range(300)
+                ],
+            )
+    finally:
+        engine.dispose()
+
+
+EXPECTED = {
+    "players": 7,
+    "bots": 6,
+    "games": 1,
+    "actions": 300,
+    "tournaments": 1,
+    "results": 1,
+    "bot_versions": 6,
+    "names": RENAMED,
+    "result": ([2, 1], [0, 1]),
+}
+
+
+def recovered(url: str, capsys: pytest.CaptureFixture[str], how: str) -> None:
+    """The next upgrade reaches head and ``db check`` passes."""
+    assert main(["db", "upgrade", "--database-url", url]) == 0, how
+    assert migrate.current(url) == migrate.head(), how
+    assert main(["db", "check", "--database-url", url]) == 0, (how, capsys.readouterr())
+    capsys.readouterr()
+
+
+def scratch_tables(url: str) -> list[str]:
+    engine = create_engine(url)
+    try:
+        return [name for name in inspect(engine).get_table_names() if name.startswith(migrate.SCRATCH_PREFIX)]
+    finally:
+        engine.dispose()
+
+
+def test_a_sqlite_upgrade_killed_anywhere_goes_on_to_head_the_next_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = random.Random()
+    seed = rng.randrange(1 << 30)
+    rng.seed(seed)
+    shapes = Shapes(tmp_path)
+    old = tmp_path / "at-0006.db"
+    migrate.upgrade(f"sqlite:///{old}", "0006")
+    fill_more(f"sqlite:///{old}")
+    migrations = int(migrate.head() or 0)
+    for kill in range(KILLS_SQLITE):
+        with_data = kill % 2 == 1
+        path = tmp_path / f"kill-{kill}.db"
+        if with_data:
+            migrate.backup(old, path)
+        url = f"sqlite:///{path}"
+        how = (
+            f"seed {seed}, kill {kill} ({'from 0006 with data' if with_data else 'from empty'}): "
+            + upgrade_killed(url, migrations - 6 if with_data else migrations, rng)
+        )
+        assert scratch_tables(url) == [], how
+        at = migrate.current(url)
+        assert shape(url) == shapes.of(at), f"{how}: not at a revision boundary ({at})"
+        recovered(url, capsys, how)
+        if with_data:
+            assert counts(url) == EXPECTED, how
+            copies = sorted(path.parent.glob(f"{path.name}.pre-*"))
+            assert len(copies) == 1, (how, copies)  # the newest copy only
+        for leftover in path.parent.glob(f"{path.name}*"):
+            leftover.unlink()
+
+
+def test_a_postgresql_upgrade_killed_anywhere_goes_on_to_head_the_next_time(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    rng = random.Random()
+    seed = rng.randrange(1 << 30)
+    rng.seed(seed)
+    migrations = int(migrate.head() or 0) - 6
+    for template in postgres_database("sorry_arena_killed_upgrade_0006"):
+        migrate.upgrade(template, "0006")
+        fill_more(template)  # every engine on it disposed: it can be copied
+        for kill in range(KILLS_POSTGRESQL):
+            for url in postgres_database("sorry_arena_killed_upgrade", template=make_url(template).database):
+                how = f"seed {seed}, kill {kill}: " + upgrade_killed(url, migrations, rng)
+                assert migrate.current(url) in migrate.revisions(), how
+                recovered(url, capsys, how)
+                assert counts(url) == EXPECTED, how
+
+
+def test_a_batch_copy_left_by_an_older_release_is_dropped_with_a_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'wedged.db'}"
+    migrate.upgrade(url, "0014")
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:  # what an older release's run killed inside 0015's batch left
+            connection.execute(text("CREATE TABLE _alembic_tmp_players AS SELECT * FROM players"))
+    finally:
+        engine.dispose()
+    assert main(["db", "upgrade", "--database-url", url]) == 0
+    err = capsys.readouterr().err
+    assert "dropped the table _alembic_tmp_players, left by an interrupted upgrade" in err
+    assert scratch_tables(url) == []
+    assert main(["db", "check", "--database-url", url]) == 0
