@@ -36,7 +36,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.autogenerate.api import AutogenContext
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
+from alembic.script import Script, ScriptDirectory
 from sqlalchemy import Engine, create_engine, inspect, make_url, pool, text
 
 from store.models import Base
@@ -131,12 +131,18 @@ def downgrade(url: str, revision: str, say: Callable[[str], None] | None = None)
     if step != target:
         raise ValueError(f"revision {revision} is not older than the database's ({found or 'none'})")
     for script in passed:
-        reason = getattr(script.module, "IRREVERSIBLE", None)
+        reason = irreversible(script)
         if reason:
-            raise CannotUndo(script.revision, str(reason))
+            raise CannotUndo(script.revision, reason)
     with _copied(url, found, revision, said):
         command.downgrade(alembic_config(url), revision)
     return current(url)
+
+
+def irreversible(script: Script) -> str | None:
+    """Why the migration cannot be undone (its module's ``IRREVERSIBLE``), or ``None``: it can."""
+    reason = getattr(script.module, "IRREVERSIBLE", None)
+    return str(reason) if reason else None
 
 
 def known(revision: str) -> None:

@@ -23,11 +23,14 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, func, inspect, make_url, select, text
 
+import engine
 from cli.main import main
 from store import migrate
 from tests.databases import postgres_database
 from tests.store.test_bot_versions_migration import WHEN, fill, table
 
+MOVES = 300
+"""Moves written for ``fill``'s game (fewer if it ends first)."""
 KILLS_SQLITE = 20
 KILLS_POSTGRESQL = 5
 DEADLINE_S = 120.0
@@ -126,7 +129,7 @@ def counts(url: str) -> dict[str, Any]:
 
 
 def fill_more(url: str) -> None:
-    """``fill``'s rows, and moves for its game (so the migrations that copy the moves have some to copy)."""
+    """``fill``'s rows, and the moves of its game (so that the migrations that copy or replay them have some)."""
     engine = create_engine(url)
     try:
         fill(engine)
@@ -134,19 +137,31 @@ def fill_more(url: str) -> None:
             connection.execute(
                 table(engine, "actions").insert(),
                 [
-                    {"game_id": 1, "ply": ply, "seat": ply % 2, "action": "draw", "created_at": WHEN}
-                    for ply in range(300)
+                    {"game_id": 1, "ply": ply, "seat": seat, "action": action, "created_at": WHEN}
+                    for ply, (seat, action) in enumerate(played(MOVES))
                 ],
             )
     finally:
         engine.dispose()
 
 
+def played(moves: int) -> list[tuple[int, str]]:
+    """The first ``moves`` moves (seat, action) of ``fill``'s game (card, two players, seed 1), each seat taking its
+    first legal action: moves the engine replays (migration 0009's downgrade does)."""
+    state = engine.new_game("card", {"players": 2}, 1)
+    made = []
+    while len(made) < moves and (asked := engine.decision(state)) is not None:
+        action = engine.legal_actions(state, asked.seat)[0].id
+        engine.apply(state, action, asked.seat, events=False)
+        made.append((asked.seat, action))
+    return made
+
+
 EXPECTED = {
     "players": 7,
     "bots": 6,
     "games": 1,
-    "actions": 300,
+    "actions": len(played(MOVES)),
     "tournaments": 1,
     "results": 1,
     "bot_versions": 6,
