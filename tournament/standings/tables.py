@@ -9,7 +9,7 @@ tournament's; a larger pool is refit off the game path, by a job (``tournament/s
 every ``POOL_REFIT_SECONDS`` per pool, by the worker that writes a result or by the workers' clock, which asks for
 every pool whose table counts fewer results than its state, so no result stays out of it for long. Each refit starts
 the solver from the stored ratings. A table is saved only if it covers more results than what is stored (two
-workers finishing at once cannot leave the older table behind). The pages and the API only read the stored tables.
+workers finishing at once cannot leave the older table behind), or if the stored one is none this release can show. The pages and the API only read the stored tables.
 A pool leaves out the results of cancelled tournaments: a table read after a cancellation replaces any read before
 it (``RatingPool.cancelled``), although it counts fewer games. A pool rates bot versions: each row is one version
 of a bot (``version_id``, its ``version`` number and its ``bot_id``), fitted on the games that version played.
@@ -117,9 +117,9 @@ def version_row(fitted: dict[str, Any], version_id: int, bot_id: int, number: in
 
 
 def refresh_pool(session: Session, game: str, variant: str, *, force: bool = False) -> bool:
-    """Refit the pool's table from its tallies and store it if it is later than the stored one (``force``: in any
-    case, as the upkeep after an upgrade does, ``tournament/standings/upkeep.py``: a table an older release stored may
-    count as many results and still be none this release can show), first recounting the pool's running state if it
+    """Refit the pool's table from its tallies and store it if it is later than the stored one, or if the stored one
+    is none this release can show (an older release's, which may count as many results), or ``force`` (the upkeep
+    after an upgrade, ``tournament/standings/upkeep.py``), first recounting the pool's running state if it
     awaits a rebuild or a tournament was cancelled since the stored table (its results leave the chart too:
     ``poolstate.recount``). ``True``."""
     # The cancelled tournaments are counted first, then the tallies read: a cancellation committed in between
@@ -134,6 +134,8 @@ def refresh_pool(session: Session, game: str, variant: str, *, force: bool = Fal
         poolstate.recount(session, game, variant)
         session.commit()
     earlier = pool.rows_of(current.table) if current is not None else None
+    if current is not None and earlier is None:  # a table no page can show: any fitted one is better
+        force = True
     start = (  # by bot version, the key of the fit (a table stored before versions has none: a cold start)
         {int(row["version_id"]): float(row["rating"]) for row in current.table if "version_id" in row}
         if earlier and current is not None

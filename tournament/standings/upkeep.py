@@ -5,8 +5,9 @@ migration), so that no page shows an empty or stale table until the next rated g
   ``ratings.pool.rows_of`` reads none from it, and the pages show the pool empty), that awaits a rebuild of its
   running state (migrations 0008 and 0011 flag them), whose table counts fewer results than its state, or that has
   rated results and no row: its state is recounted and its table refit and stored whatever the stored one counted
-  (``tables.refresh_pool(force=True)``): the workers' refits store only a table that counts more results, and an
-  older release's may count as many.
+  (``tables.refresh_pool(force=True)``). The workers' clock asks for the refit of a pool only when its state is
+  ahead of its table or awaits a rebuild, which an older release's table counting as many results is not; and
+  until a worker runs, nothing would.
 - A cancelled tournament whose own table counts fewer results than it has (cancelled before this release refit a
   tournament's table at its cancellation, ``tournament.jobs.cancelled``): refit on every result it has.
 
