@@ -115,7 +115,7 @@ def counts(url: str) -> dict[str, Any]:
     engine = create_engine(url)
     try:
         with engine.connect() as connection:
-            found = {
+            found: dict[str, Any] = {
                 name: connection.execute(select(func.count()).select_from(table(engine, name))).scalar_one()
                 for name in ("players", "bots", "games", "actions", "tournaments", "results", "bot_versions")
             }
@@ -149,7 +149,7 @@ def played(moves: int) -> list[tuple[int, str]]:
     """The first ``moves`` moves (seat, action) of ``fill``'s game (card, two players, seed 1), each seat taking its
     first legal action: moves the engine replays (migration 0009's downgrade does)."""
     state = engine.new_game("card", {"players": 2}, 1)
-    made = []
+    made: list[tuple[int, str]] = []
     while len(made) < moves and (asked := engine.decision(state)) is not None:
         action = engine.legal_actions(state, asked.seat)[0].id
         engine.apply(state, action, asked.seat, events=False)
