@@ -37,13 +37,16 @@ from alembic.autogenerate.api import AutogenContext
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import Script, ScriptDirectory
-from sqlalchemy import Engine, create_engine, inspect, make_url, pool, text
+from sqlalchemy import create_engine, inspect, make_url, pool, text
 
 from store.models import Base
 from store.models.base import UTCDateTime
 from store.urls import normalize_database_url
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+CHECK_CONNECT_S = 5
+"""Seconds :func:`refuse_newer` gives a PostgreSQL server to answer (a server that does not is no reason to refuse,
+and whatever opens the database next waits for it as it waits)."""
 SCRATCH_PREFIX = "_alembic_tmp_"
 """The name alembic's batch mode gives the copy of a SQLite table it rebuilds (then renamed over the table)."""
 
@@ -151,21 +154,14 @@ def known(revision: str) -> None:
         raise UnknownRevision(f"no revision {revision!r}: one of base, {', '.join(sorted(revisions()))} or head")
 
 
-def refuse_newer(url: str | Engine) -> str | None:
-    """The revision of the database at ``url`` (or of ``engine``'s; ``None``: never migrated);
-    :class:`NewerDatabase` if this release does not know it. A SQLite file that does not exist is not made (its
-    revision is ``None``). Errors of the database pass (whatever opens it next says why they matter)."""
-    if isinstance(url, str):
-        path = sqlite_file(url)
-        if path is not None and not path.exists():
-            return None
-        found = current(url)
-    else:
-        path = sqlite_file(url.url.render_as_string(hide_password=False))
-        if path is not None and not path.exists():
-            return None
-        with url.connect() as connection:
-            found = MigrationContext.configure(connection).get_current_revision()
+def refuse_newer(url: str) -> str | None:
+    """The revision of the database at ``url`` (``None``: never migrated); :class:`NewerDatabase` if this release
+    does not know it. A SQLite file that does not exist is not made (its revision is ``None``); a PostgreSQL server is
+    given :data:`CHECK_CONNECT_S` to answer. Errors of the database pass to the caller."""
+    path = sqlite_file(url)
+    if path is not None and not path.exists():
+        return None
+    found = current(url, connect_timeout=CHECK_CONNECT_S)
     if found is not None and found not in revisions():
         raise NewerDatabase(found, head())
     return found
@@ -252,9 +248,12 @@ def _drop_scratch(url: str, say: Callable[[str], None]) -> None:
         engine.dispose()
 
 
-def current(url: str) -> str | None:
-    """The database's revision (``None``: never migrated)."""
-    engine = create_engine(normalize_database_url(url), poolclass=pool.NullPool)
+def current(url: str, connect_timeout: int | None = None) -> str | None:
+    """The database's revision (``None``: never migrated); ``connect_timeout``: the seconds a PostgreSQL server is
+    given to answer (default: the driver's, no limit)."""
+    url = normalize_database_url(url)
+    timeout = {"connect_timeout": connect_timeout} if connect_timeout and url.startswith("postgresql") else {}
+    engine = create_engine(url, poolclass=pool.NullPool, connect_args=timeout)
     try:
         with engine.connect() as connection:
             return MigrationContext.configure(connection).get_current_revision()
