@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,8 @@ from tests.store.test_bot_versions_migration import WHEN, fill, table
 MOVES = 300
 """Moves written for ``fill``'s game (fewer if it ends first)."""
 KILLS_SQLITE = 20
+SPAWNED = 2
+"""Of the SQLite kills, those of a new ``sorry-arena`` interpreter (the others: forks of a loaded one, ``Forker``)."""
 KILLS_POSTGRESQL = 5
 DEADLINE_S = 120.0
 """How long a killed run may take to reach its kill point (generous: only a crawling machine comes near it)."""
@@ -54,17 +57,19 @@ def shape(url: str) -> dict[str, set[str]]:
 
 
 class Shapes:
-    """The tables and columns of each revision, from a fresh SQLite database migrated to it (made once each)."""
+    """The tables and columns of each revision, from one SQLite database migrated a revision at a time (once)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.known: dict[str | None, dict[str, set[str]]] = {None: {}}
+        self.known: dict[str | None, dict[str, set[str]]] = {}
 
     def of(self, revision: str | None) -> dict[str, set[str]]:
-        if revision not in self.known:
-            url = f"sqlite:///{self.folder / f'shape-{revision}.db'}"
-            migrate.upgrade(url, str(revision))
-            self.known[revision] = shape(url)
+        if not self.known:
+            url = f"sqlite:///{self.folder / 'shapes.db'}"
+            self.known[None] = {}
+            for step in sorted(migrate.revisions()):  # 0001, 0002, ...: one line of migrations
+                migrate.upgrade(url, step)
+                self.known[step] = shape(url)
         return self.known[revision]
 
 
@@ -108,6 +113,59 @@ def upgrade_killed(url: str, migrations: int, rng: random.Random) -> str:
             process.wait()
         reader.join(timeout=DEADLINE_S)
     return f"killed {delay:.3f} s after migration {started} started (of {migrations})"
+
+
+class Forker:
+    """``tests/store/forked_upgrades.py``, started once: each upgrade it runs is a fork of a process that loaded the
+    command line's modules already (a new interpreter spends a second of CPU on them, which 20 kills would pay 20
+    times), running the command's own ``main``."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.store.forked_upgrades"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=DEADLINE_S)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+
+    def upgrade_killed(self, url: str, migrations: int, rng: random.Random) -> str:
+        """As :func:`upgrade_killed`, in a fork; its lines read from its log as they come."""
+        started = rng.randint(0, migrations)
+        delay = rng.uniform(0, 0.15) if started else rng.uniform(0, 0.5)
+        log = Path(f"{migrate.sqlite_file(url)}.log")
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(f"{url}\n")
+        self.process.stdin.flush()
+        reply = self.process.stdout.readline()
+        assert reply.startswith("pid "), reply
+        pid = int(reply.split()[1])
+
+        def reached() -> bool:
+            said = log.read_text() if log.exists() else ""
+            return said.count("Running upgrade") >= started or "at revision" in said or "Traceback" in said
+
+        try:
+            deadline = time.monotonic() + DEADLINE_S
+            while not reached():  # polled often: a migration may take a few milliseconds
+                assert time.monotonic() < deadline, f"migration {started} not started within {DEADLINE_S} s"
+                time.sleep(0.002)
+            threading.Event().wait(delay)
+        finally:
+            os.kill(pid, signal.SIGKILL)  # its parent reaps it, so the pid is not reused meanwhile
+        reply = self.process.stdout.readline()
+        assert reply.startswith("exit "), reply
+        assert "Traceback" not in log.read_text(), log.read_text()
+        return f"forked, killed {delay:.3f} s after migration {started} started (of {migrations})"
 
 
 def counts(url: str) -> dict[str, Any]:
@@ -197,26 +255,30 @@ def test_a_sqlite_upgrade_killed_anywhere_goes_on_to_head_the_next_time(
     migrate.upgrade(f"sqlite:///{old}", "0006")
     fill_more(f"sqlite:///{old}")
     migrations = int(migrate.head() or 0)
-    for kill in range(KILLS_SQLITE):
-        with_data = kill % 2 == 1
-        path = tmp_path / f"kill-{kill}.db"
-        if with_data:
-            migrate.backup(old, path)
-        url = f"sqlite:///{path}"
-        how = (
-            f"seed {seed}, kill {kill} ({'from 0006 with data' if with_data else 'from empty'}): "
-            + upgrade_killed(url, migrations - 6 if with_data else migrations, rng)
-        )
-        assert scratch_tables(url) == [], how
-        at = migrate.current(url)
-        assert shape(url) == shapes.of(at), f"{how}: not at a revision boundary ({at})"
-        recovered(url, capsys, how)
-        if with_data:
-            assert counts(url) == EXPECTED, how
-            copies = sorted(path.parent.glob(f"{path.name}.pre-*"))
-            assert len(copies) == 1, (how, copies)  # the newest copy only
-        for leftover in path.parent.glob(f"{path.name}*"):
-            leftover.unlink()
+    forker = Forker()
+    try:
+        for kill in range(KILLS_SQLITE):
+            with_data = kill % 2 == 1
+            path = tmp_path / f"kill-{kill}.db"
+            if with_data:
+                migrate.backup(old, path)
+            url = f"sqlite:///{path}"
+            run = upgrade_killed if kill < SPAWNED else forker.upgrade_killed
+            how = f"seed {seed}, kill {kill} ({'from 0006 with data' if with_data else 'from empty'}): " + run(
+                url, migrations - 6 if with_data else migrations, rng
+            )
+            assert scratch_tables(url) == [], how
+            at = migrate.current(url)
+            assert shape(url) == shapes.of(at), f"{how}: not at a revision boundary ({at})"
+            recovered(url, capsys, how)
+            if with_data:
+                assert counts(url) == EXPECTED, how
+                copies = sorted(path.parent.glob(f"{path.name}.pre-*"))
+                assert len(copies) == 1, (how, copies)  # the newest copy only
+            for leftover in path.parent.glob(f"{path.name}*"):
+                leftover.unlink()
+    finally:
+        forker.close()
 
 
 def test_a_postgresql_upgrade_killed_anywhere_goes_on_to_head_the_next_time(
