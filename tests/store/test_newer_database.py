@@ -14,12 +14,17 @@ from cli.main import main
 from runtime.settings import Settings
 from service.app import create_app
 from store import migrate
+from tests.conftest import dispose, make_app
 
 FUTURE = "9999"
 REFUSAL = f"this database is at revision {FUTURE}, newer than this release's {migrate.head()}: upgrade the program"
 
 
-@pytest.fixture
+@pytest.fixture(name="newer")
+def newer_database(database_url: str) -> str:
+    return newer(database_url)
+
+
 def newer(database_url: str) -> str:
     """A database of the service's tables, stamped with a revision this release does not know."""
     engine = create_engine(database_url)
@@ -73,6 +78,17 @@ def test_every_command_that_opens_the_database_refuses_it(
 def test_create_app_refuses_it(newer: str) -> None:
     with pytest.raises(migrate.NewerDatabase, match=REFUSAL):
         create_app(Settings(database_url=newer))
+
+
+def test_readiness_says_so_when_a_newer_release_migrated_it_meanwhile(database_url: str) -> None:
+    app = make_app(database_url)
+    try:
+        newer(database_url)  # a newer release's upgrade, while this one serves
+        answer = app.test_client().get("/api/v1/ready")
+        assert answer.status_code == 503
+        assert answer.get_json()["checks"]["migrations"] == REFUSAL
+    finally:
+        dispose(app)
 
 
 def test_a_known_revision_passes(database_url: str) -> None:
