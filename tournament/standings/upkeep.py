@@ -3,15 +3,16 @@ migration), so that no page shows an empty or stale table until the next rated g
 
 - A rating pool whose table is none this release can show (an older release's, stored before the pools were fitted:
   ``ratings.pool.rows_of`` reads none from it, and the pages show the pool empty), that awaits a rebuild of its
-  running state (migrations 0008 and 0011 flag them), whose table counts fewer results than its state, or that has
-  rated results and no row: its state is recounted and its table refit and stored whatever the stored one counted
+  running state (migrations 0008 and 0011 flag them) or whose table counts fewer results than its state (every pool
+  with rated results has a row: migration 0008 made those missing, and a result makes its pool's): its state is recounted and its table refit and stored whatever the stored one counted
   (``tables.refresh_pool(force=True)``). The workers' clock asks for the refit of a pool only when its state is
   ahead of its table or awaits a rebuild, which an older release's table counting as many results is not; and
   until a worker runs, nothing would.
 - A cancelled tournament whose own table counts fewer results than it has (cancelled before this release refit a
   tournament's table at its cancellation, ``tournament.jobs.cancelled``): refit on every result it has.
 
-Each refit is a transaction of its own; a pool's costs about its results (a rebuild reads every one).
+Each refit is a transaction of its own; a pool's costs about its results (a rebuild reads every one). Finding them
+reads the pools' rows and the cancelled tournaments' result counts (by an index), so ``serve`` runs it at each start.
 """
 
 from __future__ import annotations
@@ -26,9 +27,6 @@ from tournament.standings import tables
 
 def pools_behind(session: Session) -> list[tuple[str, str]]:
     """The pools whose stored table is to be refit (the module's docstring), by game and variant."""
-    rated = set(
-        session.execute(select(Result.game, Result.variant).where(Result.rated.is_(True)).distinct()).all()
-    )
     stored = session.execute(
         select(
             RatingPool.game,
@@ -44,7 +42,6 @@ def pools_behind(session: Session) -> list[tuple[str, str]]:
         for row in stored
         if row.rebuild or row.games != row.counted or rows_of(row.table or []) is None
     }
-    behind |= rated - {(row.game, row.variant) for row in stored}
     return sorted(behind)
 
 
