@@ -17,7 +17,7 @@ def add_parser(commands: Any) -> None:
         help="migrate the database to the newest revision",
         description="Migrate the database to the newest revision, each migration in a transaction of its own (a "
         "killed upgrade leaves it at the last revision reached: run it again). A SQLite file is first copied to "
-        "FILE.pre-REVISION; a successful upgrade removes the copies of earlier ones.",
+        "FILE.pre-<its revision>; a successful upgrade removes the copies of earlier ones.",
     )
     add_database_url(upgrade)
     upgrade.set_defaults(parser=upgrade)
@@ -26,7 +26,7 @@ def add_parser(commands: Any) -> None:
         "downgrade",
         help="take the database back to an older revision",
         description="Undo the migrations after REVISION, newest first (base: every one). Refused, with nothing "
-        "changed, if one of them cannot be undone. A SQLite file is first copied to FILE.pre-REVISION.",
+        "changed, if one of them cannot be undone. A SQLite file is first copied to FILE.pre-<its revision>.",
     )
     downgrade.add_argument("revision", metavar="REVISION", help="the revision to go back to (e.g. 0012, or base)")
     add_database_url(downgrade)
