@@ -1,5 +1,6 @@
-"""The database of the commands that open one (``db``, ``serve``, ``worker``, ``export``): the check that SQLAlchemy
-knows a URL's kind and has its driver, the URL as messages show it, and a database error in one line.
+"""The database of the commands that open one (``db``, ``serve``, ``worker``, ``demo``, ``export``): the check that
+SQLAlchemy knows a URL's kind and has its driver, the refusal of a database newer than this release, the URL as
+messages show it, and a database error in one line.
 
 The parsers check only a URL's form (:func:`cli.options.database_url`): they load no SQLAlchemy, so that ``--help``
 and a usage error start at once. This module loads it, from the command's ``run``, before anything connects.
@@ -8,6 +9,7 @@ and a usage error start at once. This module loads it, from the command's ``run`
 from __future__ import annotations
 
 import argparse
+import sys
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
@@ -26,6 +28,21 @@ def check_url(url: str, parser: argparse.ArgumentParser) -> None:
         parser.error(f"argument --database-url: not a database URL: {url!r} ({DATABASE_URL_EXAMPLES})")
     except ImportError as error:
         parser.error(f"argument --database-url: the driver for {url!r} is not installed ({error})")
+
+
+def refuse_newer(url: str, command: str) -> None:
+    """Exit 2 with one line (``sorry-arena COMMAND: this database is at revision X, newer than this release's Y:
+    upgrade the program``) if the database is at a revision this release does not know; a database that does not
+    answer passes (the command says why when it opens it)."""
+    from store import migrate
+
+    try:
+        migrate.refuse_newer(url)
+    except migrate.NewerDatabase as error:
+        print(f"sorry-arena {command}: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except SQLAlchemyError:
+        pass
 
 
 def shown(url: str) -> str:

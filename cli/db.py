@@ -1,10 +1,14 @@
-"""``sorry-arena db``: migrate the database (``upgrade``), show its revision (``current``), compare it with the
-models (``check``: each difference a sentence) and write a new migration from the models (``revision``, for
-developers). Its parser: ``cli/parsers/db.py``."""
+"""``sorry-arena db``: migrate the database (``upgrade``: each migration's line as it starts, then every pool's table
+refit if one is behind, ``tournament.standings.upkeep``), take it back (``downgrade REV``), show its revision
+(``current``), compare it with the models (``check``: each difference a sentence) and write a new migration from the
+models (``revision``, for developers). A SQLite file is copied before its revision changes (``store.migrate``).
+A database newer than this release, a migration that cannot be undone, a revision that is none: one line, exit 2.
+Its parser: ``cli/parsers/db.py``."""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import Any
 
@@ -19,7 +23,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     check_url(url, parser)
     try:
         if args.db_command == "upgrade":
-            print(f"{shown(url)}: at revision {migrate.upgrade(url)} (head {migrate.head()})")
+            with steps_shown():
+                revision = migrate.upgrade(url, say=told)
+            refit(url)
+            print(f"{shown(url)}: at revision {revision} (head {migrate.head()})")
+        elif args.db_command == "downgrade":
+            with steps_shown():
+                revision = migrate.downgrade(url, args.revision, say=told)
+            print(f"{shown(url)}: at revision {revision or 'base'} (head {migrate.head()})")
         elif args.db_command == "current":
             print(migrate.current(url) or "none (never migrated)")
         elif args.db_command == "check":
@@ -35,10 +46,52 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             print(f"{shown(url)}: the schema matches the models")
         else:
             print(f"wrote revision {migrate.revision(url, args.message)}")
+    except (migrate.NewerDatabase, migrate.CannotUndo, ValueError) as error:
+        print(f"sorry-arena db {args.db_command}: {error}", file=sys.stderr)
+        return 2
     except SQLAlchemyError as error:
         print(f"sorry-arena db {args.db_command}: {shown(url)}: {database_error(error)}", file=sys.stderr)
         return 1
     return 0
+
+
+def told(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+class steps_shown:
+    """Alembic's line for each migration as it starts (``Running upgrade 0007 -> 0008, ...``) on standard error, so
+    an operator sees how far a long upgrade got."""
+
+    def __init__(self) -> None:
+        self.handler = logging.StreamHandler(sys.stderr)
+        self.handler.setFormatter(logging.Formatter("%(message)s"))
+        self.handler.addFilter(
+            lambda record: record.getMessage().startswith(("Running upgrade", "Running downgrade"))
+        )
+        self.logger = logging.getLogger("alembic.runtime.migration")
+
+    def __enter__(self) -> None:
+        self.level = self.logger.level
+        self.logger.setLevel(logging.INFO)
+        self.logger.addHandler(self.handler)
+
+    def __exit__(self, *_: Any) -> None:
+        self.logger.removeHandler(self.handler)
+        self.logger.setLevel(self.level)
+
+
+def refit(url: str) -> None:
+    """Refit the stored tables an upgrade left behind (``tournament.standings.upkeep``), saying which."""
+    from store.database import make_engine, sessions
+    from tournament.standings import upkeep
+
+    engine = make_engine(url)
+    try:
+        for line in upkeep.refit_behind(sessions(engine)):
+            told(line)
+    finally:
+        engine.dispose()
 
 
 def describe(difference: Any) -> list[str]:

@@ -94,6 +94,10 @@ class DemoError(Exception):
     """What stops the demo, in one line for the user."""
 
 
+class NewerRelease(DemoError):
+    """The database is at a revision this release does not know (exit 2)."""
+
+
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.table_size > len(args.bots):
         parser.error(f"--table-size {args.table_size} needs at least {args.table_size} bots")
@@ -101,6 +105,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error("--port is the port of --keep's pages: give --keep too")
     try:
         play(args, Console())
+    except NewerRelease as exc:
+        print(f"sorry-arena demo: {exc}", file=sys.stderr)
+        return 2
     except DemoError as exc:
         print(f"sorry-arena demo: {exc}", file=sys.stderr)
         return 1
@@ -121,6 +128,8 @@ def play(args: argparse.Namespace, console: Console) -> None:
         )
         try:
             migrate.upgrade(database_url)
+        except migrate.NewerDatabase as exc:
+            raise NewerRelease(str(exc)) from None
         except Exception as exc:  # an unreachable or refused database: one line, no traceback
             raise DemoError(f"cannot use the database {database_url}: {exc}".splitlines()[0]) from None
         # two games at once: the search bot thinks for a share of its deadline, and more games at once on a

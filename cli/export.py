@@ -106,9 +106,10 @@ def write(chunks: Iterator[bytes], output: str) -> int:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.database_url is not None:
-        from cli.database import check_url, shown
+        from cli.database import check_url, refuse_newer, shown
 
         check_url(args.database_url, parser)
+        refuse_newer(args.database_url, "export")
         chunks = from_database(args.database_url, args.tournament)
         source = shown(args.database_url)
     else:

@@ -1,4 +1,6 @@
-"""``sorry-arena serve``: run the REST service under gunicorn, migrating the database first.
+"""``sorry-arena serve``: run the REST service under gunicorn, migrating the database first (as ``sorry-arena db
+upgrade`` does, the tables it left behind refit too); a database newer than this release is refused, with
+``--no-migrate`` too (exit 2, one line).
 
 Workers are gunicorn's ``gevent`` kind by default: each connection is a greenlet of an event loop, so a waiting
 long poll (``GET /decisions?wait=``, ``GET .../actions?wait=``) holds no thread, and a client that sends its request
@@ -85,9 +87,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     # the flags are checked: now the libraries of the service (none loads for a usage error of the flags)
     from sqlalchemy.exc import SQLAlchemyError
 
-    from cli.database import check_url, database_error, shown
+    from cli.database import check_url, database_error, refuse_newer, shown
 
     check_url(args.database_url, parser)
+    refuse_newer(args.database_url, "serve")
     settings = dataclasses.replace(
         settings,
         database_url=args.database_url,
@@ -95,10 +98,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         max_waiting_per_process=waiting_per_process(settings, args.connections),
     )
     if not args.no_migrate:
+        from cli.db import refit, told
         from store import migrate
 
         try:
-            revision = migrate.upgrade(settings.database_url)
+            revision = migrate.upgrade(settings.database_url, say=told)
+            refit(settings.database_url)
         except SQLAlchemyError as error:
             print(
                 f"sorry-arena serve: cannot migrate {shown(settings.database_url)}: {database_error(error)}",

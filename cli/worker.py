@@ -2,7 +2,7 @@
 any machine that reaches Redis and the database), with a clock that starts the runs due (start times, repeats).
 Its log lines carry the time, level, process and logger (``runtime/logs.py``), and its leases its name; with
 ``--metrics-port`` it serves its metrics (``runtime/metrics.py``). Its parser: ``cli/parsers/worker.py``; the flags are checked
-before SQLAlchemy, Redis and RQ load."""
+before SQLAlchemy, Redis and RQ load. A database newer than this release is refused at once (exit 2, one line)."""
 
 from __future__ import annotations
 
@@ -20,9 +20,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from redis.exceptions import RedisError
     from sqlalchemy.exc import SQLAlchemyError
 
-    from cli.database import check_url, database_error
+    from cli.database import check_url, database_error, refuse_newer
 
     check_url(args.database_url, parser)
+    refuse_newer(args.database_url, "worker")
     os.environ["DATABASE_URL"] = args.database_url
     os.environ["REDIS_URL"] = args.redis_url
     from runtime.settings import Settings

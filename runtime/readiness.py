@@ -1,5 +1,6 @@
 """Readiness: whether this process can serve now: its database answers a query, its Redis (when it has one)
-answers a PING, and the database is at the newest migration. ``GET /api/v1/ready`` answers with it
+answers a PING, and the database is at the newest migration (one newer than this release's, migrated by a newer
+release meanwhile, says so: upgrade the program). ``GET /api/v1/ready`` answers with it
 (``service/api/ready.py``); a worker process may report the same checks.
 
 Each check answers within about 2 s of an outage: PostgreSQL is asked on a connection of its own (not the pool,
@@ -84,6 +85,8 @@ class Readiness:
 
         head = migrate.head()
         current = MigrationContext.configure(connection).get_current_revision()
+        if current is not None and current not in migrate.revisions():  # a newer release migrated it meanwhile
+            return str(migrate.NewerDatabase(current, head))
         if current != head:
             return f"the database is at revision {current or 'none'}, not {head}: run sorry-arena db upgrade"
         self._at_head = True

@@ -1,7 +1,10 @@
-"""The Flask application factory: ``create_app(settings=None)``, every extension bound here."""
+"""The Flask application factory: ``create_app(settings=None)``, every extension bound here. A database at a revision
+this release does not know (a newer release migrated it) is refused at once: ``store.migrate.NewerDatabase``, whose
+message says to upgrade the program (the commands print it as one line and exit 2)."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 from typing import Any
 
@@ -83,6 +86,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     ratelimits.init_app(app, settings)  # first: a bad SORRY_ARENA_LIMIT_* fails before anything starts
     app.extensions["notifier"] = make_notifier(settings.redis_url)
     db.init_app(app, settings.database_url, settings.db_pool_size, settings.db_max_overflow)
+    refuse_newer(settings.database_url)
     app.extensions["queue"] = make_queue(app, settings)
     ready.init_app(app, Readiness(app.extensions["db_engine"], settings.redis_url))
     swagger_ui.init_app(app)
@@ -115,6 +119,17 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     if isinstance(queue, LocalQueue) and queue.scheduling:
         queue.start()  # the embedded maintenance: runs due, and the games a killed service left
     return app
+
+
+def refuse_newer(url: str) -> None:
+    """``NewerDatabase`` if the database is at a revision this release does not know; a database that does not
+    answer passes (``/api/v1/ready`` says so)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from store import migrate
+
+    with contextlib.suppress(SQLAlchemyError):
+        migrate.refuse_newer(url)
 
 
 def collect_less_often() -> None:

@@ -1,15 +1,33 @@
-"""Migrate the database with Alembic from code: ``sorry-arena db upgrade``, ``sorry-arena serve`` and the tests
-call this; the app never creates tables itself.
+"""Migrate the database with Alembic from code: ``sorry-arena db upgrade`` / ``downgrade``, ``sorry-arena serve``
+and the tests call this; the app never creates tables itself.
 
 The Alembic config is built here rather than read from an ``alembic.ini``, and points at the ``migrations``
 directory inside this package (shipped as package data), so an installed ``sorry-arena`` migrates from any
 working directory.
+
+Each migration runs in a transaction of its own, with its ``alembic_version`` step (``migrations/env.py``), on
+SQLite too (whose DDL is transactional once pysqlite stops committing around it): a process killed mid-way leaves the
+database at the last revision boundary it reached, and the next ``upgrade`` goes on from there. Before a SQLite
+database changes revision, :func:`upgrade` and :func:`downgrade` copy its file to ``<file>.pre-<revision>`` with
+SQLite's backup API (consistent while the service writes to it); a successful run removes the copies of earlier
+runs, so the newest one stays. What an interrupted run of an older release left behind (a batch copy
+``_alembic_tmp_<table>`` beside its table, which made every later upgrade fail) is dropped, with a line that says so.
+
+A database at a revision this release does not know (a newer release migrated it) is refused
+(:class:`NewerDatabase`) by :func:`upgrade` and by :func:`refuse_newer`, which every command that opens the
+database and ``service.app.create_app`` call first. A migration that cannot be undone says so in its module
+(``IRREVERSIBLE = "why"``): :func:`downgrade` refuses to pass it (:class:`CannotUndo`) before changing anything.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
+import os
 import shutil
+import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,14 +36,43 @@ from alembic.autogenerate import compare_metadata
 from alembic.autogenerate.api import AutogenContext
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, pool
+from alembic.script import Script, ScriptDirectory
+from sqlalchemy import create_engine, inspect, make_url, pool, text
 
 from store.models import Base
 from store.models.base import UTCDateTime
 from store.urls import normalize_database_url
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+CHECK_CONNECT_S = 5
+"""Seconds :func:`refuse_newer` gives a PostgreSQL server to answer (a server that does not is no reason to refuse,
+and whatever opens the database next waits for it as it waits)."""
+SCRATCH_PREFIX = "_alembic_tmp_"
+"""The name alembic's batch mode gives the copy of a SQLite table it rebuilds (then renamed over the table)."""
+
+log = logging.getLogger(__name__)
+
+
+class NewerDatabase(Exception):
+    """The database is at a revision this release does not know: a newer release migrated it."""
+
+    def __init__(self, found: str, head: str | None) -> None:
+        super().__init__(
+            f"this database is at revision {found}, newer than this release's {head}: upgrade the program"
+        )
+        self.found = found
+
+
+class CannotUndo(Exception):
+    """A downgrade would pass a migration that cannot be undone."""
+
+    def __init__(self, revision: str, reason: str) -> None:
+        super().__init__(f"revision {revision} cannot be undone: {reason}")
+        self.revision = revision
+
+
+class UnknownRevision(ValueError):
+    """A revision asked for that no migration has."""
 
 
 def render_item(kind: str, item: Any, autogen_context: AutogenContext) -> str | Literal[False]:
@@ -52,15 +99,161 @@ def alembic_config(url: str) -> Config:
     return config
 
 
-def upgrade(url: str, revision: str = "head") -> str | None:
-    """Migrate the database at ``url`` to ``revision`` (default: the newest); the revision it is at then."""
-    command.upgrade(alembic_config(url), revision)
+def upgrade(url: str, revision: str = "head", say: Callable[[str], None] | None = None) -> str | None:
+    """Migrate the database at ``url`` to ``revision`` (default: the newest); the revision it is at then. A SQLite
+    file is copied first and what an interrupted older run left is cleaned up (the module's docstring); ``say``
+    hears what was done about it (default: this module's log). :class:`NewerDatabase` if the database is at a
+    revision this release does not know."""
+    said = say or log.info
+    found = refuse_newer(url)
+    known(revision)
+    with _copied(url, found, revision, said):
+        command.upgrade(alembic_config(url), revision)
     return current(url)
 
 
-def current(url: str) -> str | None:
-    """The database's revision (``None``: never migrated)."""
+def downgrade(url: str, revision: str, say: Callable[[str], None] | None = None) -> str | None:
+    """Take the database at ``url`` back to ``revision`` (``base``: no table), undoing each migration after it,
+    newest first; the revision it is at then. :class:`CannotUndo` (nothing changed) if one of them cannot be
+    undone, :class:`UnknownRevision` if ``revision`` is not one, ``ValueError`` if it is not older than the
+    database's. A SQLite file is copied first, as by :func:`upgrade`."""
+    said = say or log.info
+    found = refuse_newer(url)
+    known(revision)
+    target = None if revision == "base" else revision
+    if found == target:
+        return found
+    scripts = ScriptDirectory.from_config(alembic_config(url))
+    passed = []
+    step = found
+    while step is not None and step != target:  # the migrations to undo, newest first
+        script = scripts.get_revision(step)
+        assert script is not None
+        passed.append(script)
+        step = script.down_revision  # type: ignore[assignment]  # one line of migrations: never a tuple
+    if step != target:
+        raise ValueError(f"revision {revision} is not older than the database's ({found or 'none'})")
+    for script in passed:
+        reason = irreversible(script)
+        if reason:
+            raise CannotUndo(script.revision, reason)
+    with _copied(url, found, revision, said):
+        command.downgrade(alembic_config(url), revision)
+    return current(url)
+
+
+def irreversible(script: Script) -> str | None:
+    """Why the migration cannot be undone (its module's ``IRREVERSIBLE``), or ``None``: it can."""
+    reason = getattr(script.module, "IRREVERSIBLE", None)
+    return str(reason) if reason else None
+
+
+def known(revision: str) -> None:
+    """:class:`UnknownRevision` unless ``revision`` is one of the migrations', ``head`` or ``base``."""
+    if revision not in revisions() | {"head", "base"}:
+        raise UnknownRevision(f"no revision {revision!r}: one of base, {', '.join(sorted(revisions()))} or head")
+
+
+def refuse_newer(url: str) -> str | None:
+    """The revision of the database at ``url`` (``None``: never migrated); :class:`NewerDatabase` if this release
+    does not know it. A SQLite file that does not exist is not made (its revision is ``None``); a PostgreSQL server is
+    given :data:`CHECK_CONNECT_S` to answer. Errors of the database pass to the caller."""
+    path = sqlite_file(url)
+    if path is not None and not path.exists():
+        return None
+    found = current(url, connect_timeout=CHECK_CONNECT_S)
+    if found is not None and found not in revisions():
+        raise NewerDatabase(found, head())
+    return found
+
+
+@functools.cache
+def revisions() -> frozenset[str]:
+    """Every revision of this release's migrations (read once per process)."""
+    return frozenset(
+        script.revision for script in ScriptDirectory.from_config(alembic_config("")).walk_revisions()
+    )
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite database URL (``None``: not SQLite, in memory, or a ``file:`` URI)."""
+    parsed = make_url(normalize_database_url(url))
+    name = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not name or name == ":memory:" or name.startswith("file:"):
+        return None
+    return Path(name)
+
+
+class _copied:
+    """Around a change of revision of a SQLite file: the file copied first (``<file>.pre-<revision>``), the scratch
+    tables an interrupted older run left dropped; after a success, the copies of earlier runs removed."""
+
+    def __init__(self, url: str, found: str | None, target: str, say: Callable[[str], None]) -> None:
+        self.url, self.found, self.target, self.say = url, found, target, say
+        self.path = sqlite_file(url)
+        self.copy: Path | None = None
+
+    def __enter__(self) -> None:
+        if self.path is None or not self.path.exists():
+            return
+        _drop_scratch(self.url, self.say)
+        if self.found is None or self.found == (head() if self.target == "head" else self.target):
+            return  # nothing to keep (never migrated) or nothing to change
+        self.copy = backup(self.path, self.path.with_name(f"{self.path.name}.pre-{self.found}"))
+        self.say(f"copied {self.path} to {self.copy} before changing its revision from {self.found}")
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        if self.copy is None:
+            return
+        if error is not None:
+            self.say(f"the copy from before this run stays at {self.copy}")
+            return
+        for older in self.path.parent.glob(f"{self.path.name}.pre-*") if self.path else []:
+            if older != self.copy:
+                older.unlink(missing_ok=True)
+
+
+def backup(path: Path, copy: Path) -> Path:
+    """``path``'s SQLite database copied to ``copy`` by SQLite's backup API (a consistent copy even while other
+    connections write to it), through a ``.partial`` file renamed at the end, so a copy never stands half made."""
+    partial = copy.with_name(f"{copy.name}.partial")
+    partial.unlink(missing_ok=True)
+    source = sqlite3.connect(path)
+    try:
+        target = sqlite3.connect(partial)
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+    finally:
+        source.close()
+    os.replace(partial, copy)
+    return copy
+
+
+def _drop_scratch(url: str, say: Callable[[str], None]) -> None:
+    """Drop the batch copies (``_alembic_tmp_<table>``) an interrupted run of an older release left beside their
+    tables (it committed each step of a migration as it went: the copy made, the table not yet replaced). A copy
+    whose table is gone is the table itself, half renamed: it is left, and the upgrade fails on it, for the
+    operator to restore the file from its ``.pre-`` copy."""
     engine = create_engine(normalize_database_url(url), poolclass=pool.NullPool)
+    try:
+        with engine.begin() as connection:
+            names = set(inspect(connection).get_table_names())
+            for name in sorted(names):
+                if name.startswith(SCRATCH_PREFIX) and name.removeprefix(SCRATCH_PREFIX) in names:
+                    connection.execute(text(f'DROP TABLE "{name}"'))
+                    say(f"dropped the table {name}, left by an interrupted upgrade")
+    finally:
+        engine.dispose()
+
+
+def current(url: str, connect_timeout: int | None = None) -> str | None:
+    """The database's revision (``None``: never migrated); ``connect_timeout``: the seconds a PostgreSQL server is
+    given to answer (default: the driver's, no limit)."""
+    url = normalize_database_url(url)
+    timeout = {"connect_timeout": connect_timeout} if connect_timeout and url.startswith("postgresql") else {}
+    engine = create_engine(url, poolclass=pool.NullPool, connect_args=timeout)
     try:
         with engine.connect() as connection:
             return MigrationContext.configure(connection).get_current_revision()
@@ -68,8 +261,9 @@ def current(url: str) -> str | None:
         engine.dispose()
 
 
+@functools.cache
 def head() -> str | None:
-    """The newest revision of the migrations."""
+    """The newest revision of the migrations (read once per process)."""
     return ScriptDirectory.from_config(alembic_config("")).get_current_head()
 
 

@@ -8,8 +8,8 @@ the work to the floor that does it:
   worker's clock at their planned times;
 - ``play_game``: one scheduled game played to its end, resumed, or found done or held by another worker
   (``tournament.dispatch.playing``: in a worker process on one of its slots, the job returning at once);
-- ``cancelled``: after a cancellation (``service/cancellation.py``), the rating pool refit without the tournament
-  and the room it left fed to the other accounts' games;
+- ``cancelled``: after a cancellation (``service/cancellation.py``), the tournament's own table refit on every
+  result it has, the rating pool refit without the tournament and the room it left fed to the other accounts' games;
 - ``fit_pool``: a large rating pool's refit, off the game path (``tournament.standings.poolfit``);
 - ``maintain_embedded``: the embedded queue's maintenance (no Redis), every second on a thread of the service
   (``tournament.dispatch.recovery``);
@@ -55,12 +55,14 @@ def start_tournament(tournament_id: int) -> int:
 
 
 def cancelled(tournament_id: int) -> str:
-    """After a cancellation: refit the tournament's rating pool without it, and feed the room it left."""
+    """After a cancellation: refit the tournament's own table on every result it has (its last refit may be a few
+    results behind), its rating pool without it, and feed the room it left."""
     ctx = context.get()
     with ctx.sessions() as session:
         tournament = session.get(Tournament, tournament_id)
         if tournament is None:
             return "missing"
+        tables.refresh_tournament(session, tournament_id)
         if tournament.rated:
             tables.refresh_pool(session, tournament.game, tournament.variant)
     feed_games(ctx)

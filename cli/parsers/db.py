@@ -1,4 +1,5 @@
-"""The parser of ``sorry-arena db`` and its actions (``upgrade``, ``current``, ``check``, ``revision``)."""
+"""The parser of ``sorry-arena db`` and its actions (``upgrade``, ``downgrade``, ``current``, ``check``,
+``revision``)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,25 @@ def add_parser(commands: Any) -> None:
     parser = commands.add_parser("db", help="migrate the database", description="Manage the database schema.")
     actions = parser.add_subparsers(dest="db_command", required=True, metavar="ACTION")
 
-    upgrade = actions.add_parser("upgrade", help="migrate the database to the newest revision")
+    upgrade = actions.add_parser(
+        "upgrade",
+        help="migrate the database to the newest revision",
+        description="Migrate the database to the newest revision, each migration in a transaction of its own (a "
+        "killed upgrade leaves it at the last revision reached: run it again). A SQLite file is first copied to "
+        "FILE.pre-<its revision>; a successful upgrade removes the copies of earlier ones.",
+    )
     add_database_url(upgrade)
     upgrade.set_defaults(parser=upgrade)
+
+    downgrade = actions.add_parser(
+        "downgrade",
+        help="take the database back to an older revision",
+        description="Undo the migrations after REVISION, newest first (base: every one). Refused, with nothing "
+        "changed, if one of them cannot be undone. A SQLite file is first copied to FILE.pre-<its revision>.",
+    )
+    downgrade.add_argument("revision", metavar="REVISION", help="the revision to go back to (e.g. 0012, or base)")
+    add_database_url(downgrade)
+    downgrade.set_defaults(parser=downgrade)
 
     current = actions.add_parser("current", help="print the database's revision")
     add_database_url(current)

@@ -9,7 +9,7 @@ tournament's; a larger pool is refit off the game path, by a job (``tournament/s
 every ``POOL_REFIT_SECONDS`` per pool, by the worker that writes a result or by the workers' clock, which asks for
 every pool whose table counts fewer results than its state, so no result stays out of it for long. Each refit starts
 the solver from the stored ratings. A table is saved only if it covers more results than what is stored (two
-workers finishing at once cannot leave the older table behind). The pages and the API only read the stored tables.
+workers finishing at once cannot leave the older table behind), or if the stored one is none this release can show. The pages and the API only read the stored tables.
 A pool leaves out the results of cancelled tournaments: a table read after a cancellation replaces any read before
 it (``RatingPool.cancelled``), although it counts fewer games. A pool rates bot versions: each row is one version
 of a bot (``version_id``, its ``version`` number and its ``bot_id``), fitted on the games that version played.
@@ -116,10 +116,12 @@ def version_row(fitted: dict[str, Any], version_id: int, bot_id: int, number: in
     return {**fitted, "bot_id": bot_id, "version": number, "version_id": version_id, "name": name}
 
 
-def refresh_pool(session: Session, game: str, variant: str) -> bool:
-    """Refit the pool's table from its tallies and store it if it is later than the stored one, first recounting
-    the pool's running state if it awaits a rebuild or a tournament was cancelled since the stored table (its
-    results leave the chart too: ``poolstate.recount``). ``True``."""
+def refresh_pool(session: Session, game: str, variant: str, *, force: bool = False) -> bool:
+    """Refit the pool's table from its tallies and store it if it is later than the stored one, or if the stored one
+    is none this release can show (an older release's, which may count as many results), or ``force`` (the upkeep
+    after an upgrade, ``tournament/standings/upkeep.py``), first recounting the pool's running state if it
+    awaits a rebuild or a tournament was cancelled since the stored table (its results leave the chart too:
+    ``poolstate.recount``). ``True``."""
     # The cancelled tournaments are counted first, then the tallies read: a cancellation committed in between
     # leaves its results out of this read while counting it not, so this table cannot pass for a later one.
     cancelled = cancelled_in_pool(session, game, variant)
@@ -132,6 +134,8 @@ def refresh_pool(session: Session, game: str, variant: str) -> bool:
         poolstate.recount(session, game, variant)
         session.commit()
     earlier = pool.rows_of(current.table) if current is not None else None
+    if current is not None and earlier is None:  # a table no page can show: any fitted one is better
+        force = True
     start = (  # by bot version, the key of the fit (a table stored before versions has none: a cold start)
         {int(row["version_id"]): float(row["rating"]) for row in current.table if "version_id" in row}
         if earlier and current is not None
@@ -144,16 +148,13 @@ def refresh_pool(session: Session, game: str, variant: str) -> bool:
     # untallied (a rebuild recounts the same results at once), so a later read holds every result an earlier one did
     # (but those of tournaments cancelled since), while ids are not committed in order (a worker that read ids 1-4
     # and 6 while 5 was uncommitted has the same last id as one that read 1-6).
+    later = or_(
+        RatingPool.cancelled < cancelled,
+        and_(RatingPool.cancelled == cancelled, RatingPool.games < games),
+    )
     stored = session.execute(
         update(RatingPool)
-        .where(
-            RatingPool.game == game,
-            RatingPool.variant == variant,
-            or_(
-                RatingPool.cancelled < cancelled,
-                and_(RatingPool.cancelled == cancelled, RatingPool.games < games),
-            ),
-        )
+        .where(RatingPool.game == game, RatingPool.variant == variant, *(() if force else (later,)))
         .values(**values)
     )
     if not stored.rowcount:  # type: ignore[attr-defined]
@@ -204,8 +205,9 @@ _RESULTS_IN = select(
     Tournament.games_total,
     select(func.count(Result.id)).where(Result.tournament_id == Tournament.id).scalar_subquery(),
     Tournament.bot_ids,
+    Tournament.status,
 ).where(Tournament.id == param("tournament_id"))
-"""A tournament's games, its results written so far and its bots, in one statement."""
+"""A tournament's games, its results written so far, its bots and status, in one statement."""
 _STANDINGS = (
     update(Tournament)
     .where(Tournament.id == param("tournament_id"), Tournament.standings_through < param("through"))
@@ -216,16 +218,17 @@ _STANDINGS = (
 
 def refresh_tournament(session: Session, tournament_id: int) -> bool:
     """Refit the tournament's table at every 5% of its games (but no sooner than :data:`REFIT_EVERY` results after
-    the last refit) and at its last result (a fit with its intervals costs about 10 ms per 1,000 games, and the
-    reads and write around it a few milliseconds more). Whether every result of the tournament is in (or it is
-    gone)."""
+    the last refit), at its last result and once it is cancelled (its games not played never bring the last: the
+    job after a cancellation refits it on every result it has, ``tournament.jobs.cancelled``); a fit with its
+    intervals costs about 10 ms per 1,000 games, and the reads and write around it a few milliseconds more. Whether
+    every result of the tournament is in (or it is gone)."""
     found = session.connection().execute(_RESULTS_IN, {"tournament_id": tournament_id}).first()
     if found is None:
         return True
-    games_total, done, bot_ids = int(found[0]), int(found[1]), list(found[2])
+    games_total, done, bot_ids, status = int(found[0]), int(found[1]), list(found[2]), found[3]
     step = max(REFIT_EVERY, games_total // 20)
     last = done >= games_total
-    if not last and done % step:
+    if not last and done % step and status != "cancelled":
         return False
     table = tournament_table(session, tournament_id, bot_ids)  # not from ``done``: a result may have come in since
     values = {"tournament_id": tournament_id, "through": table["through"], "table": table}
