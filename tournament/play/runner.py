@@ -198,7 +198,7 @@ def play_leased(
             if seats[seat].faults_in_a_row >= seats[seat].to_forfeit
             else "excluded by its health checks",
         )
-    result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
+    result = play.ending(final["forfeited"])
     with writing(session):
         play.write_pending(ending=result)
         written = results.finish(session, tournament, found.id, found.bot_ids, play.game_id, final)

@@ -1,0 +1,177 @@
+"""A pull bot's late move against the end of a game by forfeit (SQLite and PostgreSQL): at every point of the ending
+(before the write of the timeout that forfeits, inside its transaction, before the game's ``finish``, inside that
+transaction) a move of the seat the stored position asks lands through the games API. It either lands before the
+ending (and stands: the seat moved, the game goes on) or finds the game over (a 409): never a move stored after the
+game's last ply. Every record of the tournament then replays with ``sorry-arena replay`` and imports into
+``sorry-arena view``'s database.
+
+The bots never move: each decision times out (a short timeout, whatever the machine's load), so each game ends when
+a seat's third timeout in a row forfeits it. The late move is made by the test from inside the worker's write path
+(``store.gamelog.save`` and ``store.gamelog.finish`` wrapped), on a thread of its own: a move that must wait for the
+worker's transaction waits there, and the worker goes on."""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import select, text
+
+import engine
+from cli import view
+from cli.main import main
+from store import gamelog, migrate
+from store.models import Seat
+from tests.apikit import API, Player
+from tests.arenakit import create_tournament, register, wait_done, wait_for
+
+POINTS = ("before the forfeiting write", "inside the forfeiting write", "before the finish", "inside the finish")
+TIMEOUT_MS = 150
+
+
+class LateMoves:
+    """The late move made once per game at ``point`` of its ending, and what the games API answered it."""
+
+    def __init__(self, app: Flask, point: str, database_url: str) -> None:
+        self.app = app
+        self.point = point
+        self.postgres = database_url.startswith("postgresql")
+        self.tokens: dict[int, str] = {}
+        self.in_a_row: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+        self.fired: set[int] = set()
+        self.threads: list[threading.Thread] = []
+        self.answers: dict[int, tuple[int, int, int]] = {}
+        """game id -> (the ply the late move answered, its seat, the API's status code)."""
+        self.lock = threading.Lock()
+        self.on = True
+
+    def forfeits(self, write: gamelog.Advance) -> bool:
+        """Whether the worker's ``write`` holds a seat's third fault in a row (counted from the writes seen)."""
+        game = self.in_a_row[write.game_id]
+        third = False
+        for row in write.then[0][1]:
+            game[row["seat"]] = game[row["seat"]] + 1 if row["fault"] not in (None, "forfeit") else 0
+            third = third or game[row["seat"]] >= 3
+        return third
+
+    def fire(self, game_id: int, wait: bool) -> None:
+        """Make the late move on a thread; ``wait``: until it is answered (no transaction of the worker is open),
+        else until it waits for the worker's transaction (PostgreSQL: its row lock; SQLite: sent) or is answered."""
+        with self.lock:
+            if not self.on or game_id in self.fired:
+                return
+            self.fired.add(game_id)
+        sent = threading.Event()
+        thread = threading.Thread(target=self.move, args=(game_id, sent), daemon=True)
+        self.threads.append(thread)
+        thread.start()
+        if wait:
+            thread.join(60)
+            assert not thread.is_alive()
+        else:
+            wait_for("the late move sent", sent.is_set, timeout=60)
+            if self.postgres:  # (a move that found the game over never waits)
+                waiting = lambda: self.blocked() or not thread.is_alive()  # noqa: E731
+                wait_for("the late move waiting for the worker's lock, or answered", waiting, timeout=60)
+
+    def blocked(self) -> bool:
+        with self.app.extensions["db_engine"].connect() as connection:
+            waiting = connection.execute(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                )
+            ).scalar()
+        return bool(waiting)
+
+    def move(self, game_id: int, sent: threading.Event) -> None:
+        """A move of the seat the stored position asks, at its ply, through the games API."""
+        with self.app.extensions["db_sessions"]() as session:
+            stored = gamelog.position(session, game_id)
+            players = dict(session.execute(select(Seat.seat, Seat.player_id).where(Seat.game_id == game_id)).all())
+        assert stored is not None
+        state = gamelog.decode_state(stored.state)
+        asked = engine.decision(state)
+        assert asked is not None
+        action = engine.legal_actions(state, asked.seat)[0].id
+        sent.set()
+        response = self.app.test_client().post(
+            f"{API}/games/{game_id}/actions",
+            json={"action": action, "expected_ply": stored.ply},
+            headers={"Authorization": f"Bearer {self.tokens[players[asked.seat]]}"},
+        )
+        assert response.status_code in (200, 409), response.get_data(as_text=True)
+        self.answers[game_id] = (stored.ply, asked.seat, response.status_code)
+
+    def wrap_save(self, save: Callable[..., bool]) -> Callable[..., bool]:
+        def hooked(session: Any, write: gamelog.Advance) -> bool:
+            third = self.forfeits(write)
+            if third and self.point == "before the forfeiting write":
+                self.fire(write.game_id, wait=True)
+            saved = save(session, write)
+            if third and saved and self.point == "inside the forfeiting write":
+                self.fire(write.game_id, wait=False)
+            return saved
+
+        return hooked
+
+    def wrap_finish(self, finish: Callable[..., bool]) -> Callable[..., bool]:
+        def hooked(session: Any, game_id: int, ply: int, result: Any) -> bool:
+            if self.point == "before the finish":
+                self.fire(game_id, wait=True)
+            finished = finish(session, game_id, ply, result)
+            if self.point == "inside the finish":
+                self.fire(game_id, wait=False)
+            return finished
+
+        return hooked
+
+
+@pytest.mark.parametrize("point", POINTS)
+def test_a_late_move_at_any_point_of_a_forfeit_ending_is_never_stored_after_the_end(
+    arena: Flask,
+    client: FlaskClient,
+    owner: Player,
+    database_url: str,
+    point: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    late = LateMoves(arena, point, database_url)
+    monkeypatch.setattr(gamelog, "save", late.wrap_save(gamelog.save))
+    monkeypatch.setattr(gamelog, "finish", late.wrap_finish(gamelog.finish))
+    bots = [register(client, owner, f"silent{n}", None) for n in range(2)]
+    late.tokens = {bot["player_id"]: bot["token"] for bot in bots}
+    created = create_tournament(client, owner, [bot["id"] for bot in bots], move_timeout_ms=TIMEOUT_MS)
+    done = wait_done(client, created["id"], timeout=90)
+    late.on = False
+    for thread in late.threads:
+        thread.join(60)
+        assert not thread.is_alive()
+    games = [result["game_id"] for result in done["results"]]
+    assert len(games) == 2 and set(late.answers) == set(games)  # the late move was made in every game
+    for result in done["results"]:
+        ply, seat, status = late.answers[result["game_id"]]
+        moves = client.get(f"{API}/games/{result['game_id']}/record").get_json()["actions"]
+        if point == "before the forfeiting write":  # it landed first: it stands, and the game went on
+            assert status == 200
+            assert (moves[ply]["seat"], moves[ply]["fault"]) == (seat, None) and len(moves) > ply + 1
+        else:  # the game was over, or the worker's write held its row: refused
+            assert status == 409
+            assert len(moves) <= ply + 1
+        assert result["reason"] == "forfeit" and len(result["forfeited"]) == 1
+
+    exported = tmp_path / "games.jsonl"
+    command = ["export", "--tournament", str(created["id"]), "--database-url", database_url, "-o", str(exported)]
+    assert main(command) == 0
+    assert main(["replay", str(exported)]) == 0
+    viewer = f"sqlite:///{tmp_path / 'view.db'}"
+    migrate.upgrade(viewer)
+    assert sorted(name for name, _ in view.imported(str(exported), viewer)) == sorted(
+        f"game {game}" for game in games
+    )
