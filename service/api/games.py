@@ -430,7 +430,11 @@ class Record(MethodView):
         }
     )
     @blp.alt_response(404, **NOT_FOUND)
-    @blp.alt_response(409, schema=ErrorSchema, description="the game is still being played")
+    @blp.alt_response(
+        409,
+        schema=ErrorSchema,
+        description="the game is still being played, or its stored record fails its replay",
+    )
     def get(self, game_id: int) -> Response:
         """A finished game's record: the same object as its line of the tournament's games.jsonl
 
@@ -441,6 +445,8 @@ class Record(MethodView):
             record = gamerecords.game_record(db.session(), game_id)
         except gamerecords.NotFinished as error:
             fail(409, f"{error}: its record (and seed) is shown once it is over")
+        except gamerecords.Unsound as error:
+            fail(409, f"{error}: it is not exported")
         if record is None:
             fail(404, f"no game {game_id}")
         return Response(dumps(record), mimetype="application/json")

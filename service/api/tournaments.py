@@ -298,7 +298,8 @@ class TournamentGameRecords(MethodView):
 
         Each record holds a game's settings, seed, seats (bot names), every action with its latency and fault, and
         its result; in play order. Games still being played are left out (their seeds are secret until then), and
-        so is a paired match's game while its twin on the same deal is not over.
+        so is a paired match's game while its twin on the same deal is not over. Every record passes the check of
+        sorry-arena replay: a stored game whose record would not is left out (the service logs it).
         """
         session = db.session()
         found(session, tournament_id)

@@ -12,6 +12,7 @@ worker's transaction waits there, and the worker goes on."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import defaultdict
 from collections.abc import Callable
@@ -175,3 +176,50 @@ def test_a_late_move_at_any_point_of_a_forfeit_ending_is_never_stored_after_the_
     assert sorted(name for name, _ in view.imported(str(exported), viewer)) == sorted(
         f"game {game}" for game in games
     )
+
+
+def test_a_stored_game_whose_record_fails_its_replay_is_never_exported(
+    arena: Flask,
+    client: FlaskClient,
+    owner: Player,
+    database_url: str,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A move stored after a game's end by forfeit (as the race above once let one be): the game's record would fail
+    ``sorry-arena replay``, so the download, ``sorry-arena export`` and the game's record leave it out, saying so."""
+    bots = [register(client, owner, f"silent{n}", None) for n in range(2)]
+    created = create_tournament(client, owner, [bot["id"] for bot in bots], move_timeout_ms=TIMEOUT_MS)
+    done = wait_done(client, created["id"], timeout=90)
+    damaged, kept = (result["game_id"] for result in done["results"])
+    with arena.extensions["db_sessions"]() as session:
+        stored = gamelog.position(session, damaged)
+        assert stored is not None
+        state = gamelog.decode_state(stored.state)
+        asked = engine.decision(state)
+        assert asked is not None  # over by forfeit, not by the rules: the position still asks
+        row = {
+            "game_id": damaged,
+            "ply": stored.ply,
+            "seat": asked.seat,
+            "action": engine.legal_actions(state, asked.seat)[0].id,
+            "latency_ms": None,
+            "fault": None,
+            "fault_detail": None,
+            "debug": None,
+            "now": stored.saved_at,
+        }
+        session.connection().execute(gamelog.RECORD_ACTION, row)
+        session.commit()
+    response = client.get(f"{API}/games/{damaged}/record")
+    assert response.status_code == 409
+    assert "fails its replay check" in response.get_json()["message"]
+    assert client.get(f"{API}/games/{kept}/record").status_code == 200
+    lines = client.get(f"{API}/tournaments/{created['id']}/games.jsonl").get_data(as_text=True).splitlines()
+    assert [json.loads(line)["game_id"] for line in lines] == [kept]
+    assert f"game {damaged}: its stored record fails its replay, not exported" in caplog.text
+    exported = tmp_path / "games.jsonl"
+    command = ["export", "--tournament", str(created["id"]), "--database-url", database_url, "-o", str(exported)]
+    assert main(command) == 0
+    assert [json.loads(line)["game_id"] for line in exported.read_text().splitlines()] == [kept]
+    assert main(["replay", str(exported)]) == 0
