@@ -61,6 +61,24 @@ class RQQueue:
         )
         return True
 
+    def queue_start(self, tournament_id: int) -> bool:
+        """Queue the start job of a tournament just committed (at the front: a start is quick); ``False``, logged,
+        when Redis cannot take it: the tournament is saved, and every worker's clock starts a tournament still
+        scheduled whose start time has come (``tournament.dispatch.starts.start_overdue``) once Redis answers, so
+        that its creation stands and answers as made, without a 500 that a client would retry into a duplicate."""
+        import redis
+
+        try:
+            return self.enqueue(START_JOB, tournament_id, at_front=True)
+        except redis.RedisError as error:
+            log.warning(
+                "tournament %s: its start job was not queued (Redis: %s); the workers' clock starts it once Redis "
+                "answers",
+                tournament_id,
+                " ".join(str(error).split()) or error.__class__.__name__,
+            )
+            return False
+
 
 class LocalQueue:
     """This process's threads (the embedded default): ``workers`` jobs at once, in the order queued (``at_front``:
@@ -143,6 +161,11 @@ class LocalQueue:
                 self._jobs.append(job)
             self._changed.notify_all()
         return True
+
+    def queue_start(self, tournament_id: int) -> bool:
+        """Queue the start job of a tournament just committed, at the front (this process's threads: it cannot
+        fail)."""
+        return self.enqueue(START_JOB, tournament_id, at_front=True)
 
     def _work(self) -> None:
         while True:

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from botlink.calls import BotConnection
 from botlink.netguard import RefusedAddress, UnresolvableHost, check_url, parse_allowlist, resolve
-from service import auth, db, ratelimits, versions
+from service import auth, db, idempotency, ratelimits, versions
 from service.bot_schemas import (
     SECRET_NEEDED,
     BotCreatedSchema,
@@ -187,6 +187,7 @@ def get_bot(bot_id: int) -> Bot:
 
 @blp.route("")
 class Bots(MethodView):
+    @idempotency.keyed(blp)
     @blp.arguments(BotCreateSchema)
     @blp.response(201, BotCreatedSchema)
     @blp.alt_response(401, **UNAUTHORIZED)

@@ -28,7 +28,7 @@ import engine
 from engine import i18n
 from engine.records import dumps
 from runtime.settings import MAX_BODY_BYTES
-from service import auth, db, gameplay, ratelimits, waiting
+from service import auth, db, gameplay, idempotency, ratelimits, waiting
 from service.caches import GameInfo, Snapshot
 from service.errors import ErrorSchema, fail
 from service.inputguard import is_json
@@ -184,6 +184,7 @@ class Games(MethodView):
         games = session.scalars(page.limit(pagination_parameters.page_size))
         return [render(game, player_id) for game in games]
 
+    @idempotency.keyed(blp)
     @blp.arguments(GameCreateSchema())
     @blp.response(201, GameSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
@@ -218,6 +219,7 @@ class GameResource(MethodView):
 
 @blp.route("/<int:game_id>/seats")
 class Seats(MethodView):
+    @idempotency.keyed(blp)
     @blp.arguments(SeatTakeSchema())
     @blp.response(201, SeatTakenSchema)
     @blp.alt_response(401, **UNAUTHORIZED)

@@ -25,8 +25,8 @@ from sqlalchemy import func, select
 
 import engine
 from engine.records import dumps
-from runtime.jobqueue import CANCELLED_JOB, START_JOB
-from service import auth, cancellation, db, quotas
+from runtime.jobqueue import CANCELLED_JOB
+from service import auth, cancellation, db, idempotency, quotas
 from service.api.results import result_of
 from service.errors import ErrorSchema, fail
 from service.tournament_schemas import (
@@ -135,6 +135,7 @@ def check_bots(
 
 @blp.route("")
 class Tournaments(MethodView):
+    @idempotency.keyed(blp)
     @blp.arguments(TournamentCreateSchema)
     @blp.response(201, TournamentDetailSchema)
     @blp.alt_response(401, schema=ErrorSchema, description="a missing or unknown bearer token")
@@ -202,7 +203,7 @@ class Tournaments(MethodView):
         session.add(tournament)
         session.commit()
         if start_at is None:  # at once; later runs (a start time, repeats) are the workers' clock's to start
-            queue.enqueue(START_JOB, tournament.id, at_front=True)  # a start is quick: no wait behind games
+            queue.queue_start(tournament.id)  # with Redis down, the workers' clock starts it once Redis answers
         return detail(session, tournament)
 
     @blp.arguments(TournamentListQuerySchema, location="query")
