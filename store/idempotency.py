@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import ColumnElement, and_, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -35,8 +35,8 @@ class Found:
     body: str | None
 
 
-def _where(player_id: int, key: str) -> tuple[object, ...]:
-    return (IdempotencyKey.player_id == player_id, IdempotencyKey.key == key)
+def _where(player_id: int, key: str) -> ColumnElement[bool]:
+    return and_(IdempotencyKey.player_id == player_id, IdempotencyKey.key == key)
 
 
 def claim(session: Session, player_id: int, key: str, request_hash: str) -> Found | None:
@@ -57,7 +57,7 @@ def claim(session: Session, player_id: int, key: str, request_hash: str) -> Foun
         row = session.execute(
             select(
                 IdempotencyKey.request_hash, IdempotencyKey.status, IdempotencyKey.body, IdempotencyKey.created_at
-            ).where(*_where(player_id, key))
+            ).where(_where(player_id, key))
         ).one_or_none()
         session.commit()
         if row is None:
@@ -65,7 +65,7 @@ def claim(session: Session, player_id: int, key: str, request_hash: str) -> Foun
         if as_utc(row.created_at) > moment - TTL:
             return Found(row.request_hash, row.status, row.body)
         session.execute(
-            delete(IdempotencyKey).where(*_where(player_id, key), IdempotencyKey.created_at == row.created_at)
+            delete(IdempotencyKey).where(_where(player_id, key), IdempotencyKey.created_at == row.created_at)
         )
         session.commit()
     raise RuntimeError(f"idempotency key of player {player_id} could not be claimed")
@@ -75,7 +75,7 @@ def answer(session: Session, player_id: int, key: str, status: int, body: str) -
     """Keep the response of the request that holds ``key`` (committed): later requests with the key get it."""
     session.execute(
         update(IdempotencyKey)
-        .where(*_where(player_id, key), IdempotencyKey.status.is_(None))
+        .where(_where(player_id, key), IdempotencyKey.status.is_(None))
         .values(status=status, body=body)
     )
     session.commit()
@@ -83,7 +83,7 @@ def answer(session: Session, player_id: int, key: str, status: int, body: str) -
 
 def release(session: Session, player_id: int, key: str) -> None:
     """Give back the claim of a request that failed (committed): the key may be sent again, with any request."""
-    session.execute(delete(IdempotencyKey).where(*_where(player_id, key), IdempotencyKey.status.is_(None)))
+    session.execute(delete(IdempotencyKey).where(_where(player_id, key), IdempotencyKey.status.is_(None)))
     session.commit()
 
 

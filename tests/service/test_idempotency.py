@@ -43,7 +43,9 @@ def count(app: Flask, model: Any) -> int:
         return int(session.scalar(select(func.count()).select_from(model)) or 0)
 
 
-def test_a_retry_with_the_same_key_gets_the_first_answer_and_creates_nothing(app: Flask, client: FlaskClient) -> None:
+def test_a_retry_with_the_same_key_gets_the_first_answer_and_creates_nothing(
+    app: Flask, client: FlaskClient
+) -> None:
     ada = new_player(client, "ada")
     first = keyed(client, ada, "/games", GAME, "game-1")
     assert first.status_code == 201 and "Idempotent-Replayed" not in first.headers
@@ -170,7 +172,7 @@ def test_keys_expire_after_a_day_and_the_maintenance_deletes_them(app: Flask, cl
         session.execute(update(IdempotencyKey).where(IdempotencyKey.key == "new").values(created_at=now()))
         session.commit()
     assert recovery.expire_keys(Sessions(app), interval=0) == 1  # type: ignore[arg-type]
-    assert recovery.expire_keys(Sessions(app), interval=3600) is None  # not due again so soon
+    assert recovery.expire_keys(Sessions(app), interval=3600) is None  # not due again so soon  # type: ignore[arg-type]
     with app.extensions["db_sessions"]() as session:
         assert session.scalars(select(IdempotencyKey.key)).all() == ["new"]
 
