@@ -100,18 +100,20 @@ def test_a_failed_request_gives_its_key_back(app: Flask, client: FlaskClient) ->
     assert good.status_code == 201 and "Idempotent-Replayed" not in good.headers
 
 
-@pytest.mark.parametrize(
-    "key", ["", "x" * 256, "caf\u00e9", "tab\there", " leading", "trailing ", "bell\x07"], ids=repr
-)
-def test_a_malformed_key_is_a_400_that_says_what_a_key_is(app: Flask, client: FlaskClient, key: str) -> None:
+MALFORMED = ["", "x" * 256, "caf\u00e9", "tab\there", " leading", "trailing ", "bell\x07"]
+
+
+def test_a_malformed_key_is_a_400_that_says_what_a_key_is(app: Flask, client: FlaskClient) -> None:
     ada = new_player(client, "ada")
-    refused = client.post(
-        f"{API}/games", json=GAME, headers={**ada.headers, "Idempotency-Key": key.encode().decode("latin-1")}
-    )
-    assert refused.status_code == 400, refused.get_data(as_text=True)
-    assert "1 to 255 printable ASCII characters" in refused.get_json()["message"]
+    for key in MALFORMED:
+        refused = client.post(
+            f"{API}/games", json=GAME, headers={**ada.headers, "Idempotency-Key": key.encode().decode("latin-1")}
+        )
+        assert refused.status_code == 400, (key, refused.get_data(as_text=True))
+        assert "1 to 255 printable ASCII characters" in refused.get_json()["message"]
     assert count(app, Game) == 0
     assert keyed(client, ada, "/games", GAME, "x" * 255).status_code == 201  # the longest key
+    assert keyed(client, ada, "/games", GAME, "a key: with spaces & {punctuation}~").status_code == 201
 
 
 def test_two_requests_with_one_key_at_once_create_once(
