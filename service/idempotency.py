@@ -7,8 +7,10 @@ token claims its key for its account (``store/idempotency.py``): the first reque
 with the same method, path and body (its JSON compared in a canonical form) is given the first one's response again,
 with ``Idempotent-Replayed: true``; with a different request it is a 422, and while the first is still in progress a
 409 with ``Retry-After``, so that two requests with one key never both create. A success (2xx) is kept with the key
-for 24 hours; a failure (4xx, 5xx) gives the key back, so the request may be sent again with it. A request without
-a token is left to the view (its 401).
+for 24 hours, sealed (``service/sealing.py``) with a key derived from the request's bearer token and the key: a
+new bot's token and secret, shown once, are never readable from the database alone, and only a request with the
+same token gets the response again. A failure (4xx, 5xx) gives the key back, so the request may be sent again with
+it. A request without a token is left to the view (its 401).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from flask import Flask, Response, current_app, g, request
 from flask_smorest import Blueprint
 from sqlalchemy.exc import SQLAlchemyError
 
-from service import auth, db
+from service import auth, db, sealing
 from service.errors import ErrorSchema, fail
 from store import idempotency
 
@@ -96,9 +98,10 @@ def before() -> Response | None:
     if player_id is None:
         return None  # the view answers its 401
     digest = request_hash()
+    sealing_key = sealing.derive(auth.bearer_token(request.headers["Authorization"]), key)
     found = idempotency.claim(db.session(), player_id, key, digest)
     if found is None:
-        g.idempotency = (player_id, key)
+        g.idempotency = (player_id, key, sealing_key)
         return None
     if found.request_hash != digest:
         fail(
@@ -121,7 +124,14 @@ def before() -> Response | None:
         )
         response.headers["Retry-After"] = str(RETRY_AFTER_S)
         return response
-    replayed = Response(found.body, status=found.status, mimetype="application/json")
+    body = sealing.unseal(sealing_key, found.body or "")
+    if body is None:
+        fail(
+            409,
+            f"this {HEADER}'s answer was kept for the account's previous token, which was revoked since: use a new "
+            "key",
+        )
+    replayed = Response(body, status=found.status, mimetype="application/json")
     replayed.headers[REPLAYED] = "true"
     return replayed
 
@@ -131,12 +141,13 @@ def after(response: Response) -> Response:
     claimed = g.pop("idempotency", None)
     if claimed is None:
         return response
-    player_id, key = claimed
+    player_id, key, sealing_key = claimed
     session = db.session()
     try:
         session.rollback()  # what the view left open (it commits what it creates)
         if 200 <= response.status_code < 300:
-            idempotency.answer(session, player_id, key, response.status_code, response.get_data(as_text=True))
+            sealed = sealing.seal(sealing_key, response.get_data(as_text=True))
+            idempotency.answer(session, player_id, key, response.status_code, sealed)
         else:
             idempotency.release(session, player_id, key)
     except SQLAlchemyError as error:  # the answer stands; the key stays in progress until it expires
@@ -152,7 +163,7 @@ def teardown(error: BaseException | None) -> None:
     session = db.session()
     try:
         session.rollback()
-        idempotency.release(session, *claimed)
+        idempotency.release(session, claimed[0], claimed[1])
     except SQLAlchemyError:
         log.warning("idempotency key of player %s not given back", claimed[0])
 

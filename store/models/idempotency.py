@@ -23,6 +23,7 @@ class IdempotencyKey(Base):
     status: Mapped[int | None] = mapped_column(Integer)
     """The response's status code; ``None`` while the first request with the key is in progress."""
     body: Mapped[str | None] = mapped_column(Text)
-    """The response's body (JSON), once answered."""
+    """The response's body once answered, sealed with a key the database does not hold (``service/sealing.py``: a
+    new bot's token and secret are in it)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)
     """When the key was first used: it expires 24 h later (``store.idempotency.TTL``)."""

@@ -65,6 +65,13 @@ def test_a_retry_with_the_same_key_gets_the_first_answer_and_creates_nothing(
     replayed = keyed(client, ada, "/bots", bot, "bot-1")
     assert replayed.headers["Idempotent-Replayed"] == "true" and replayed.get_json() == registered.get_json()
     assert count(app, Bot) == 1
+    # the bot's token and secret, shown once, are in the response kept with the key: sealed, unreadable from the
+    # database alone (its key derives from the owner's token, which the database keeps hashed)
+    with app.extensions["db_sessions"]() as session:
+        kept = session.scalar(select(IdempotencyKey.body).where(IdempotencyKey.key == "bot-1"))
+    assert kept is not None
+    for shown_once in (registered.get_json()["token"], registered.get_json()["secret"], '"name"'):
+        assert shown_once not in kept
     game_id = first.get_json()["id"]
     seated = keyed(client, ada, f"/games/{game_id}/seats", {}, "seat-1")
     assert seated.status_code == 201
