@@ -16,6 +16,7 @@ it. A request without a token is left to the view (its 401).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import logging
 import re
@@ -103,7 +104,7 @@ def before() -> Response | None:
     if found is None:
         g.idempotency = (player_id, key, sealing_key)
         return None
-    if found.request_hash != digest:
+    if not hmac.compare_digest(found.request_hash, digest):
         fail(
             422,
             f"this {HEADER} was used with a different request (another method, path or body) in the last 24 "
