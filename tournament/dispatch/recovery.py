@@ -6,7 +6,8 @@ empty); starts the runs due that have not started; and completes the tournaments
 before it refreshed the standings. The workers' maintenance runs it (a game not fed yet is no lost job: it waits for
 its turn). It also folds the finished games into their bots' tallies (``store.bottallies``), which the bot pages
 read, and deletes the expired idempotency keys of create requests (``store.idempotency``, at most once a minute
-per process: :func:`expire_keys`). :func:`maintain_embedded` is the same for the embedded queue (no Redis), on a thread of the service.
+per process: :func:`expire_keys`). :func:`maintain_embedded` is the same for the embedded queue (no Redis), on a
+thread of the service.
 
 A fed game's job has a lease's time (its grace, ``lease_until`` on the pending game) to take the game's lease
 before the recovery may count it lost: the feeding commits its marks before the jobs reach Redis, and a job handed
