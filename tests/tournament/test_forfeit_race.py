@@ -27,8 +27,9 @@ from sqlalchemy import select, text
 import engine
 from cli import view
 from cli.main import main
+from service.gameplay import FORFEITED
 from store import gamelog, migrate
-from store.models import Seat
+from store.models import Seat, Tournament, TournamentGame
 from tests.apikit import API, Player
 from tests.arenakit import create_tournament, register, wait_done, wait_for
 
@@ -223,3 +224,81 @@ def test_a_stored_game_whose_record_fails_its_replay_is_never_exported(
     assert main(command) == 0
     assert [json.loads(line)["game_id"] for line in exported.read_text().splitlines()] == [kept]
     assert main(["replay", str(exported)]) == 0
+
+
+def three_seat_game(app: Flask, owner: Player, bots: list[dict[str, Any]]) -> int:
+    """A three-seat tournament game of pull bots, created as the worker creates it, with no worker playing it."""
+    with app.extensions["db_sessions"]() as session:
+        settings = engine.normalize_settings("board", {"players": 3})
+        tournament = Tournament(
+            owner_id=owner.id,
+            name="forfeits",
+            game="board",
+            settings=settings,
+            variant="standard",
+            bot_ids=[bot["id"] for bot in bots],
+            table_size=3,
+            rounds=1,
+            seed=3,
+            move_timeout_ms=TIMEOUT_MS,
+            status="running",
+            games_total=1,
+        )
+        session.add(tournament)
+        session.flush()
+        scheduled = TournamentGame(
+            tournament_id=tournament.id, number=0, round=0, bot_ids=tournament.bot_ids, seed=3, status="running"
+        )
+        session.add(scheduled)
+        session.flush()
+        game = gamelog.create(session, "board", settings, 3, 3, owner.id, [bot["player_id"] for bot in bots])
+        scheduled.game_id = game.id
+        session.commit()
+        return game.id
+
+
+def play_until_asked(app: Flask, game_id: int, seat: int, faults: int) -> int:
+    """Write moves as the worker does (the fallback for every seat: ``faults`` timeouts of ``seat``, good moves of
+    the others and of ``seat`` once its timeouts are written) until ``seat`` is asked after its ``faults`` timeouts
+    in a row; the ply it is asked at."""
+    with app.extensions["db_sessions"]() as session:
+        stored = gamelog.position(session, game_id)
+        assert stored is not None
+        state, ply, written = gamelog.decode_state(stored.state), stored.ply, 0
+        while True:
+            asked = engine.decision(state)
+            assert asked is not None
+            if asked.seat == seat and written == faults:
+                session.commit()
+                return ply
+            fault = "timeout" if asked.seat == seat else None
+            written += fault is not None
+            action = engine.fallback_action(state)
+            engine.apply(state, action, asked.seat, events=False)
+            move = gamelog.Move(ply, asked.seat, action, float(TIMEOUT_MS) if fault else 5.0, fault)
+            assert gamelog.save(session, gamelog.advance(game_id, [move], state))
+            session.commit()
+            ply += 1
+
+
+def test_a_pull_bot_that_forfeited_a_game_of_three_cannot_move_in_it(
+    arena: Flask, client: FlaskClient, owner: Player
+) -> None:
+    """At a table of three the others play on after a forfeit, the fallback playing the forfeited seat's turns; a
+    move of its own, sent while the game rests at its turn, is a 409 (stored, it would fail the game's replay)."""
+    bots = [register(client, owner, f"puller{n}", None) for n in range(3)]
+    game_id = three_seat_game(arena, owner, bots)
+    headers = {"Authorization": f"Bearer {bots[0]['token']}"}
+
+    def move(ply: int) -> Any:
+        actions = client.get(f"{API}/games/{game_id}/actions", headers=headers).get_json()
+        assert actions["ply"] == ply and actions["your_decision"]
+        body = {"action": actions["actions"][0]["id"], "expected_ply": ply}
+        return client.post(f"{API}/games/{game_id}/actions", json=body, headers=headers)
+
+    ply = play_until_asked(arena, game_id, 0, faults=2)
+    assert move(ply).status_code == 200  # two timeouts in a row: still playing
+    ply = play_until_asked(arena, game_id, 0, faults=3)
+    refused = move(ply)
+    assert refused.status_code == 409
+    assert refused.get_json()["message"] == f"{FORFEITED.format(game_id=game_id, faults=3)}"
