@@ -25,7 +25,6 @@ from sqlalchemy import func, select
 
 import engine
 from engine.records import dumps
-from runtime.jobqueue import CANCELLED_JOB
 from service import auth, cancellation, db, idempotency, quotas
 from service.api.results import result_of
 from service.errors import ErrorSchema, fail
@@ -277,7 +276,7 @@ class CancelTournament(MethodView):
         if stopped is not None:
             for game_id, ply in stopped:  # a game waiting for a pull bot's move stops now, not at its deadline
                 current_app.extensions["notifier"].publish(game_id, ply)
-            current_app.extensions["queue"].enqueue(CANCELLED_JOB, tournament.id)
+            current_app.extensions["queue"].queue_cancelled(tournament.id)
         session.refresh(tournament)
         return detail(session, tournament)
 

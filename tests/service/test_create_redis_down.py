@@ -1,7 +1,8 @@
 """Creating a tournament or a match while Redis is down (a real redis-server of this test's own, stopped; SQLite
 and PostgreSQL): the creation is saved whole and answered 201 (never a 500 that a client would retry into a
 duplicate), its start job left to the workers' clock, which starts it once Redis answers again; a retry with the same
-``Idempotency-Key`` is given the same answer and creates nothing more."""
+``Idempotency-Key`` is given the same answer and creates nothing more. Nor does anything else that writes and then
+tells Redis fail after its write: a seat taken, a move (their wake-ups are lost, logged), a cancellation."""
 
 from __future__ import annotations
 
@@ -80,15 +81,33 @@ def test_creates_while_redis_is_down_are_saved_whole_and_started_once_it_answers
     assert tournaments(redis_app) == 3  # a match is played as a tournament of its own
     assert "its start job was not queued" in caplog.text
 
+    # nothing else that writes and then tells Redis fails after its write either: seats taken, a move, a cancellation
+    bob = new_player(client, "bob")
+    game = client.post(f"{API}/games", json={"game": "card", "seats": 2, "seed": 1}, headers=owner.headers)
+    assert game.status_code == 201, game.get_data(as_text=True)
+    game_id = game.get_json()["id"]
+    for player in (owner, bob):
+        taken = client.post(f"{API}/games/{game_id}/seats", json={}, headers=player.headers)
+        assert taken.status_code == 201, taken.get_data(as_text=True)
+    for player in (owner, bob):
+        offered = client.get(f"{API}/games/{game_id}/actions", headers=player.headers).get_json()
+        if offered["your_decision"]:
+            body = {"action": offered["actions"][0]["id"], "expected_ply": offered["ply"]}
+            moved = client.post(f"{API}/games/{game_id}/actions", json=body, headers=player.headers)
+            assert moved.status_code == 200, moved.get_data(as_text=True)
+    assert "wake-ups not sent (Redis:" in caplog.text
+    cancelled = client.post(f"{API}/tournaments/{keyless.get_json()['id']}/cancel", headers=owner.headers)
+    assert cancelled.status_code == 200, cancelled.get_data(as_text=True)
+
     # Redis is back: a worker's clock starts every one of them, whole, once
     redis_server.start()
     queue = RQQueue(redis_server.url)
     ctx = job_context(redis_app.extensions["db_sessions"], queue)  # type: ignore[arg-type]
     started = starts.start_overdue(ctx, now())
-    created = {first.get_json()["id"], keyless.get_json()["id"], matched.get_json()["tournament_id"]}
+    created = {first.get_json()["id"], matched.get_json()["tournament_id"]}  # (the keyless one was cancelled)
     assert set(started) == created
     assert starts.start_overdue(ctx, now()) == []
     assert len(rq.Queue(QUEUE_NAME, connection=queue.connection)) > 0  # their games are queued for the workers
     with redis_app.extensions["db_sessions"]() as session:
         statuses = session.scalars(select(Tournament.status).where(Tournament.id.in_(created))).all()
-    assert statuses == ["running"] * 3
+    assert statuses == ["running"] * 2
