@@ -379,7 +379,7 @@ def _replayed(record: dict[str, Any]) -> list[str]:
                     f"of this ply is {expected!r}",
                 ]
         try:
-            apply(state, action, seat)
+            apply(state, action, seat, events=False)
         except IllegalActionError as error:
             return [*problems, f"ply {ply}: action {action!r} is not legal for seat {seat} ({error.reason})"]
         if fault is None:

@@ -61,6 +61,36 @@ class RQQueue:
         )
         return True
 
+    def queue_start(self, tournament_id: int) -> bool:
+        """Queue the start job of a tournament just committed (at the front: a start is quick); ``False``, logged,
+        when Redis cannot take it: the tournament is saved, and every worker's clock starts a tournament still
+        scheduled whose start time has come (``tournament.dispatch.starts.start_overdue``) once Redis answers, so
+        that its creation stands and answers as made, without a 500 that a client would retry into a duplicate."""
+        return self._after_commit(START_JOB, tournament_id, "its start job", "the workers' clock starts it")
+
+    def queue_cancelled(self, tournament_id: int) -> bool:
+        """Queue the job that follows a committed cancellation (the room it left fed, its pool refitted);
+        ``False``, logged, when Redis cannot take it: the cancellation stands (the workers' clock feeds the queue
+        every second; the pool is refitted with its next result)."""
+        return self._after_commit(
+            CANCELLED_JOB, tournament_id, "its cancellation's job", "its pool is refitted later"
+        )
+
+    def _after_commit(self, dotted: str, tournament_id: int, job: str, meanwhile: str) -> bool:
+        import redis
+
+        try:
+            return self.enqueue(dotted, tournament_id, at_front=True)
+        except redis.RedisError as error:
+            log.warning(
+                "tournament %s: %s was not queued (Redis: %s); %s once Redis answers",
+                tournament_id,
+                job,
+                " ".join(str(error).split()) or error.__class__.__name__,
+                meanwhile,
+            )
+            return False
+
 
 class LocalQueue:
     """This process's threads (the embedded default): ``workers`` jobs at once, in the order queued (``at_front``:
@@ -143,6 +173,15 @@ class LocalQueue:
                 self._jobs.append(job)
             self._changed.notify_all()
         return True
+
+    def queue_start(self, tournament_id: int) -> bool:
+        """Queue the start job of a tournament just committed, at the front (this process's threads: it cannot
+        fail)."""
+        return self.enqueue(START_JOB, tournament_id, at_front=True)
+
+    def queue_cancelled(self, tournament_id: int) -> bool:
+        """Queue the job that follows a committed cancellation (this process's threads: it cannot fail)."""
+        return self.enqueue(CANCELLED_JOB, tournament_id)
 
     def _work(self) -> None:
         while True:

@@ -167,6 +167,8 @@ MemoryNotifier = Notifier
 
 class RedisNotifier(Notifier):
     LISTENER_START_SECONDS = 2.0
+    LOST_LOG_SECONDS = 10.0
+    """A Redis that is down is logged at most this often by a process's publishing (one line, not one per move)."""
 
     def __init__(self, url: str) -> None:
         super().__init__()
@@ -175,15 +177,27 @@ class RedisNotifier(Notifier):
         self._redis: Any = redis.Redis.from_url(url)
         self._lock = threading.Lock()
         self._listener_pid: int | None = None
+        self._lost_logged = -self.LOST_LOG_SECONDS
 
     def _send(self, messages: list[tuple[str, int]]) -> None:
-        if len(messages) == 1:
-            self._redis.publish(messages[0][0], str(messages[0][1]))
-            return
-        pipeline = self._redis.pipeline(transaction=False)
-        for channel, value in messages:
-            pipeline.publish(channel, str(value))
-        pipeline.execute()
+        """Publish ``messages``; with Redis down, nothing (logged at most every :data:`LOST_LOG_SECONDS`): what woke
+        is already saved, and a waiter not woken sees it at its next check or its timeout, never a request failed
+        after its write."""
+        import redis
+
+        try:
+            if len(messages) == 1:
+                self._redis.publish(messages[0][0], str(messages[0][1]))
+                return
+            pipeline = self._redis.pipeline(transaction=False)
+            for channel, value in messages:
+                pipeline.publish(channel, str(value))
+            pipeline.execute()
+        except redis.RedisError as error:
+            moment = time.monotonic()
+            if moment - self._lost_logged >= self.LOST_LOG_SECONDS:
+                self._lost_logged = moment
+                log.warning("wake-ups not sent (Redis: %s)", " ".join(str(error).split()) or type(error).__name__)
 
     def watch(self, channels: Iterable[str]) -> Subscription:
         self._ensure_listener()

@@ -22,7 +22,6 @@ from flask import current_app
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from runtime.jobqueue import CANCELLED_JOB
 from service import auth, cancellation
 from service.errors import fail
 from store.models import AdminAction, Bot, Player, Tournament, now
@@ -130,7 +129,7 @@ def cancel(session: Session, tournament_id: int) -> bool:
         return False
     for game_id, ply in stopped:  # a game waiting for a pull bot's move stops now, not at its deadline
         current_app.extensions["notifier"].publish(game_id, ply)
-    current_app.extensions["queue"].enqueue(CANCELLED_JOB, tournament_id)
+    current_app.extensions["queue"].queue_cancelled(tournament_id)
     return True
 
 

@@ -15,7 +15,7 @@ from runtime.jobqueue import ADMIT_EMBEDDED, CONFIGURE, MAINTAIN_EMBEDDED, Local
 from runtime.readiness import Readiness
 from runtime.settings import MAX_BODY_BYTES, Settings
 from runtime.wakeups import make_notifier
-from service import clientaddress, db, errors, observe, ratelimits, redoc, swagger_ui, web, webhooks
+from service import clientaddress, db, errors, idempotency, observe, ratelimits, redoc, swagger_ui, web, webhooks
 from service.api import (
     admin,
     bots,
@@ -104,6 +104,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     api.register_blueprint(admin.blp)
     webhooks.init_api(api)
     errors.init_app(app)
+    idempotency.init_app(app)  # the Idempotency-Key of the create requests
     # the size first, then deep JSON, long integers and NUL in the query (service/inputguard.py), for every route; then a pull
     # move's submission and a plain read of the decisions inbox answered before Flask's dispatch
     # (service/api/movepath.py, service/api/inboxpath.py)

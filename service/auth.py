@@ -63,17 +63,22 @@ def optional_player_id() -> int | None:
     return player_id
 
 
+def bearer_token(header: str) -> str:
+    """The token of an ``Authorization: Bearer <token>`` header; a 401 for any other header."""
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        fail(401, "the Authorization header must be 'Bearer <token>'")
+    return token
+
+
 def player_id_of(header: str | None) -> int | None:
     """The player id of an ``Authorization`` header's bearer token, ``None`` without a header; a bad token is a
     401, a disabled account's a 403. Needs the app's context only (the move path calls it outside a request's:
     ``service/api/movepath.py``)."""
     if header is None:
         return None
-    scheme, _, token = header.partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token:
-        fail(401, "the Authorization header must be 'Bearer <token>'")
-    digest = token_hash(token)
+    digest = token_hash(bearer_token(header))
     row = db.lane().execute(_PLAYER_BY_HASH, {"token_hash": digest}).fetchone()
     operator = operator_digest()
     current = operator is not None and hmac.compare_digest(digest, operator)

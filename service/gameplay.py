@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 
 import engine
 from engine import i18n
+from engine.records import FAULTS_TO_FORFEIT, PERSON_FAULTS_TO_FORFEIT
 from service import db
 from service.caches import Caches, GameInfo, Snapshot
 from service.errors import fail
@@ -139,6 +140,16 @@ PUSHED = (
     "this seat is played by a push bot: the service calls it at its URL, and moves for it come from there only"
 )
 _POSITION = select(Game.ply, Game.status).where(Game.id == param("game_id"))
+_OWN_LAST = (
+    select(ActionRecord.fault)
+    .where(ActionRecord.game_id == param("game_id"), ActionRecord.seat == param("seat"))
+    .order_by(ActionRecord.ply.desc())
+    .limit(FAULTS_TO_FORFEIT)
+)
+"""A seat's last moves' faults, newest first: all faults, the seat has forfeited (the worker plays its turns)."""
+FORFEITED = (
+    "you forfeited game {game_id} ({faults} faults in a row): the fallback plays your turns, no move of yours"
+)
 _ACTIVE_SEATS = (
     select(Game.id, Game.ply, Game.game, Seat.seat)
     .select_from(Seat)
@@ -302,6 +313,8 @@ class Moves:
                 checked,
                 f"illegal action {action_id!r} for seat {seat} at ply {expected_ply}",
             )
+        if info.move_timeout_ms is not None:
+            self.refuse_forfeited(info, seat)
         state = snapshot.copy()
         engine.apply(state, action_id, seat, events=False)
         move = gamelog.Move(expected_ply, seat, action_id, debug=debug)
@@ -332,6 +345,16 @@ class Moves:
         self.caches.snapshots.put((game_id, write.new_ply), after)
         self.notifier.publish(game_id, write.new_ply)
         return done
+
+    def refuse_forfeited(self, info: GameInfo, seat: int) -> None:
+        """A 409 when ``seat`` has forfeited the tournament game ``info`` (its last moves all faults: three in a
+        row for a bot, two for a challenge's person): the worker plays its turns with the fallback, so a move of its
+        own, arriving while the game rests at its turn, must not be stored (the game's record would not replay)."""
+        needed = FAULTS_TO_FORFEIT if seat in info.bots else PERSON_FAULTS_TO_FORFEIT
+        faults = [row[0] for row in self.lane.execute(_OWN_LAST, {"game_id": info.id, "seat": seat}).fetchall()]
+        self.lane.rollback()  # end the read: the write starts with the UPDATE
+        if len(faults) >= needed and all(fault is not None for fault in faults[:needed]):
+            fail(409, FORFEITED.format(game_id=info.id, faults=needed))
 
     def refuse(self, game_id: int, expected_ply: int, checked: bool, message: str) -> NoReturn:
         """Refuse with ``message``, unless the cached snapshot was of a past ply: then the game is over or has

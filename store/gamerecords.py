@@ -8,10 +8,16 @@ the twin that shares its deal, if any, is over too (``store/deals.py``); any oth
 read in batches of games (each batch's games, seats and actions in a few statements, the transaction ended before
 its records are handed out), so that a tournament of any size takes the memory of one batch and no connection is
 held while the caller writes.
+
+Every record is checked against the engine before it is handed out (``engine.records.check``, the check of
+``sorry-arena replay`` and ``sorry-arena view``), so an export never holds a record that fails its replay: a stored
+game whose record fails (its data damaged, or written by a bug since fixed) is left out of a tournament's stream with
+a warning line naming the game and its problems, and its own record is refused (:class:`Unsound`).
 """
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from datetime import datetime
@@ -20,12 +26,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from engine.records import make_record
+from engine.records import check, make_record
 from store import deals
 from store.challenges import HUMAN
 from store.gamelog import as_utc
 from store.models import ActionRecord, Bot, Game, Player, Result, Seat, TournamentGame
 
+log = logging.getLogger(__name__)
 BATCH = 50
 """Games read per batch of a tournament's records."""
 
@@ -34,13 +41,17 @@ class NotFinished(Exception):
     """The game is still being played: its record (and seed) is not shown yet."""
 
 
+class Unsound(Exception):
+    """The game's stored record fails its check against the engine (``engine.records.check``): it is not exported."""
+
+
 _GAME_COLUMNS = (Game.id, Game.game, Game.settings, Game.seed, Game.status, Game.result, Game.created_at)
 """What a record needs of a game row (never its state: the largest column)."""
 
 
 def game_record(session: Session, game_id: int) -> dict[str, Any] | None:
     """The record of a finished game; ``None`` when there is no such game. Raises :class:`NotFinished` while it
-    is played (a tournament game: until its result is written)."""
+    is played (a tournament game: until its result is written), :class:`Unsound` when it fails its check."""
     row = session.execute(
         select(*_GAME_COLUMNS, Game.updated_at, TournamentGame.tournament_id, TournamentGame.bot_ids)
         .outerjoin(TournamentGame, TournamentGame.game_id == Game.id)
@@ -52,7 +63,7 @@ def game_record(session: Session, game_id: int) -> dict[str, Any] | None:
     if tournament_id is None:
         if row.status != "over":
             raise NotFinished(f"game {game_id} is still being played")
-        return _records(session, [(tuple(game), updated_at)], None, {})[0]
+        return sound(_records(session, [(tuple(game), updated_at)], None, {})[0])
     finished_at = session.scalar(select(Result.finished_at).where(Result.game_id == game_id))
     if finished_at is None:
         raise NotFinished(f"game {game_id} of tournament {tournament_id} is still being played")
@@ -61,12 +72,25 @@ def game_record(session: Session, game_id: int) -> dict[str, Any] | None:
             f"game {game_id} shares its deal with a game of tournament {tournament_id} still to be played"
         )
     bots = _bots(session, bot_ids)
-    return _records(session, [(tuple(game), finished_at)], (tournament_id, {game_id: bot_ids}), bots)[0]
+    return sound(_records(session, [(tuple(game), finished_at)], (tournament_id, {game_id: bot_ids}), bots)[0])
+
+
+def sound(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` when it passes ``engine.records.check``; else :class:`Unsound`, logged with its problems."""
+    problems = check(record)
+    if problems:
+        log.warning(
+            "game %s: its stored record fails its replay, not exported: %s",
+            record.get("game_id"),
+            "; ".join(problems),
+        )
+        raise Unsound(f"game {record.get('game_id')}: its stored record fails its replay check ({problems[0]})")
+    return record
 
 
 def tournament_records(session: Session, tournament_id: int, batch: int = BATCH) -> Iterator[dict[str, Any]]:
-    """The records of a tournament's finished games, in play order, read ``batch`` games at a time; the session's
-    transaction is ended before each batch is yielded."""
+    """The records of a tournament's finished games that pass their check (:func:`sound`), in play order, read
+    ``batch`` games at a time; the session's transaction is ended before each batch is yielded."""
     bots: dict[int, Any] = {}
     after = -1
     while True:
@@ -91,7 +115,11 @@ def tournament_records(session: Session, tournament_id: int, batch: int = BATCH)
         games = [(tuple(row[: len(_GAME_COLUMNS)]), row.finished_at) for row in rows]
         records = _records(session, games, (tournament_id, seatings), bots)
         session.commit()  # read-only: ends the transaction, and gives the connection back while the caller writes
-        yield from records
+        for record in records:
+            try:
+                yield sound(record)
+            except Unsound:  # logged: the stream goes on without it
+                continue
         after = rows[-1].number
 
 

@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 from botlink import protocols
 from botlink.calls import BotConnection, BotReply
 from botlink.netguard import RefusedAddress, UnresolvableHost, check_url, parse_allowlist, resolve
-from service import auth, db, ratelimits, versions
+from service import auth, db, idempotency, ratelimits, versions
 from service.bot_schemas import (
     SECRET_NEEDED,
     BotCreatedSchema,
@@ -219,6 +219,7 @@ def get_bot(bot_id: int) -> Bot:
 
 @blp.route("")
 class Bots(MethodView):
+    @idempotency.keyed(blp)
     @blp.arguments(BotCreateSchema)
     @blp.response(201, BotCreatedSchema)
     @blp.alt_response(401, **UNAUTHORIZED)

@@ -28,7 +28,7 @@ import engine
 from engine import i18n
 from engine.records import dumps
 from runtime.settings import MAX_BODY_BYTES
-from service import auth, db, gameplay, ratelimits, waiting
+from service import auth, db, gameplay, idempotency, ratelimits, waiting
 from service.caches import GameInfo, Snapshot
 from service.errors import ErrorSchema, fail
 from service.inputguard import is_json
@@ -187,6 +187,7 @@ class Games(MethodView):
         games = session.scalars(page.limit(pagination_parameters.page_size))
         return [render(game, player_id) for game in games]
 
+    @idempotency.keyed(blp)
     @blp.arguments(GameCreateSchema())
     @blp.response(201, GameSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
@@ -221,6 +222,7 @@ class GameResource(MethodView):
 
 @blp.route("/<int:game_id>/seats")
 class Seats(MethodView):
+    @idempotency.keyed(blp)
     @blp.arguments(SeatTakeSchema())
     @blp.response(201, SeatTakenSchema)
     @blp.alt_response(401, **UNAUTHORIZED)
@@ -433,7 +435,11 @@ class Record(MethodView):
         }
     )
     @blp.alt_response(404, **NOT_FOUND)
-    @blp.alt_response(409, schema=ErrorSchema, description="the game is still being played")
+    @blp.alt_response(
+        409,
+        schema=ErrorSchema,
+        description="the game is still being played, or its stored record fails its replay",
+    )
     def get(self, game_id: int) -> Response:
         """A finished game's record: the same object as its line of the tournament's games.jsonl
 
@@ -444,6 +450,8 @@ class Record(MethodView):
             record = gamerecords.game_record(db.session(), game_id)
         except gamerecords.NotFinished as error:
             fail(409, f"{error}: its record (and seed) is shown once it is over")
+        except gamerecords.Unsound as error:
+            fail(409, f"{error}: it is not exported")
         if record is None:
             fail(404, f"no game {game_id}")
         return Response(dumps(record), mimetype="application/json")

@@ -21,8 +21,7 @@ from sqlalchemy import Select, func, select
 
 import engine
 from ratings.sprt import Sprt, estimate, game_score
-from runtime.jobqueue import START_JOB
-from service import auth, db, quotas
+from service import auth, db, idempotency, quotas
 from service.api.tournaments import check_bots, variant_of
 from service.errors import ErrorSchema, fail
 from service.match_schemas import (
@@ -143,7 +142,7 @@ def create_matches(body: dict[str, Any], bot: int, opponents: list[int], gauntle
     session.commit()
     queue = current_app.extensions["queue"]
     for match in made:
-        queue.enqueue(START_JOB, match.tournament_id, at_front=True)  # a start is quick: no wait behind games
+        queue.queue_start(match.tournament_id)  # with Redis down, the workers' clock starts it once Redis answers
     return made
 
 
@@ -233,6 +232,7 @@ def found(session: Any, match_id: int) -> Shown:
 
 @blp.route("/matches")
 class Matches(MethodView):
+    @idempotency.keyed(blp)
     @blp.arguments(MatchCreateSchema)
     @blp.response(201, MatchDetailSchema)
     @blp.alt_response(401, schema=ErrorSchema, description="a missing or unknown bearer token")
@@ -272,6 +272,7 @@ class OneMatch(MethodView):
 
 @blp.route("/gauntlets")
 class Gauntlets(MethodView):
+    @idempotency.keyed(blp)
     @blp.arguments(GauntletCreateSchema)
     @blp.response(201, GauntletSchema)
     @blp.alt_response(401, schema=ErrorSchema, description="a missing or unknown bearer token")

@@ -25,8 +25,7 @@ from sqlalchemy import func, select
 
 import engine
 from engine.records import dumps
-from runtime.jobqueue import CANCELLED_JOB, START_JOB
-from service import auth, cancellation, db, quotas
+from service import auth, cancellation, db, idempotency, quotas
 from service.api.results import result_of
 from service.errors import ErrorSchema, fail
 from service.tournament_schemas import (
@@ -135,6 +134,7 @@ def check_bots(
 
 @blp.route("")
 class Tournaments(MethodView):
+    @idempotency.keyed(blp)
     @blp.arguments(TournamentCreateSchema)
     @blp.response(201, TournamentDetailSchema)
     @blp.alt_response(401, schema=ErrorSchema, description="a missing or unknown bearer token")
@@ -202,7 +202,7 @@ class Tournaments(MethodView):
         session.add(tournament)
         session.commit()
         if start_at is None:  # at once; later runs (a start time, repeats) are the workers' clock's to start
-            queue.enqueue(START_JOB, tournament.id, at_front=True)  # a start is quick: no wait behind games
+            queue.queue_start(tournament.id)  # with Redis down, the workers' clock starts it once Redis answers
         return detail(session, tournament)
 
     @blp.arguments(TournamentListQuerySchema, location="query")
@@ -276,7 +276,7 @@ class CancelTournament(MethodView):
         if stopped is not None:
             for game_id, ply in stopped:  # a game waiting for a pull bot's move stops now, not at its deadline
                 current_app.extensions["notifier"].publish(game_id, ply)
-            current_app.extensions["queue"].enqueue(CANCELLED_JOB, tournament.id)
+            current_app.extensions["queue"].queue_cancelled(tournament.id)
         session.refresh(tournament)
         return detail(session, tournament)
 
@@ -298,7 +298,8 @@ class TournamentGameRecords(MethodView):
 
         Each record holds a game's settings, seed, seats (bot names), every action with its latency and fault, and
         its result; in play order. Games still being played are left out (their seeds are secret until then), and
-        so is a paired match's game while its twin on the same deal is not over.
+        so is a paired match's game while its twin on the same deal is not over. Every record passes the check of
+        sorry-arena replay: a stored game whose record would not is left out (the service logs it).
         """
         session = db.session()
         found(session, tournament_id)

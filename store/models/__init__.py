@@ -1,11 +1,13 @@
 """The stored data, one module per subject: accounts (players, bots), games (games, seats, actions),
-tournaments (schedules, results, rating pools), tallies (running counts of finished games), admin (the operator's audit log). Every table joins
+tournaments (schedules, results, rating pools), tallies (running counts of finished games), admin (the operator's audit log),
+idempotency (the keys of create requests). Every table joins
 ``Base.metadata`` on import of this package."""
 
 from store.models.accounts import Bot, BotVersion, Player
 from store.models.admin import AdminAction
 from store.models.base import Base, now
 from store.models.games import ActionRecord, Game, Seat
+from store.models.idempotency import IdempotencyKey
 from store.models.matches import Match
 from store.models.tallies import BotTally, TournamentFaultTally
 from store.models.tournaments import VOID_REASONS, RatingPool, Result, Tournament, TournamentGame, new_seed_salt
@@ -19,6 +21,7 @@ __all__ = [
     "BotTally",
     "BotVersion",
     "Game",
+    "IdempotencyKey",
     "Match",
     "Player",
     "RatingPool",

@@ -14,6 +14,7 @@ from flask.testing import FlaskClient
 from markupsafe import escape
 
 import engine
+from engine.records import final_result
 from service import db
 from store import gamelog
 from tests.apikit import API, Player, new_player
@@ -56,9 +57,19 @@ def running_game(app: Flask, players: list[int]) -> int:
 
 
 def finish(app: Flask, game_id: int) -> None:
+    """Play the game to its end with good moves (the fallback, chosen: no fault) and store its result, so that its
+    record replays (a record that would not is never served)."""
     with app.app_context():
         session = db.session()
-        assert gamelog.finish(session, game_id, 2, {"ranks": [2, 1], "reason": "forfeit", "forfeited": [0]})
+        stored = gamelog.position(session, game_id)
+        assert stored is not None
+        state, made = gamelog.decode_state(stored.state), []
+        while (decision := engine.decision(state)) is not None:
+            action = engine.fallback_action(state)
+            engine.apply(state, action, decision.seat, events=False)
+            made.append(gamelog.Move(stored.ply + len(made), decision.seat, action, 3.0))
+        assert gamelog.save(session, gamelog.advance(game_id, made, state, engine.result(state)))
+        assert gamelog.finish(session, game_id, stored.ply + len(made), final_result(engine.result(state), 2, []))
         session.commit()
 
 

@@ -5,7 +5,9 @@
 empty); starts the runs due that have not started; and completes the tournaments whose last game's worker failed
 before it refreshed the standings. The workers' maintenance runs it (a game not fed yet is no lost job: it waits for
 its turn). It also folds the finished games into their bots' tallies (``store.bottallies``), which the bot pages
-read. :func:`maintain_embedded` is the same for the embedded queue (no Redis), on a thread of the service.
+read, and deletes the expired idempotency keys of create requests (``store.idempotency``, at most once a minute
+per process: :func:`expire_keys`). :func:`maintain_embedded` is the same for the embedded queue (no Redis), on a
+thread of the service.
 
 A fed game's job has a lease's time (its grace, ``lease_until`` on the pending game) to take the game's lease
 before the recovery may count it lost: the feeding commits its marks before the jobs reach Redis, and a job handed
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,7 +35,7 @@ from rq.utils import utcparse
 
 from runtime import metrics
 from runtime.jobqueue import GAME_JOB
-from store import bottallies
+from store import bottallies, idempotency
 from store.models import Tournament, now
 from tournament.dispatch import context
 from tournament.dispatch.feed import feed_games, game_job_id
@@ -93,7 +97,28 @@ def recover_locked(ctx: context.Context, connection: Any) -> list[int]:
     start_overdue(ctx)
     feed_games(ctx)
     fold_tallies(ctx)
+    expire_keys(ctx)
     return enqueued
+
+
+EXPIRY_INTERVAL_S = 60.0
+"""How often a process deletes the expired idempotency keys (they expire after a day: a minute late is nothing)."""
+_expired_at: list[float] = []
+_expiring = threading.Lock()
+
+
+def expire_keys(ctx: context.Context, interval: float = EXPIRY_INTERVAL_S) -> int | None:
+    """Delete the idempotency keys older than a day (``store.idempotency.expire``), at most every ``interval``
+    seconds in this process; how many (``None``: not due)."""
+    moment = time.monotonic()
+    with _expiring:
+        if _expired_at and moment - _expired_at[0] < interval:
+            return None
+        _expired_at[:] = [moment]
+    with ctx.sessions() as session, writing(session):
+        deleted = idempotency.expire(session)
+        session.commit()
+    return deleted
 
 
 def fold_tallies(ctx: context.Context) -> int:
@@ -106,7 +131,8 @@ def maintain_embedded(ctx: context.Context) -> list[int]:
     """The embedded queue's maintenance (no Redis, no worker): start the runs due, ask for the refits of the rating
     pools behind (``poolfit.ask_due``), enqueue (at the front) every game fed that needs a job and is not already
     this process's (a game left by a killed process once its lease ran out; every pending game fed at start-up),
-    feed the queue, then fold the finished games into their bots' tallies. Returns the games enqueued again."""
+    feed the queue, then fold the finished games into their bots' tallies and delete the expired idempotency keys.
+    Returns the games enqueued again."""
     start_overdue(ctx)
     poolfit.ask_due(ctx.sessions, ctx.queue)
     held = {holding.scheduled_id for holding in ctx.heartbeat.held()}
@@ -123,6 +149,7 @@ def maintain_embedded(ctx: context.Context) -> list[int]:
     given_grace(ctx, enqueued)
     feed_games(ctx)
     fold_tallies(ctx)
+    expire_keys(ctx)
     return enqueued
 
 

@@ -114,14 +114,17 @@ class Play:
 
     def moved(self, seat: int, action: str, answer: Answer) -> bool:
         """Keep the move to save it with the next batch (at once after a pull bot's timeout: its late move may have
-        landed meanwhile, and then stands instead of the fallback)."""
+        landed meanwhile, and then stands instead of the fallback). A timeout that forfeits the game for the last
+        seat but one ends the game in the same guarded write (:meth:`forfeit_ending`): a late move of any seat then
+        lands before it (and stands) or finds the game over, never after its last ply."""
+        ending = self.forfeit_ending(seat, answer)
         self.pending.append(
             gamelog.Move(self.ply, seat, action, answer.latency_ms, answer.fault, answer.detail, answer.debug)
         )
         MOVES.inc()
         if answer.fault == "timeout" and self.seats[seat].connection is None:
             try:
-                self.flush()
+                self.flush(ending)
             except leases.LeaseLost:  # the move arrived just after the deadline and was accepted: it stands
                 self.reload()
                 return False
@@ -250,16 +253,17 @@ class Play:
         self.session.rollback()
         raise leases.LeaseLost(f"game {self.game_id} moved past ply {self.saved.ply} without this worker")
 
-    def flush(self) -> None:
-        """Save the pending moves, renewing the lease in the same transaction when a quarter of it has passed since
-        this game's last renewal (the heartbeat renews it meanwhile, whatever the game does), and publish the new
-        ply. One SQLite writer at a time in this process (``tournament.play.writes``). A database that fails
-        meanwhile is waited for, the moves kept (``tournament.play.saving``): no bot is asked a ply again."""
+    def flush(self, ending: engine.Json | None = None) -> None:
+        """Save the pending moves (with ``ending``, the game's end in the same write: :meth:`write_pending`),
+        renewing the lease in the same transaction when a quarter of it has passed since this game's last renewal
+        (the heartbeat renews it meanwhile, whatever the game does), and publish the new ply. One SQLite writer at a
+        time in this process (``tournament.play.writes``). A database that fails meanwhile is waited for, the moves
+        kept (``tournament.play.saving``): no bot is asked a ply again."""
         self.holding.check()
         renewed: list[float] = []  # when the try that landed renewed the lease
 
         def write() -> int:
-            ply = self.write_pending()
+            ply = self.write_pending(ending)
             moment = time.monotonic()  # asked at each try: a save that waited long renews the lease it lands with
             renewed.clear()
             if moment - self.last_renewal >= self.settings.lease_seconds / 4:
@@ -272,6 +276,26 @@ class Play:
             self.last_renewal = renewed[0]
         self.last_save = time.monotonic()
         self.notifier.publish(self.game_id, self.saved.ply)
+
+    def forfeit_ending(self, seat: int, answer: Answer) -> engine.Json | None:
+        """The game's stored result when ``answer``, a fault of ``seat`` about to be applied, forfeits the game for
+        the seat and leaves at most one seat playing (the game loop then stops: the game ends with this move), else
+        ``None``. The same result the runner stores at the end (:meth:`ending`), the state then being this move's."""
+        player = self.seats[seat]
+        if answer.fault in (None, "forfeit") or player.forfeited:
+            return None
+        if player.faults_in_a_row + 1 < player.to_forfeit:
+            return None
+        forfeited = [number for number, other in enumerate(self.seats) if other.forfeited or number == seat]
+        if len(self.seats) - len(forfeited) > 1:
+            return None
+        return self.ending(forfeited)
+
+    def ending(self, forfeited: Sequence[int]) -> engine.Json:
+        """The result stored with the game's end: its ranks (forfeits applied: :func:`engine.records.final_result`,
+        the rule a game record is checked by), its reason and the seats that forfeited."""
+        final = final_result(engine.result(self.state), len(self.seats), forfeited)
+        return {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
 
     def outcome(self) -> dict[str, Any]:
         """Final ranks (1 best): the engine's among the seats still playing, every forfeiting seat tied last

@@ -206,7 +206,7 @@ def play_leased(
             bot.id if bot is not None else "-",
             forfeit_cause(seats[seat]),
         )
-    result = {"ranks": final["ranks"], "reason": final["reason"], "forfeited": final["forfeited"]}
+    result = play.ending(final["forfeited"])
     if final["void_reason"] is not None:  # kept with the game's end too: the game's detail shows it
         result["void_reason"] = final["void_reason"]
         log.info("game %s is void (%s): not rated", play.game_id, final["void_reason"])
