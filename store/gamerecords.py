@@ -8,10 +8,14 @@ the twin that shares its deal, if any, is over too (``store/deals.py``); any oth
 read in batches of games (each batch's games, seats and actions in a few statements, the transaction ended before
 its records are handed out), so that a tournament of any size takes the memory of one batch and no connection is
 held while the caller writes.
+
+An archived game (``store/retention.py``: its action rows deleted) is answered with the record it was archived
+with, the same bytes as before.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from datetime import datetime
@@ -24,7 +28,7 @@ from engine.records import make_record
 from store import deals
 from store.challenges import HUMAN
 from store.gamelog import as_utc
-from store.models import ActionRecord, Bot, Game, Player, Result, Seat, TournamentGame
+from store.models import ActionRecord, ArchivedGame, Bot, Game, Player, Result, Seat, TournamentGame
 
 BATCH = 50
 """Games read per batch of a tournament's records."""
@@ -108,8 +112,17 @@ def _records(
     tournament: tuple[int, dict[int, list[int]]] | None,
     bots: dict[int, Any],
 ) -> list[dict[str, Any]]:
-    """The records of ``games`` ((game row, finish time) pairs) in their order, with their actions and seats."""
-    ids = [game[0] for game, _ in games]
+    """The records of ``games`` ((game row, finish time) pairs) in their order, with their actions and seats (an
+    archived game's: the record it was archived with)."""
+    archived = {
+        game_id: json.loads(str(record))
+        for game_id, record in session.execute(
+            select(ArchivedGame.game_id, ArchivedGame.record).where(
+                ArchivedGame.game_id.in_([game[0] for game, _ in games]), ArchivedGame.record.is_not(None)
+            )
+        )
+    }
+    ids = [game[0] for game, _ in games if game[0] not in archived]
     actions: dict[int, list[dict[str, Any]]] = defaultdict(list)
     moves = session.execute(
         select(
@@ -151,7 +164,9 @@ def _records(
                 for seat, bot_id in enumerate(bot_ids)
             ]
     return [
-        make_record(
+        archived[game_id]
+        if game_id in archived
+        else make_record(
             kind,
             settings,
             seed,
