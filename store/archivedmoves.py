@@ -9,6 +9,7 @@ actions, latencies, faults, debug texts and fault details, so an archived game r
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,17 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from store.models import ArchivedGame, Game
+
+
+def packed(line: str) -> bytes:
+    """A record's JSON line as the archive stores it: compressed with zlib."""
+    return zlib.compress(line.encode(), 6)
+
+
+def unpacked(stored: bytes) -> dict[str, Any]:
+    """The record the archive stored (:func:`packed`)."""
+    record: dict[str, Any] = json.loads(zlib.decompress(stored))
+    return record
 
 
 @dataclass(frozen=True)
@@ -55,7 +67,7 @@ def moves(session: Session, game_id: int, start: int = 0, stop: int | None = Non
             details.get(str(move["ply"])),
             move.get("debug"),
         )
-        for move in json.loads(record)["actions"]
+        for move in unpacked(record)["actions"]
         if start <= move["ply"] < end
     ]
 

@@ -15,7 +15,6 @@ with, the same bytes as before.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from datetime import datetime
@@ -25,7 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine.records import make_record
-from store import deals
+from store import archivedmoves, deals
 from store.challenges import HUMAN
 from store.gamelog import as_utc
 from store.models import ActionRecord, ArchivedGame, Bot, Game, Player, Result, Seat, TournamentGame
@@ -115,7 +114,7 @@ def _records(
     """The records of ``games`` ((game row, finish time) pairs) in their order, with their actions and seats (an
     archived game's: the record it was archived with)."""
     archived = {
-        game_id: json.loads(str(record))
+        game_id: archivedmoves.unpacked(bytes(record or b""))
         for game_id, record in session.execute(
             select(ArchivedGame.game_id, ArchivedGame.record).where(
                 ArchivedGame.game_id.in_([game[0] for game, _ in games]), ArchivedGame.record.is_not(None)

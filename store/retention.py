@@ -1,6 +1,6 @@
 """Retention (``SORRY_ARENA_KEEP_MOVES_DAYS``): the finished games older than that keep their row, seats, result,
 ratings and tallies, and their record in ``archived_games`` (one line of compact JSON, the record endpoint's
-answer, replayable with ``sorry-arena replay``); their action rows are deleted. The maintenance runs it
+answer, replayable with ``sorry-arena replay``, compressed with zlib); their action rows are deleted. The maintenance runs it
 (``tournament/dispatch/recovery.py``), a batch of games per transaction.
 
 The games are judged in id order (the order they began), from the archive's cursor (its highest ``game_id``, a
@@ -31,7 +31,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from engine.records import dumps
-from store import gamelog, gamerecords
+from store import archivedmoves, gamelog, gamerecords
 from store.gamelog import as_utc
 from store.models import ActionRecord, ArchivedGame, Game, now
 
@@ -77,7 +77,8 @@ def archive(session: Session, days: int, batch: int = BATCH, at: datetime | None
             continue
         if record is None:
             continue
-        verdicts.append({"game_id": game_id, "record": dumps(record), "details": _details(session, game_id)})
+        line = archivedmoves.packed(dumps(record))
+        verdicts.append({"game_id": game_id, "record": line, "details": _details(session, game_id)})
     if not verdicts:
         session.rollback()
         return 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Text
+from sqlalchemy import JSON, DateTime, ForeignKey, LargeBinary
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.models.base import Base, now
@@ -21,9 +21,10 @@ class ArchivedGame(Base):
     __tablename__ = "archived_games"
 
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
-    record: Mapped[str | None] = mapped_column(Text, nullable=True)
+    record: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     """The game record (``engine/records.py``) as one line of compact JSON (``engine.records.dumps``), exactly as
-    the record endpoint answered it when it was archived."""
+    the record endpoint answered it when it was archived, compressed with zlib (``store/archivedmoves.py``: a
+    record is a fifth of its JSON so; SQLite compresses nothing itself)."""
     details: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     """What the record does not carry of its moves: each faulted move's detail, by ply (as text)."""
     archived_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

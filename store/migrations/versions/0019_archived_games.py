@@ -1,8 +1,9 @@
 """archived games: the records of finished games whose action rows retention deleted
 
 ``SORRY_ARENA_KEEP_MOVES_DAYS`` (default off) has the maintenance archive the finished games older than that: each
-game's record goes into ``archived_games`` and its action rows are deleted, a batch at a time (``store/archive.py``).
-Nothing is archived by the migration itself.
+game's record (its compact JSON line, compressed with zlib) goes into ``archived_games`` and its action rows are
+deleted, a batch at a time (``store/retention.py``). Nothing is archived by the migration itself; its downgrade
+writes the archived games' action rows back from their records.
 
 Revision ID: 0019
 Revises: '0015'
@@ -12,6 +13,7 @@ Create Date: 2026-11-29 14:30:00.000000
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Sequence
 
 import sqlalchemy as sa
@@ -27,7 +29,7 @@ def upgrade() -> None:
     op.create_table(
         "archived_games",
         sa.Column("game_id", sa.Integer(), nullable=False),
-        sa.Column("record", sa.Text(), nullable=True),
+        sa.Column("record", sa.LargeBinary(), nullable=True),
         sa.Column("details", sa.JSON(), nullable=True),
         sa.Column("archived_at", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(["game_id"], ["games.id"], ondelete="CASCADE"),
@@ -41,7 +43,7 @@ def downgrade() -> None:
     archived = sa.table(
         "archived_games",
         sa.column("game_id", sa.Integer()),
-        sa.column("record", sa.Text()),
+        sa.column("record", sa.LargeBinary()),
         sa.column("details", sa.JSON()),
     )
     actions = sa.table(
@@ -71,7 +73,7 @@ def downgrade() -> None:
             break
         restored = []
         for game_id, record, details, finished in rows:
-            for move in json.loads(record)["actions"]:
+            for move in json.loads(zlib.decompress(record))["actions"]:
                 restored.append(
                     {
                         "game_id": game_id,
