@@ -1,7 +1,7 @@
 """Retention (``SORRY_ARENA_KEEP_MOVES_DAYS``): the finished games older than that keep their row, seats, result,
 ratings and tallies, and their record in ``archived_games`` (one line of compact JSON, the record endpoint's
-answer, replayable with ``sorry-arena replay``, compressed with zlib); their action rows are deleted. The maintenance runs it
-(``tournament/dispatch/recovery.py``), a batch of games per transaction.
+answer, replayable with ``sorry-arena replay``, compressed with zlib); their action rows are deleted. The
+maintenance runs it (``tournament/dispatch/recovery.py``), a batch of games per transaction.
 
 The games are judged in id order (the order they began), from the archive's cursor (its highest ``game_id``, a
 primary-key lookup) on, at most :data:`BATCH` a transaction, so that no pass holds a lock long nor scans the
