@@ -136,7 +136,7 @@ def test_archived_games_read_as_before_without_their_action_rows(
     sessions = arena.extensions["db_sessions"]
     with sessions() as session:
         assert retention.archive_all(session, days=1) == 0  # nothing is a day old
-        judged = retention.archive_all(session, days=1, batch=3, at=now() + timedelta(days=2))
+        judged = retention.archive_all(session, days=1, seconds=600, batch=3, at=now() + timedelta(days=2))
         assert judged == len(finished) + 1  # the finished games, and the game waiting for a seat (kept)
         assert retention.archive(session, days=1, at=now() + timedelta(days=2)) == 0  # the cursor is past them
         kept = session.scalar(select(ArchivedGame.record).where(ArchivedGame.game_id == played["waiting"]))
