@@ -119,8 +119,8 @@ class GameListQuerySchema(Schema):
         metadata={"description": f"games per page, 1 to 100 (default {GAMES_PAGE_SIZE})"},
     )
     page = fields.Integer(
-        validate=validate.Equal(
-            1, error="games are paged with before=<game id> (the Link header's next), not page"
+        validate=validate.Range(
+            min=1, max=1, error="games are paged with before=<game id> (the Link header's next), not page"
         ),
         metadata={"description": "gone: only 1 is accepted; the next page is before=<the last game's id>"},
     )
