@@ -78,6 +78,9 @@ class Settings:
     maintenance_seconds: float | None = None
     """The embedded queue's maintenance interval; ``None``: no maintenance (the default of settings made in code,
     as tests make them; the environment's default is 1 s)."""
+    keep_moves_days: int | None = None
+    """Days a finished game keeps its action rows before the maintenance archives it (``store/retention.py``);
+    ``None``: for ever."""
     limit_accounts: str = DEFAULT_LIMIT_ACCOUNTS
     limit_accounts_hourly: str = DEFAULT_LIMIT_ACCOUNTS_HOURLY
     limit_bots: str = DEFAULT_LIMIT_BOTS
@@ -221,6 +224,15 @@ SETTINGS: tuple[Setting, ...] = (
         kinds.seconds_or_off(0.1, 3600),
         "the embedded service's maintenance interval (runs due, games a killed service left), 0.1 to 3600 s, or "
         "'off'",
+    ),
+    Setting(
+        "SORRY_ARENA_KEEP_MOVES_DAYS",
+        "keep_moves_days",
+        None,
+        kinds.whole_or_off(1, 36_500),
+        "days a finished game keeps its moves as rows (1 to 36500, or 'off', the default: for ever); older games "
+        "keep their result, ratings, tallies and record (archived_games), their action rows deleted by the "
+        "maintenance a batch at a time",
     ),
     Setting(
         "SORRY_ARENA_LIMIT_ACCOUNTS",

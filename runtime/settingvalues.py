@@ -71,6 +71,25 @@ def whole_between(low: int, high: int) -> Reader:
     return read
 
 
+def whole_or_off(low: int, high: int) -> Reader:
+    """A whole number from ``low`` to ``high``, or ``off`` (``None``)."""
+    read_whole = whole_between(low, high)
+
+    def read(name: str, text: str) -> int | None:
+        if text.strip().lower() == "off":
+            return None
+        try:
+            value = read_whole(name, text)
+        except ValueError:
+            raise ValueError(
+                f"{name} must be a whole number from {low} to {high} or 'off', not {text!r}"
+            ) from None
+        assert isinstance(value, int)
+        return value
+
+    return read
+
+
 def one_of(*choices: str) -> Reader:
     """One of ``choices``, matched without regard to case, as the choice is written."""
 

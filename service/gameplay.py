@@ -35,7 +35,7 @@ from engine.records import FAULTS_TO_FORFEIT, PERSON_FAULTS_TO_FORFEIT
 from service import db
 from service.caches import Caches, GameInfo, Snapshot
 from service.errors import fail
-from store import eventlog, gamelog
+from store import archivedmoves, eventlog, gamelog
 from store.eventlog import LoggedEvent
 from store.fastlane import Lane, param
 from store.gamelog import as_utc
@@ -414,10 +414,15 @@ def visible_events(session: Session, game: Game, seat: int | None, since: int, l
 
 def replay(session: Session, game: Game) -> dict[str, Any]:
     """The full record of a finished game: enough to replay it with ``engine.replay``."""
-    actions = session.scalars(
-        select(ActionRecord.action).where(ActionRecord.game_id == game.id).order_by(ActionRecord.ply)
+    actions = list(
+        session.scalars(
+            select(ActionRecord.action).where(ActionRecord.game_id == game.id).order_by(ActionRecord.ply)
+        )
     )
-    return {"game": game.game, "settings": game.settings, "seed": game.seed, "actions": list(actions)}
+    archived = archivedmoves.instead(session, game, actions, 0)
+    if archived is not None:  # an archived game: its moves from its record
+        actions = [move.action for move in archived]
+    return {"game": game.game, "settings": game.settings, "seed": game.seed, "actions": actions}
 
 
 def localized_actions(state: Any, seat: int, game: str, language: str) -> list[dict[str, Any]]:

@@ -108,11 +108,30 @@ class GameSchema(Schema):
     created_at = fields.DateTime(required=True)
 
 
+GAMES_PAGE_SIZE = 10
+"""Games per page of ``GET /games`` unless ``page_size`` says."""
+
+
 class GameListQuerySchema(Schema):
     game = Text(validate=validate.OneOf(["board", "card"]))
     status = Text(validate=validate.OneOf(["open", "active", "over", "cancelled"]))
     player = fields.Integer(
         validate=validate.Range(min=1, max=MAX_INT), metadata={"description": "games with this player"}
+    )
+    before = fields.Integer(
+        validate=validate.Range(min=1, max=MAX_INT),
+        metadata={"description": "the games older than this game id (the next page: the Link header's rel=next)"},
+    )
+    page_size = fields.Integer(
+        load_default=GAMES_PAGE_SIZE,
+        validate=validate.Range(min=1, max=100),
+        metadata={"description": f"games per page, 1 to 100 (default {GAMES_PAGE_SIZE})"},
+    )
+    page = fields.Integer(
+        validate=validate.Range(
+            min=1, max=1, error="games are paged with before=<game id> (the Link header's next), not page"
+        ),
+        metadata={"description": "gone: only 1 is accepted; the next page is before=<the last game's id>"},
     )
 
 

@@ -12,7 +12,8 @@ Each database (each SQLAlchemy engine) has one :class:`EventLog` per process (:f
 games replayed so far, each kept at its last action read with its engine state, so that reading a game's events
 again reads only the actions saved since (``ply >=`` the cached ply: none, or the few of a long poll's wake-up).
 The cache can never be stale: actions are append-only, exactly one per ply (``actions``' primary key), so the
-events up to a ply never change once written.
+events up to a ply never change once written. An archived game's moves (retention deleted its action rows) are read
+from its record (``store/archivedmoves.py``): the same moves.
 
 The engine's determinism is thereby part of what is stored: a change of the rules that gave an old game other
 events, or refused one of its actions (:class:`CorruptLog`), would change what that game shows. The golden corpus
@@ -32,6 +33,7 @@ from sqlalchemy import Connection, Engine, select
 from sqlalchemy.orm import Session
 
 import engine
+from store import archivedmoves
 from store.models import ActionRecord, Game
 
 GAMES = 4096
@@ -106,11 +108,14 @@ class EventLog:
         (``result[seq]`` is the event numbered ``seq``)."""
         replay = self._replay(game)
         with replay.lock:
-            rows = session.execute(
+            rows: Sequence[Any] = session.execute(
                 select(ActionRecord.ply, ActionRecord.seat, ActionRecord.action)
                 .where(ActionRecord.game_id == game.id, ActionRecord.ply >= replay.ply)
                 .order_by(ActionRecord.ply)
             ).all()
+            archived = archivedmoves.instead(session, game, rows, replay.ply)
+            if archived is not None:  # an archived game: its moves from its record
+                rows = [(move.ply, move.seat, move.action) for move in archived]
             replay.extend(rows, game.id)
             events = replay.events[:]
         if len(events) != replay.counted:

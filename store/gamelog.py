@@ -1,4 +1,5 @@
-"""The one writer of a game: create it, take its seats, advance it by plies, finish it, mark it tallied.
+"""The one writer of a game: create it, take its seats, advance it by plies, finish it, mark it tallied, forget
+the action rows of an archived one.
 
 Both ways a move reaches the database go through here: a pull bot's ``POST /games/{id}/actions`` (the service's
 fast lane, one move per write, saved by the process's group commit) and a tournament worker's batch of push-bot
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ARRAY, Insert, Update, bindparam, func, insert, select, update
+from sqlalchemy import ARRAY, Insert, Update, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.dml import UpdateBase
 
@@ -400,6 +401,17 @@ def mark_tallied(session: Session, game_ids: Sequence[int]) -> list[int]:
         update(Game).where(Game.id.in_(game_ids), Game.tallied.is_(False)).values(tallied=True).returning(Game.id)
     )
     return list(marked.scalars())
+
+
+def forget_moves(session: Session, game_ids: Sequence[int]) -> int:
+    """Delete the action rows of the finished games ``game_ids``, whose records the caller archives in the same
+    transaction (``store/archive.py``); how many rows went."""
+    gone = session.execute(
+        delete(ActionRecord).where(
+            ActionRecord.game_id.in_(select(Game.id).where(Game.id.in_(game_ids), Game.status == "over"))
+        )
+    )
+    return int(getattr(gone, "rowcount", 0) or 0)
 
 
 def unmark_tallied(session: Session) -> None:

@@ -13,6 +13,9 @@ Every record is checked against the engine before it is handed out (``engine.rec
 ``sorry-arena replay`` and ``sorry-arena view``), so an export never holds a record that fails its replay: a stored
 game whose record fails (its data damaged, or written by a bug since fixed) is left out of a tournament's stream with
 a warning line naming the game and its problems, and its own record is refused (:class:`Unsound`).
+
+An archived game (``store/retention.py``: its action rows deleted) is answered with the record it was archived
+with, the same bytes as before.
 """
 
 from __future__ import annotations
@@ -27,10 +30,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine.records import check, make_record
-from store import deals
+from store import archivedmoves, deals
 from store.challenges import HUMAN
 from store.gamelog import as_utc
-from store.models import ActionRecord, Bot, Game, Player, Result, Seat, TournamentGame
+from store.models import ActionRecord, ArchivedGame, Bot, Game, Player, Result, Seat, TournamentGame
 
 log = logging.getLogger(__name__)
 BATCH = 50
@@ -136,8 +139,17 @@ def _records(
     tournament: tuple[int, dict[int, list[int]]] | None,
     bots: dict[int, Any],
 ) -> list[dict[str, Any]]:
-    """The records of ``games`` ((game row, finish time) pairs) in their order, with their actions and seats."""
-    ids = [game[0] for game, _ in games]
+    """The records of ``games`` ((game row, finish time) pairs) in their order, with their actions and seats (an
+    archived game's: the record it was archived with)."""
+    archived = {
+        game_id: archivedmoves.unpacked(bytes(record or b""))
+        for game_id, record in session.execute(
+            select(ArchivedGame.game_id, ArchivedGame.record).where(
+                ArchivedGame.game_id.in_([game[0] for game, _ in games]), ArchivedGame.record.is_not(None)
+            )
+        )
+    }
+    ids = [game[0] for game, _ in games if game[0] not in archived]
     actions: dict[int, list[dict[str, Any]]] = defaultdict(list)
     moves = session.execute(
         select(
@@ -179,7 +191,9 @@ def _records(
                 for seat, bot_id in enumerate(bot_ids)
             ]
     return [
-        make_record(
+        archived[game_id]
+        if game_id in archived
+        else make_record(
             kind,
             settings,
             seed,

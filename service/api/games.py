@@ -21,7 +21,7 @@ from typing import Any
 
 from flask import Response, current_app, request
 from flask.views import MethodView
-from sqlalchemy import func, select
+from sqlalchemy import select
 from werkzeug.http import parse_etags
 
 import engine
@@ -33,7 +33,7 @@ from service.caches import GameInfo, Snapshot
 from service.errors import ErrorSchema, fail
 from service.inputguard import is_json
 from service.observe import ACCOUNT
-from service.pagination import Blueprint
+from service.pagination import Blueprint, cursor_links
 from service.schemas import (
     MAX_ACTION,
     MAX_INT,
@@ -167,10 +167,20 @@ def render(game: Game, player_id: int | None, state: Any = None, public: bool | 
 @blp.route("")
 class Games(MethodView):
     @blp.arguments(GameListQuerySchema(), location="query")
-    @blp.response(200, GameSchema(many=True))
-    @blp.paginate()
-    def get(self, query: dict[str, Any], pagination_parameters: Any) -> list[dict[str, Any]]:
-        """List games, newest first, filtered by game, status and player (paginated: page, page_size)"""
+    @blp.response(
+        200,
+        GameSchema(many=True),
+        headers={
+            "Link": {
+                "description": 'the next page (rel="next", while older games exist) and the first',
+                "schema": {"type": "string"},
+            }
+        },
+    )
+    def get(self, query: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """List games, newest first, filtered by game, status and player, a page at a time: page_size of them, then
+        the next page with before=<the last one's id> (the Link header's rel="next", present while there are more);
+        no count of the games"""
         player_id = auth.optional_player_id()
         statement = select(Game)
         if "game" in query:
@@ -179,13 +189,14 @@ class Games(MethodView):
             statement = statement.where(Game.status == query["status"])
         if "player" in query:
             statement = statement.where(Game.id.in_(select(Seat.game_id).where(Seat.player_id == query["player"])))
-        session = db.session()
-        pagination_parameters.item_count = session.scalar(select(func.count()).select_from(statement.subquery()))
-        if pagination_parameters.first_item > gameplay.MAX_ID:
-            return []  # far past the last game (and past what the database's integers hold)
-        page = statement.order_by(Game.id.desc()).offset(pagination_parameters.first_item)
-        games = session.scalars(page.limit(pagination_parameters.page_size))
-        return [render(game, player_id) for game in games]
+        if "before" in query:
+            statement = statement.where(Game.id < query["before"])
+        size = query["page_size"]
+        games = list(db.session().scalars(statement.order_by(Game.id.desc()).limit(size + 1)))
+        more = len(games) > size
+        games = games[:size]
+        links = cursor_links(games[-1].id if more else None, "before" in query)
+        return [render(game, player_id) for game in games], {"Link": links} if links else {}
 
     @idempotency.keyed(blp)
     @blp.arguments(GameCreateSchema())

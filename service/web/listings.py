@@ -1,5 +1,10 @@
 """The database reads of the pages' lists: games, tournaments, a tournament's games and a game's players, each one
-page at a time (``PAGE_SIZE`` rows) so that no page reads more than it shows."""
+page at a time (``PAGE_SIZE`` rows) so that no page reads more than it shows.
+
+The games, the one list that grows with every game played, page by keyset: a page is the games before a game id
+(``before``), newest first, read along the primary key, with one row more than shown to tell whether an older
+page exists; nothing counts the table (``benchmarks/games_page.py``: the first and a deep page of a million games
+alike)."""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, load_only
 
 from store.models import Bot, Game, Player, Result, Seat, Tournament, TournamentGame
 
@@ -41,13 +46,24 @@ class GameLine:
     players: list[str]
 
 
-def games_page(session: Session, page: int, size: int = PAGE_SIZE) -> tuple[list[GameLine], int]:
-    """One page of games, newest first, and the number of pages."""
-    count = session.scalar(select(func.count(Game.id))) or 0
-    games = list(session.scalars(select(Game).order_by(Game.id.desc()).offset((page - 1) * size).limit(size)))
+LISTED = (Game.id, Game.game, Game.status, Game.seats, Game.ply, Game.created_at)
+"""The columns of a game a list shows (never its state, the largest)."""
+
+
+def games_page(
+    session: Session, before: int | None = None, size: int = PAGE_SIZE
+) -> tuple[list[GameLine], int | None]:
+    """The ``size`` games before the game id ``before`` (default: the newest), newest first, and the ``before`` of
+    the next, older page (``None``: there is none)."""
+    query = select(Game).options(load_only(*LISTED)).order_by(Game.id.desc()).limit(size + 1)
+    if before is not None:
+        query = query.where(Game.id < before)
+    games = list(session.scalars(query))
+    older = games[size - 1].id if len(games) > size else None
+    games = games[:size]
     names = seat_names(session, [game.id for game in games])
     lines = [GameLine(game, [names[game.id].get(seat, "—") for seat in range(game.seats)]) for game in games]
-    return lines, pages(count, size)
+    return lines, older
 
 
 @dataclass

@@ -164,6 +164,8 @@ PAGES: dict[str, dict[str, str]] = {
     "pager.previous": {"en": "Previous", "fr": "Précédente"},
     "pager.next": {"en": "Next", "fr": "Suivante"},
     "pager.page": {"en": "Page {page} of {pages}", "fr": "Page {page} sur {pages}"},
+    "pager.newest": {"en": "Newest", "fr": "Les plus récentes"},
+    "pager.older": {"en": "Older", "fr": "Plus anciennes"},
     # the game viewer
     "games.title": {"en": "Games", "fr": "Parties"},
     "game.title": {"en": "Game {id}: {game}", "fr": "Partie {id} : {game}"},

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import engine
+from store import archivedmoves
 from store.models import ActionRecord, Game
 
 KEPT_GAMES = 32
@@ -35,11 +37,14 @@ class Positions:
         else:
             start, state = 0, engine.new_game(game.game, game.settings, game.seed)
         if ply > start:
-            actions = session.execute(
+            actions: Sequence[Any] = session.execute(
                 select(ActionRecord.seat, ActionRecord.action)
                 .where(ActionRecord.game_id == game.id, ActionRecord.ply >= start, ActionRecord.ply < ply)
                 .order_by(ActionRecord.ply)
-            )
+            ).all()
+            archived = archivedmoves.instead(session, game, actions, start, ply)
+            if archived is not None:  # an archived game: its moves from its record
+                actions = [(move.seat, move.action) for move in archived]
             for seat, action in actions:
                 engine.apply(state, action, seat, events=False)
         with self._lock:

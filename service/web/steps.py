@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine import i18n
-from store import eventlog
+from store import archivedmoves, eventlog
 from store.eventlog import LoggedEvent
 from store.models import ActionRecord, Game
 
@@ -115,7 +115,13 @@ def steps(
     ).where(ActionRecord.game_id == game.id, ActionRecord.ply >= after)
     if last is not None:
         query = query.where(ActionRecord.ply < last)
-    actions = session.execute(query.order_by(ActionRecord.ply)).all()
+    actions: Sequence[Any] = session.execute(query.order_by(ActionRecord.ply)).all()
+    archived = archivedmoves.instead(session, game, actions, after, last)
+    if archived is not None:  # an archived game: its moves from its record
+        actions = [
+            (move.ply, move.seat, move.action, move.latency_ms, move.fault, move.fault_detail, move.debug)
+            for move in archived
+        ]
     if not actions:
         return []
     by_ply: dict[int, list[LoggedEvent]] = defaultdict(list)

@@ -145,7 +145,7 @@ def favicon() -> ResponseReturnValue:
 def index() -> ResponseReturnValue:
     session = db.session()
     tournaments, _ = listings.tournaments_page(session, 1, RECENT)
-    games, _ = listings.games_page(session, 1, RECENT)
+    games, _ = listings.games_page(session, None, RECENT)
     return render_template("index.html", pools=pools.summaries(session), tournaments=tournaments, games=games)
 
 
@@ -243,10 +243,14 @@ def tournament_live(tournament_id: str) -> ResponseReturnValue:
 
 @blp.get("/games")
 def games() -> ResponseReturnValue:
-    page = page_number()
-    lines, count = listings.games_page(db.session(), page)
-    check_page(page, count)
-    return render_template("games.html", lines=lines, page=page, pages=count)
+    """The games, newest first, a page at a time: ``?before=<game id>`` the games before that one (no count of the
+    table: "older" links the next page while there is one)."""
+    value = request.args.get("before")
+    before = None if value is None else whole(value, "game", 400)
+    if before is not None and before > MAX_ID:
+        before = None  # past any game the database's integers hold: the newest
+    lines, older = listings.games_page(db.session(), before, listings.PAGE_SIZE)
+    return render_template("games.html", lines=lines, before=before, older=older)
 
 
 def seat_labels(game: Game) -> list[str]:

@@ -1,10 +1,11 @@
 """The stored data, one module per subject: accounts (players, bots), games (games, seats, actions),
-tournaments (schedules, results, rating pools), tallies (running counts of finished games), admin (the operator's audit log),
-idempotency (the keys of create requests). Every table joins
+tournaments (schedules, results, rating pools), tallies (running counts of finished games), archive (finished games whose
+moves retention deleted), admin (the operator's audit log), idempotency (the keys of create requests). Every table joins
 ``Base.metadata`` on import of this package."""
 
 from store.models.accounts import Bot, BotVersion, Player
 from store.models.admin import AdminAction
+from store.models.archive import ArchivedGame
 from store.models.base import Base, now
 from store.models.games import ActionRecord, Game, Seat
 from store.models.idempotency import IdempotencyKey
@@ -16,6 +17,7 @@ __all__ = [
     "VOID_REASONS",
     "ActionRecord",
     "AdminAction",
+    "ArchivedGame",
     "Base",
     "Bot",
     "BotTally",

@@ -210,6 +210,7 @@ def test_huge_query_numbers_are_not_a_500(client, game):
         for url in (
             f"{API}/games?player={number}",
             f"{API}/games?page={number}",
+            f"{API}/games?before={number}",
             f"{API}/games/{game_id}/events?since={number}",
         )
     ]

@@ -145,17 +145,23 @@ def test_events_are_public_ones_plus_the_callers_private_ones(client):
     assert later["events"] == ada_events[1:3]
 
 
-def test_games_are_paginated_newest_first_with_an_x_pagination_header(client):
+def test_games_page_newest_first_by_keyset_with_a_next_link_while_there_are_more(client):
     ada = new_player(client)
     ids = [create_game(client, ada)["id"] for _ in range(5)]
-    first = client.get(f"{API}/games?page=1&page_size=2")
+    first = client.get(f"{API}/games?page_size=2")
     assert first.status_code == 200
     assert [g["id"] for g in first.get_json()] == ids[::-1][:2]
-    pagination = json.loads(first.headers["X-Pagination"])
-    assert pagination["total"] == 5 and pagination["total_pages"] == 3 and pagination["next_page"] == 2
-    last = client.get(f"{API}/games?page=3&page_size=2")
+    assert "X-Pagination" not in first.headers  # no count of the games
+    assert first.headers["Link"] == f'<http://localhost{API}/games?page_size=2&before={ids[3]}>; rel="next"'
+    second = client.get(f"{API}/games?page_size=2&before={ids[3]}")
+    assert [g["id"] for g in second.get_json()] == [ids[2], ids[1]]
+    assert 'rel="first"' in second.headers["Link"] and f"before={ids[1]}" in second.headers["Link"]
+    last = client.get(f"{API}/games?page_size=2&before={ids[1]}")
     assert [g["id"] for g in last.get_json()] == [ids[0]]
-    assert json.loads(last.headers["X-Pagination"])["page"] == 3
+    assert 'rel="next"' not in last.headers["Link"]
+    assert client.get(f"{API}/games?page=1&page_size=2").get_json() == first.get_json()
+    gone = client.get(f"{API}/games?page=2")
+    assert gone.status_code == 422 and "before=<game id>" in gone.get_data(as_text=True)
 
 
 def test_games_are_filtered_by_game_status_and_player(client):

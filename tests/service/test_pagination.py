@@ -1,6 +1,7 @@
-"""Paged listings (``service/pagination.py``): ``GET /bots`` and ``GET /tournaments/{id}/results`` page as
-``GET /games`` does (``page``, ``page_size`` up to 100, ``X-Pagination``), and all three say ``Link`` (first, prev,
-next, last); a page size over the maximum is a 422, a page past the end is empty. On SQLite and PostgreSQL."""
+"""Paged listings (``service/pagination.py``): ``GET /bots`` and ``GET /tournaments/{id}/results`` page by number
+(``page``, ``page_size`` up to 100, ``X-Pagination``) and say ``Link`` (first, prev, next, last); ``GET /games``
+pages by keyset (``before``) and says ``Link`` too (next, first); a page size over the maximum is a 422, a page past
+the end is empty. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -102,4 +103,4 @@ def test_games_say_link_too(client: FlaskClient) -> None:
     for _ in range(3):
         client.post(f"{API}/games", json={"game": "card", "seats": 2}, headers=creator.headers)
     response = client.get(f"{API}/games", query_string={"page_size": 2, "status": "open"})
-    assert "status=open" in links(response)["next"] and "page=2" in links(response)["next"]
+    assert "status=open" in links(response)["next"] and "before=" in links(response)["next"]

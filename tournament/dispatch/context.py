@@ -58,6 +58,9 @@ class Context:
     admitted: dict[int, Seated] = field(default_factory=dict)
     """The embedded queue's games admitted and counted in ``stalls``, by scheduled game, until their thread takes
     them over (``playing.admit_here``, ``playing.run_game``)."""
+    keep_moves_days: int | None = None
+    """Days a finished game keeps its action rows before the maintenance archives it (``store/retention.py``);
+    ``None``: for ever."""
     feeding: threading.Lock = field(default_factory=threading.Lock)
     feed_wanted: threading.Event = field(default_factory=threading.Event)
     """Held while a thread of the process tops the queue up, and set when another asks meanwhile (``jobs.top_up``)."""
@@ -133,6 +136,7 @@ def build(
         stalls,
         feed_window=settings.feed_window,
         readiness=Readiness(engine, settings.redis_url),
+        keep_moves_days=settings.keep_moves_days,
     )
 
 

@@ -5,9 +5,10 @@
 empty); starts the runs due that have not started; and completes the tournaments whose last game's worker failed
 before it refreshed the standings. The workers' maintenance runs it (a game not fed yet is no lost job: it waits for
 its turn). It also folds the finished games into their bots' tallies (``store.bottallies``), which the bot pages
-read, and deletes the expired idempotency keys of create requests (``store.idempotency``, at most once a minute
-per process: :func:`expire_keys`). :func:`maintain_embedded` is the same for the embedded queue (no Redis), on a
-thread of the service.
+read, archives the finished games older than ``SORRY_ARENA_KEEP_MOVES_DAYS`` (``store.retention``), and deletes the
+expired idempotency keys of create requests (``store.idempotency``, at most once a minute per process:
+:func:`expire_keys`). :func:`maintain_embedded` is the same for the embedded queue (no Redis), on a thread of the
+service.
 
 A fed game's job has a lease's time (its grace, ``lease_until`` on the pending game) to take the game's lease
 before the recovery may count it lost: the feeding commits its marks before the jobs reach Redis, and a job handed
@@ -35,7 +36,7 @@ from rq.utils import utcparse
 
 from runtime import metrics
 from runtime.jobqueue import GAME_JOB
-from store import bottallies, idempotency
+from store import bottallies, idempotency, retention
 from store.models import Tournament, now
 from tournament.dispatch import context
 from tournament.dispatch.feed import feed_games, game_job_id
@@ -97,6 +98,7 @@ def recover_locked(ctx: context.Context, connection: Any) -> list[int]:
     start_overdue(ctx)
     feed_games(ctx)
     fold_tallies(ctx)
+    archive_moves(ctx)
     expire_keys(ctx)
     return enqueued
 
@@ -127,12 +129,21 @@ def fold_tallies(ctx: context.Context) -> int:
         return bottallies.fold_all(session, seconds=1.0)
 
 
+def archive_moves(ctx: context.Context) -> int:
+    """Archive the finished games older than ``SORRY_ARENA_KEEP_MOVES_DAYS`` (``store.retention``), for a second at
+    most; none when it is off."""
+    if ctx.keep_moves_days is None:
+        return 0
+    with ctx.sessions() as session, writing(session):
+        return retention.archive_all(session, ctx.keep_moves_days, seconds=1.0)
+
+
 def maintain_embedded(ctx: context.Context) -> list[int]:
     """The embedded queue's maintenance (no Redis, no worker): start the runs due, ask for the refits of the rating
     pools behind (``poolfit.ask_due``), enqueue (at the front) every game fed that needs a job and is not already
     this process's (a game left by a killed process once its lease ran out; every pending game fed at start-up),
-    feed the queue, then fold the finished games into their bots' tallies and delete the expired idempotency keys.
-    Returns the games enqueued again."""
+    feed the queue, then fold the finished games into their bots' tallies, archive the old ones and delete the
+    expired idempotency keys. Returns the games enqueued again."""
     start_overdue(ctx)
     poolfit.ask_due(ctx.sessions, ctx.queue)
     held = {holding.scheduled_id for holding in ctx.heartbeat.held()}
@@ -149,6 +160,7 @@ def maintain_embedded(ctx: context.Context) -> list[int]:
     given_grace(ctx, enqueued)
     feed_games(ctx)
     fold_tallies(ctx)
+    archive_moves(ctx)
     expire_keys(ctx)
     return enqueued
 

@@ -28,9 +28,8 @@ BAD = [
     ("/standings/chess/standard", 404, "There is no game “chess”: choose board or card."),
     ("/standings/card/team", 404, "The card game has no variant “team”: choose one of standard, longer."),
     ("/standings/board/<b>", 404, "The board game has no variant “&lt;b&gt;”"),
-    ("/games?page=0", 400, "There is no page 0"),
-    ("/games?page=two", 400, "A page number must be a whole number"),
-    ("/games?page=7", 404, "There is no page 7: the pages are 1 to 1."),
+    ("/games?before=two", 400, "A game number must be a whole number"),
+    ("/games?before=-1", 400, "A game number must be a whole number"),
     ("/tournaments?page=2", 404, "There is no page 2"),
     ("/?lang=de", 400, "There is no language “de”: choose en or fr."),
 ]
