@@ -39,6 +39,7 @@ for _variable in ("DATABASE_URL", "REDIS_URL"):  # a developer's own services: n
 
 
 LONG_FIRST = (
+    "tests/store/test_interrupted_upgrade.py",
     "tests/benchmarks/",
     "tests/reliability/",
     "tests/test_runs.py",
