@@ -81,7 +81,8 @@ class Api:
         """Whether the service's health check answers at ``--api`` (after a 404: a wrong path, or no such thing)."""
         try:
             response = self.session.get(f"{self.base}/health", timeout=30)
-            return response.status_code == 200 and response.json() == {"ok": True}
+            body = response.json()  # {"ok": true}, and since 0.2 the service's "version" beside it
+            return response.status_code == 200 and isinstance(body, dict) and body.get("ok") is True
         except (requests.RequestException, ValueError):
             return False
 

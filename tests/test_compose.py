@@ -235,7 +235,7 @@ def recorders() -> Iterator[None]:
         app = server.load()  # what each gunicorn worker loads: the real app, built on the real settings
         raise _Started("api", options=server.options, settings=server.settings, app=app)
 
-    def migrate(url: str) -> str:
+    def migrate(url: str, **options: Any) -> str:
         raise _Started("migrate", url=url)
 
     def work(**options: Any) -> bool:

@@ -206,8 +206,8 @@ def test_the_service_client_plays_against_the_reference_server() -> None:
         with BotConnection(server.url + "/bot", "a wrong secret", allow) as connection:
             reply = connection.move(MOVE)
             assert (reply.fault, reply.detail) == (
-                "status",
-                'HTTP 401: {"error": "bad, missing, stale or replayed signature"}',
+                "rejected",
+                'HTTP 401 (the signature refused): {"error": "bad, missing, stale or replayed signature"}',
             )
 
 

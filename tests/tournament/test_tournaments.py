@@ -153,7 +153,7 @@ def test_registration_proves_the_endpoint_and_owners_alone_change_bots(client: F
         assert patch.status_code == 403
         rotated = client.patch(f"{API}/bots/{bot['id']}", json={"secret": "n" * 40}, headers=owner.headers)
         assert rotated.status_code == 422  # the bot still verifies with the old secret only: the proof fails
-        assert "did not prove itself" in rotated.get_json()["message"]
+        assert "the bot rejected our signature" in rotated.get_json()["message"]
         renamed = client.patch(f"{API}/bots/{bot['id']}", json={"name": "renamed"}, headers=owner.headers)
         assert renamed.status_code == 200 and renamed.get_json()["name"] == "renamed"
     assert client.delete(f"{API}/bots/{bot['id']}", headers=other.headers).status_code == 403

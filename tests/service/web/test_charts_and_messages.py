@@ -12,6 +12,7 @@ import pytest
 
 from service.web.charts import MAX_LINES, Line, line_style, nice_step, rating_chart
 from service.web.messages import PAGES, counted
+from store.models import VOID_REASONS
 
 SVG = "{http://www.w3.org/2000/svg}"
 TEMPLATES = Path(__file__).resolve().parents[3] / "service" / "web" / "templates"
@@ -76,7 +77,13 @@ def test_every_key_the_templates_use_exists() -> None:
     for template in TEMPLATES.glob("*.html"):
         used |= set(re.findall(r"""\bt\(\s*["']([a-z0-9_.\-]+)["']""", template.read_text()))
     assert used, "no t(...) found in the templates"
-    assert sorted(used - set(PAGES)) == []
+    prefixes = {key for key in used if key.endswith(".")}  # t("void." ~ reason): a key made from a value
+    assert sorted(used - prefixes - set(PAGES)) == []
+    assert all(any(key.startswith(prefix) for key in PAGES) for prefix in prefixes), prefixes
+
+
+def test_every_void_reason_has_its_words() -> None:
+    assert all(f"void.{reason}" in PAGES for reason in VOID_REASONS)
 
 
 @pytest.mark.parametrize(
