@@ -1,5 +1,5 @@
-"""Readiness: whether this process can serve now: its database answers a query, its Redis (when it has one)
-answers a PING, and the database is at the newest migration (one newer than this release's, migrated by a newer
+"""Readiness: whether this process can serve now: its database answers a query and takes writes (not read-only),
+its Redis (when it has one) answers a PING, and the database is at the newest migration (one newer than this release's, migrated by a newer
 release meanwhile, says so: upgrade the program). ``GET /api/v1/ready`` answers with it
 (``service/api/ready.py``); a worker process may report the same checks.
 
@@ -60,7 +60,9 @@ class Readiness:
             if missing:
                 raise OperationalError("", None, FileNotFoundError(f"no SQLite file {missing}"))
             with self.engine.connect() as connection:
-                connection.execute(text("SELECT 1"))
+                refusing = self._read_only(connection)
+                if refusing:
+                    found["database"] = refusing
                 if not self._at_head:
                     found["migrations"] = self._migrations(connection)
         except SQLAlchemyError as error:
@@ -70,6 +72,21 @@ class Readiness:
         if self.redis_url:
             found["redis"] = self._ping()
         return found
+
+    def _read_only(self, connection: Any) -> str | None:
+        """Why the database takes no writes now (``None``: it takes them), read as a new session of it sees it: a
+        PostgreSQL standby or ``default_transaction_read_only``, a SQLite file or connection that is read-only. A
+        database that answers but refuses writes cannot serve: every create would be a 503."""
+        if self.engine.dialect.name == "postgresql":
+            if connection.execute(text("SHOW transaction_read_only")).scalar() == "on":
+                return "read-only: the database refuses writes (a standby, or default_transaction_read_only)"
+            return None
+        if connection.execute(text("PRAGMA query_only")).scalar():
+            return "read-only: the database refuses writes (query_only)"
+        name = self.engine.url.database
+        if name and name != ":memory:" and not name.startswith("file:") and not os.access(name, os.W_OK):
+            return "read-only: the database's file is not writable"
+        return None
 
     def _missing_file(self) -> str | None:
         """A SQLite database's file, when it is not there (connecting would create it, empty)."""

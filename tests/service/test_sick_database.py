@@ -107,7 +107,7 @@ def walk(world: World, kind: str) -> None:
         text = response.get_data(as_text=True)
         assert response.status_code < 500 or response.status_code == 503, (method, template, text)
         assert "Traceback" not in text and "psycopg" not in text and "sqlite" not in text.lower(), text
-        if response.status_code == 503:
+        if response.status_code == 503 and template != "/api/v1/ready":  # readiness says which check failed
             assert_error(response, 503, "the database could not complete this request", WHY[kind])
             assert response.headers["Retry-After"] == str(DATABASE_RETRY_AFTER_S)
             refused.add((method, template))
@@ -156,9 +156,12 @@ def test_a_database_that_refuses_writes_makes_every_writing_operation_a_503_and_
         with caplog.at_level(logging.WARNING):
             walk(world, "read-only")
         logged_once(caplog, "read-only")
+        unready = world.client.get("/api/v1/ready")  # a load balancer sends no writes to it meanwhile
+        assert unready.status_code == 503 and unready.get_json()["checks"]["database"].startswith("read-only: ")
     finally:
         sickness.off()
     served_again(world)
+    wait_for("ready again", lambda: world.client.get("/api/v1/ready").status_code == 200, timeout=30)
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
