@@ -161,7 +161,9 @@ class Forker:
                 time.sleep(0.002)
             threading.Event().wait(delay)
         finally:
-            os.kill(pid, signal.SIGKILL)  # its parent reaps it, so the pid is not reused meanwhile
+            os.kill(pid, signal.SIGKILL)  # its parent reaps it only once told, so the pid is not reused meanwhile
+            self.process.stdin.write("killed\n")
+            self.process.stdin.flush()
         reply = self.process.stdout.readline()
         assert reply.startswith("exit "), reply
         assert "Traceback" not in log.read_text(), log.read_text()
