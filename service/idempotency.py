@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from flask import Flask, Response, current_app, g, request
-from flask_smorest import Blueprint
+from flask_smorest import Blueprint, abort
 from sqlalchemy.exc import SQLAlchemyError
 
 from service import auth, db, sealing
@@ -111,20 +111,12 @@ def before() -> Response | None:
             "hours: use a new key for a new request",
         )
     if found.status is None:
-        response = Response(
-            json.dumps(
-                {
-                    "code": 409,
-                    "status": "Conflict",
-                    "message": f"a request with this {HEADER} is in progress: send it again in {RETRY_AFTER_S} s "
-                    "to get its response",
-                }
-            ),
-            status=409,
-            mimetype="application/json",
+        abort(
+            409,
+            message=f"a request with this {HEADER} is in progress: send it again in {RETRY_AFTER_S} s to get its "
+            "response",
+            headers={"Retry-After": str(RETRY_AFTER_S)},
         )
-        response.headers["Retry-After"] = str(RETRY_AFTER_S)
-        return response
     body = sealing.unseal(sealing_key, found.body or "")
     if body is None:
         fail(
