@@ -18,6 +18,8 @@ from tests.liveserver import serving as served  # noqa: F401 (the page tests' se
 ROOT = Path(__file__).resolve().parents[3]
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
+# A screenshot on a loaded machine (two cores shared by the whole suite) can take tens of seconds.
+SCREENSHOT_TIMEOUT_MS = 90_000
 
 
 def chromium_path() -> str:
@@ -44,9 +46,11 @@ def launched() -> Iterator[Any]:
             browser.close()
 
 
-def screenshot(page: Any, name: str) -> Path:
+def screenshot(page: Any, name: str, full_page: bool = True) -> Path:
+    """The page as a PNG in the screenshots folder: the whole page, or (``full_page=False``, for the API
+    reference pages, tens of thousands of pixels tall) what the viewport shows."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page, timeout=SCREENSHOT_TIMEOUT_MS)
     assert path.stat().st_size > 10_000, f"{path} looks empty"
     return path

@@ -33,7 +33,7 @@ def test_redoc_renders_the_api_reference_from_local_files(app: Flask, browser: A
         title = page.wait_for_selector(".api-info h1", timeout=TIMEOUT_MS)
         assert title is not None and title.inner_text().startswith("sorry-arena")
         page.get_by_text("/api/v1/games", exact=False).first.wait_for(timeout=TIMEOUT_MS)
-        screenshot(page, "redoc")
+        screenshot(page, "redoc", full_page=False)
         page.close()
     assert errors == []
     ours = urlsplit(base).netloc
