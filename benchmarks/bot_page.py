@@ -59,9 +59,9 @@ class Arena:
         with self.sessions() as session:
             self.tournament_id, _ = seed_pool(session, size, bots, moves=moves)
             self.bot_id = min(session.scalars(select(Bot.id)))
-            poolstate.rebuild(session, "card", "standard")
+            poolstate.rebuild(session, "card", "standard", 4)
             session.commit()
-            tables.refresh_pool(session, "card", "standard")
+            tables.refresh_pool(session, "card", "standard", 4)
         self.app = create_app(Settings(database_url=url, maintenance_seconds=None))
         self.client = self.app.test_client()
 

@@ -74,9 +74,9 @@ def pool_tournaments(
             engine = make_engine(url)
             with Session(engine) as session:
                 standings.seed_pool(session, size, POOL_BOTS, game="board", seats=2)
-                poolstate.rebuild(session, "board", "standard")
+                poolstate.rebuild(session, "board", "standard", 2)
                 session.commit()
-                table.refresh_pool(session, "board", "standard")
+                table.refresh_pool(session, "board", "standard", 2)
             engine.dispose()
             app = create_app(Settings(database_url=url, redis_url=queue_url, bot_allow="loopback"))
             stack.callback(app.extensions["db_engine"].dispose)

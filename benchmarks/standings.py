@@ -362,10 +362,10 @@ class Pool:
         with self.sessions() as session:
             self.tournament_id, self.spare = seed_pool(session, size, bots, spare=spare)
             started = time.perf_counter()
-            poolstate.rebuild(session, "card", "standard")
+            poolstate.rebuild(session, "card", "standard", 4)
             session.commit()
             self.rebuild_s = time.perf_counter() - started
-            tables.refresh_pool(session, "card", "standard")
+            tables.refresh_pool(session, "card", "standard", 4)
         self.app = create_app(Settings(database_url=url, maintenance_seconds=None))
         self.client = self.app.test_client()
 
@@ -391,7 +391,7 @@ class Pool:
             session.execute(update(RatingPool).values(games=0))
             session.commit()
             started = time.perf_counter()
-            tables.refresh_pool(session, "card", "standard")
+            tables.refresh_pool(session, "card", "standard", 4)
             row["refit_ms"] = (time.perf_counter() - started) * 1000.0
             row["games_fitted"] = session.scalar(select(RatingPool.games))
         row["cancel_ms"] = self.cancel_newest(results)
@@ -418,7 +418,7 @@ class Pool:
             session.execute(update(Tournament).where(Tournament.id == newest).values(status="cancelled"))
             session.commit()
             started = time.perf_counter()
-            poolstate.recount(session, "card", "standard")
+            poolstate.recount(session, "card", "standard", 4)
             session.commit()
             return (time.perf_counter() - started) * 1000.0
 

@@ -158,8 +158,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 tournament = watch(api, tournament, console)
             print_status(tournament, console)
         elif args.game is not None:
-            pool = api.call("GET", "/standings", params={"game": args.game, "variant": args.variant})
-            table = Table(title=f"Elo, {pool['game']} ({pool['variant']}), {pool['games']} rated games")
+            asked = {"game": args.game, "variant": args.variant, "table_size": args.table_size}
+            pool = api.call("GET", "/standings", params=asked)
+            table = Table(
+                title=f"Elo, {pool['game']} ({pool['variant']}), {pool['table_size']} seats, "
+                f"{pool['games']} rated games"
+            )
             for column in ("#", "bot", "Elo", "games"):
                 table.add_column(column)
             for place, row in enumerate(pool["standings"], 1):

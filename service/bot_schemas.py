@@ -151,6 +151,10 @@ class BotSchema(Schema):
 class VersionRatingSchema(Schema):
     game = fields.String(required=True)
     variant = fields.String(required=True)
+    table_size = fields.Integer(
+        required=True,
+        metadata={"description": "the pool's table size: each is rated apart (a row per size played)"},
+    )
     rating = fields.Float(required=True, metadata={"description": "this version's rating in the pool"})
     low = fields.Float(required=True, metadata={"description": "95% interval"})
     high = fields.Float(required=True)

@@ -178,6 +178,14 @@ class StandingsQuerySchema(Schema):
             "description": "board: standard, team, points (with -1972 for that edition); card: standard, longer"
         },
     )
+    table_size = fields.Integer(
+        load_default=2,
+        validate=validate.Range(min=2, max=4),
+        metadata={
+            "description": "the seats of the pool's games (2 as a tournament's default): each table size is a pool "
+            "of its own, as the Elo scale depends on it"
+        },
+    )
 
 
 class PoolRowSchema(Schema):
@@ -201,6 +209,7 @@ class PoolRowSchema(Schema):
 class StandingsSchema(Schema):
     game = fields.String(required=True)
     variant = fields.String(required=True)
+    table_size = fields.Integer(required=True, metadata={"description": "the seats of every game the pool counts"})
     games = fields.Integer(required=True, metadata={"description": "rated games counted"})
     updated_at = fields.DateTime(
         required=True, allow_none=True, metadata={"description": "when the workers last fitted the table"}

@@ -66,15 +66,18 @@ def current(session: Session, bot_ids: Sequence[int]) -> dict[int, int]:
 
 
 def ratings(session: Session, bot_id: int) -> dict[int, list[dict[str, Any]]]:
-    """Per version number, the bot's rows in the stored pool tables: game, variant, rating, interval, games."""
+    """Per version number, the bot's rows in the stored pool tables: game, variant, table size, rating, interval,
+    games (a row per table size it played: each is a pool of its own)."""
     found: dict[int, list[dict[str, Any]]] = {}
-    for pool in session.scalars(select(RatingPool).order_by(RatingPool.game, RatingPool.variant)):
+    pools = select(RatingPool).order_by(RatingPool.game, RatingPool.variant, RatingPool.table_size)
+    for pool in session.scalars(pools):
         for row in pool.table or []:
             if int(row.get("bot_id", 0)) == bot_id and "low" in row:  # a fitted table's row
                 found.setdefault(version_of(row), []).append(
                     {
                         "game": pool.game,
                         "variant": pool.variant,
+                        "table_size": pool.table_size,
                         **{key: row[key] for key in ("rating", "low", "high", "games", "wins")},
                     }
                 )

@@ -10,7 +10,7 @@ the work to the floor that does it:
   (``tournament.dispatch.playing``: in a worker process on one of its slots, the job returning at once);
 - ``cancelled``: after a cancellation (``service/cancellation.py``), the tournament's own table refit on every
   result it has, the rating pool refit without the tournament and the room it left fed to the other accounts' games;
-- ``fit_pool``: a large rating pool's refit, off the game path (``tournament.standings.poolfit``);
+- ``fit_pool``: a rating pool's refit, off the game path (``tournament.standings.poolfit``);
 - ``maintain_embedded``: the embedded queue's maintenance (no Redis), every second on a thread of the service
   (``tournament.dispatch.recovery``);
 - ``admit_embedded``: not a job: the embedded queue's question before a thread takes a job, whether its game may
@@ -64,15 +64,16 @@ def cancelled(tournament_id: int) -> str:
             return "missing"
         tables.refresh_tournament(session, tournament_id)
         if tournament.rated:
-            tables.refresh_pool(session, tournament.game, tournament.variant)
+            tables.refresh_pool(session, tournament.game, tournament.variant, tournament.table_size)
     feed_games(ctx)
     return "refitted"
 
 
-def fit_pool(game: str, variant: str) -> str:
-    """Refit the pool's table, again while a refit was asked for meanwhile (``poolfit.fit``)."""
+def fit_pool(game: str, variant: str, table_size: int = 2) -> str:
+    """Refit the pool's table, again while a refit was asked for meanwhile (``poolfit.fit``); ``table_size`` 2 for
+    a job queued by a release before the pools had one."""
     with context.get().sessions() as session:
-        return poolfit.fit(session, game, variant)
+        return poolfit.fit(session, game, variant, table_size)
 
 
 def maintain_embedded() -> list[int]:

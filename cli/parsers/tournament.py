@@ -149,4 +149,10 @@ def add_parser(commands: Any) -> None:
     standings.add_argument(
         "--variant", default="standard", help="the rating pool of --game (standard, team, points, ...)"
     )
+    standings.add_argument(
+        "--table-size",
+        type=bounded_int(2, 4, "a table size"),
+        default=2,
+        help="the seats of --game's rating pool, 2 to 4: each table size is rated apart (default 2)",
+    )
     parser.set_defaults(parser=parser)

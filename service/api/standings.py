@@ -1,4 +1,5 @@
-"""``/api/v1/standings``: the fitted table of one game and variant over all its rated games.
+"""``/api/v1/standings``: the fitted table of one game, variant and table size (``table_size``, 2 unless asked: a
+tournament's default) over all its rated games; each table size is a pool of its own (the Elo scale depends on it).
 
 Every rated game of the pool is fitted at once (``ratings.pool``: Bradley-Terry on the Elo scale, mean 1500, with a
 95% interval robust to multiplayer games), so the table does not depend on the order results arrived. The workers
@@ -30,11 +31,11 @@ class Standings(MethodView):
     @blp.arguments(StandingsQuerySchema, location="query")
     @blp.response(200, StandingsSchema)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
-        """The fitted ratings of one game and variant over all rated games, with their 95% intervals"""
+        """The fitted ratings of one game, variant and table size over its rated games, with their 95% intervals"""
         pool = (
             db.session()
             .scalars(
-                select(RatingPool).where(RatingPool.game == query["game"], RatingPool.variant == query["variant"])
+                select(RatingPool).where(*RatingPool.key(query["game"], query["variant"], query["table_size"]))
             )
             .first()
         )
@@ -43,6 +44,7 @@ class Standings(MethodView):
         return {
             "game": query["game"],
             "variant": query["variant"],
+            "table_size": query["table_size"],
             "games": pool.games if pool is not None and fitted else 0,
             "updated_at": pool.updated_at if pool is not None and fitted else None,
             "standings": latest_versions(pool.table) if pool is not None and fitted else [],

@@ -1,6 +1,6 @@
 """A page per bot, ``/bots/<id>``: its owner, mode and health (with its push protocol version, and a warning when
 it is deprecated: ``botlink/protocols.py``), its versions (each with its ratings), its rating over
-time in each pool it plays (a line per version), its games and wins by seat, its faults by kind and answer-time percentiles (finished games), its recent games. Linked
+time in each pool it plays (a section per game, variant and table size, with its rating there; a line per version), its games and wins by seat, its faults by kind and answer-time percentiles (finished games), its recent games. Linked
 from every standings table and game page (the ``bot_link`` and ``seat_bots`` helpers of the templates)."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ PAGES.update(BOT_PAGES)
 def bot_helpers() -> dict[str, Any]:
     return {
         "seat_bots": lambda game_id: bot_stats.seat_bots(db.session(), game_id),
-        "pool_faults": lambda game, variant: bot_stats.pool_faults(db.session(), game, variant),
+        "pool_faults": lambda game, variant, size: bot_stats.pool_faults(db.session(), game, variant, size),
     }
 
 
@@ -39,15 +39,15 @@ def bot_page(bot_id: str) -> ResponseReturnValue:
         raise PageError(404, "error.no_bot", id=number)
     stats = bot_stats.bot_stats(session, bot)
     ratings = []
-    for game, variant in stats.pools:
-        found = pools.pool_standings(session, game, variant, bot.id)
+    for game, variant, size in stats.pools:  # a line per table size it played
+        found = pools.pool_standings(session, game, variant, size, bot.id)
         row = next((row for row in found.history.rows if row.player == bot.id), None)  # its latest rated version
         lines = [
             charts.Line(f"{bot.name} v{number}", line)
             for (owner, number), line in sorted(found.version_series.items())
             if owner == bot.id
         ]
-        ratings.append((game, variant, row, charts.rating_chart(lines, found.history.games, lang())))
+        ratings.append((game, variant, size, row, charts.rating_chart(lines, found.history.games, lang())))
     rated = versions.ratings(session, bot.id)
     made = [(version, rated.get(version.number, [])) for version in reversed(versions.latest(session, bot.id))]
     return render_template(

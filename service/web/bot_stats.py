@@ -42,8 +42,8 @@ class RecentGame:
 class BotStats:
     bot: Bot
     owner: str
-    pools: list[tuple[str, str]]
-    """The (game, variant) pools the bot has rated games in."""
+    pools: list[tuple[str, str, int]]
+    """The (game, variant, table size) pools the bot has rated games in."""
     games: int
     """Its finished games (rated or not)."""
     seats: list[SeatRecord]
@@ -55,17 +55,17 @@ class BotStats:
     recent: list[RecentGame] = field(default_factory=list)
 
 
-def pools_of(session: Session, bot: Bot) -> list[tuple[str, str]]:
+def pools_of(session: Session, bot: Bot) -> list[tuple[str, str, int]]:
     """The pools whose running state counts a result of one of the bot's versions (a row per version and pool)."""
     rows = session.execute(
-        select(RatingPool.game, RatingPool.variant)
+        select(RatingPool.game, RatingPool.variant, RatingPool.table_size)
         .join(RatingElo, RatingElo.pool_id == RatingPool.id)
         .join(BotVersion, BotVersion.id == RatingElo.version_id)
         .where(BotVersion.bot_id == bot.id)
         .distinct()
-        .order_by(RatingPool.game, RatingPool.variant)
+        .order_by(RatingPool.game, RatingPool.variant, RatingPool.table_size)
     ).all()
-    return [(game, variant) for game, variant in rows]
+    return [(game, variant, size) for game, variant, size in rows]
 
 
 def recent_games(session: Session, bot: Bot) -> list[RecentGame]:
@@ -108,7 +108,7 @@ def bot_stats(session: Session, bot: Bot) -> BotStats:
     )
 
 
-def pool_faults(session: Session, game: str, variant: str) -> dict[int, int]:
+def pool_faults(session: Session, game: str, variant: str, table_size: int) -> dict[int, int]:
     """Faults per bot id over the results its pool counts, from the pool's running state (``rating_elo.faults``,
     kept with each result by ``tournament/standings/poolstate.py``): a row per bot version, whatever the pool's history."""
     rows = session.execute(
@@ -116,7 +116,7 @@ def pool_faults(session: Session, game: str, variant: str) -> dict[int, int]:
         .select_from(RatingElo)
         .join(RatingPool, RatingPool.id == RatingElo.pool_id)
         .join(BotVersion, BotVersion.id == RatingElo.version_id)
-        .where(RatingPool.game == game, RatingPool.variant == variant)
+        .where(*RatingPool.key(game, variant, table_size))
         .group_by(BotVersion.bot_id)
     ).all()
     return {bot_id: int(count) for bot_id, count in rows if count}

@@ -92,6 +92,13 @@ PAGES: dict[str, dict[str, str]] = {
         "pèse davantage les parties récentes, si bien que sa fin diffère un peu de la cote ajustée.",
     },
     "standings.chart": {"en": "Rating over time", "fr": "Évolution des cotes"},
+    "standings.seats": {"en": "{seats} seats", "fr": "{seats} places"},
+    "standings.by_size": {
+        "en": "Each table size is rated apart: the Elo scale depends on the seats at the table, so ratings of "
+        "different table sizes are not comparable.",
+        "fr": "Chaque nombre de places est coté à part : l'échelle Elo dépend du nombre de places à la table, si "
+        "bien que des cotes de nombres de places différents ne sont pas comparables.",
+    },
     "chart.x": {"en": "rated games played in this pool", "fr": "parties classées jouées dans ce groupe"},
     "chart.y": {"en": "Elo rating", "fr": "cote Elo"},
     "chart.empty": {"en": "No rated game yet.", "fr": "Aucune partie classée pour l'instant."},

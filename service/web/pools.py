@@ -1,5 +1,5 @@
-"""Rating pools (a game and a variant, as ``service.api.tournaments.variant_of`` names them) and their standings page
-data: the pool's fitted table as the workers stored it (``rating_pools``, the one ``GET /api/v1/standings`` gives),
+"""Rating pools (a game and a variant, as ``service.api.tournaments.variant_of`` names them, and a table size: each
+table size is a pool of its own, the Elo scale depending on it) and their standings page data: the pool's fitted table as the workers stored it (``rating_pools``, the one ``GET /api/v1/standings`` gives),
 and the chart's lines, each bot version's incremental Elo as the results came in.
 
 Nothing here reads the pool's results or fits anything: the lines are the points the workers appended with each
@@ -103,11 +103,22 @@ def lines(session: Session, pool: RatingPool, version_ids: Collection[int]) -> d
     }
 
 
-def pool_standings(session: Session, game: str, variant: str, bot_id: int | None = None) -> PoolStandings:
+def sizes_played(session: Session, game: str, variant: str) -> list[int]:
+    """The table sizes of the game and variant whose pool counts a rated game, smallest first."""
+    return list(
+        session.scalars(
+            select(RatingPool.table_size)
+            .where(RatingPool.game == game, RatingPool.variant == variant, RatingPool.counted > 0)
+            .order_by(RatingPool.table_size)
+        )
+    )
+
+
+def pool_standings(
+    session: Session, game: str, variant: str, table_size: int, bot_id: int | None = None
+) -> PoolStandings:
     """The page's data; with ``bot_id``, the lines of every version of that bot too (``version_series``)."""
-    pool = session.scalars(
-        select(RatingPool).where(RatingPool.game == game, RatingPool.variant == variant)
-    ).first()
+    pool = session.scalars(select(RatingPool).where(*RatingPool.key(game, variant, table_size))).first()
     rows, names, games, updated_at, versions = _table_of(pool)
     if pool is None:
         return PoolStandings(
@@ -134,26 +145,34 @@ class PoolSummary:
     game: str
     variant: str
     games: int
+    """The rated games of every table size."""
     leader: str | None
     rating: float | None
+    table_size: int | None
+    """The table size of the leader's pool: the one with the most rated games."""
 
 
 def summaries(session: Session) -> list[PoolSummary]:
-    """Every known pool with its games and leader (from the stored ``RatingPool`` tables the workers keep)."""
-    stored = {(pool.game, pool.variant): pool for pool in session.scalars(select(RatingPool))}
+    """Every known game and variant with its rated games (every table size) and the leader of its largest pool (from
+    the stored ``RatingPool`` tables the workers keep)."""
+    stored: dict[tuple[str, str], list[RatingPool]] = {}
+    for pool in session.scalars(select(RatingPool).order_by(RatingPool.table_size)):
+        if rows_of(pool.table) is not None:
+            stored.setdefault((pool.game, pool.variant), []).append(pool)
     out = []
     for game, variants in VARIANTS.items():
         for variant in variants:
-            pool = stored.get((game, variant))
-            fitted = pool is not None and rows_of(pool.table) is not None
-            top = latest_versions(pool.table)[0] if pool is not None and fitted and pool.table else None
+            fitted = stored.get((game, variant), [])
+            largest = max(fitted, key=lambda pool: pool.games, default=None)
+            top = latest_versions(largest.table)[0] if largest is not None and largest.table else None
             out.append(
                 PoolSummary(
                     game,
                     variant,
-                    pool.games if pool is not None and fitted else 0,
+                    sum(pool.games for pool in fitted),
                     str(top["name"]) if top else None,
                     float(top["rating"]) if top else None,
+                    largest.table_size if top and largest is not None else None,
                 )
             )
     return out

@@ -156,23 +156,26 @@ def standings(game: str, variant: str) -> ResponseReturnValue:
     if variant not in pools.VARIANTS[game]:
         known = ", ".join(pools.VARIANTS[game])
         raise PageError(404, "error.no_variant", game=game, variant=variant[:40], variants=known)
-    found = pools.pool_standings(db.session(), game, variant)
-    history = found.history
-    rows = [(row, found.names.get(row.player, "?")) for row in history.rows]
-    lines = [charts.Line(name, history.series.get(row.player, [])) for row, name in rows[: charts.MAX_LINES]]
-    chart = charts.rating_chart(lines, history.games, lang())
-    return render_template(
-        "standings.html",
-        game=game,
-        variant=variant,
-        rows=rows,
-        games=found.games,
-        chart=chart,
-        shown=len(lines),
-        first=found.first,
-        last=found.last,
-        versions=found.versions,
-    )
+    session = db.session()
+    sizes = []
+    for size in pools.sizes_played(session, game, variant) or [2]:  # one table per table size with games
+        found = pools.pool_standings(session, game, variant, size)
+        history = found.history
+        rows = [(row, found.names.get(row.player, "?")) for row in history.rows]
+        lines = [charts.Line(name, history.series.get(row.player, [])) for row, name in rows[: charts.MAX_LINES]]
+        sizes.append(
+            {
+                "size": size,
+                "rows": rows,
+                "games": found.games,
+                "chart": charts.rating_chart(lines, history.games, lang()),
+                "shown": len(lines),
+                "first": found.first,
+                "last": found.last,
+                "versions": found.versions,
+            }
+        )
+    return render_template("standings.html", game=game, variant=variant, sizes=sizes)
 
 
 @blp.get("/tournaments")

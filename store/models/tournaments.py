@@ -156,17 +156,25 @@ class Result(Base):
     ``None``: a void game keeps its row and its game, but no rating, standings, match test or tally counts it."""
 
 
+TABLE_SIZES = (2, 3, 4)
+"""The table sizes a game seats: each has its own rating pool (the Elo scale of a game depends on the seats)."""
+
+
 class RatingPool(Base):
-    """One game and variant's rating pool: its fitted table over every rated result (``ratings.pool``), refit off
+    """One game, variant and table size's rating pool (the Elo scale depends on the table size: greedy minus random is
+    212 / 297 / 320 Elo at 2 / 3 / 4 seats of the board game, so one pool would rate the same code apart by the
+    seats it played at): its fitted table over every rated result (``ratings.pool``), refit off
     the game path and kept only if it covers more results than the stored; and the running state the game path
     updates with each result (``counted``, the tallies, each version's incremental Elo and chart points)."""
 
     __tablename__ = "rating_pools"
-    __table_args__ = (UniqueConstraint("game", "variant"),)
+    __table_args__ = (UniqueConstraint("game", "variant", "table_size"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     game: Mapped[str] = mapped_column(String(16))
     variant: Mapped[str] = mapped_column(String(32))
+    table_size: Mapped[int] = mapped_column(Integer)
+    """The seats of every game the pool counts (its tournaments' ``table_size``)."""
     through: Mapped[int] = mapped_column(Integer)
     """The id of the last result the table counts."""
     games: Mapped[int] = mapped_column(Integer)
@@ -187,6 +195,11 @@ class RatingPool(Base):
     """When the latest result counted was written."""
     fit_requested_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     """When a refit was last asked for (at most one per interval per pool)."""
+
+    @classmethod
+    def key(cls, game: str, variant: str, table_size: int) -> tuple[Any, ...]:
+        """The conditions that find one pool's row."""
+        return (cls.game == game, cls.variant == variant, cls.table_size == table_size)
 
 
 class RatingTally(Base):

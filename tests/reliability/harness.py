@@ -331,10 +331,12 @@ def check_tournament(app: Flask, tournament_id: int, *, only_tournament_games: b
         if tournament.rated:
             pool = session.scalars(
                 select(RatingPool).where(
-                    RatingPool.game == tournament.game, RatingPool.variant == tournament.variant
+                    *RatingPool.key(tournament.game, tournament.variant, tournament.table_size)
                 )
             ).one()
-            through, games_rated, table = tables.pool_table(session, tournament.game, tournament.variant)
+            through, games_rated, table = tables.pool_table(
+                session, tournament.game, tournament.variant, tournament.table_size
+            )
             assert (pool.through, pool.games, pool.table) == (through, games_rated, json.loads(json.dumps(table)))
         session.expunge_all()
     return results

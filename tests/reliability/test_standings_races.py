@@ -73,7 +73,7 @@ def test_the_pool_counts_a_result_committed_after_a_later_one(finished: tuple[Fl
             with sessions() as late:
                 write_result(late, second)  # takes the higher id, then waits for the pool's lock
                 late.commit()
-                tables.refresh_pool(late, "card", "standard")
+                tables.refresh_pool(late, "card", "standard", 2)
         except BaseException as error:  # reported below
             failures.append(error)
 
@@ -82,12 +82,12 @@ def test_the_pool_counts_a_result_committed_after_a_later_one(finished: tuple[Fl
         late = threading.Thread(target=late_writer)
         late.start()
         early.commit()
-        tables.refresh_pool(early, "card", "standard")
+        tables.refresh_pool(early, "card", "standard", 2)
         late.join(timeout=60)
     assert not failures and not late.is_alive()
     with sessions() as session:
         pool = session.scalars(select(RatingPool)).one()
-        assert (pool.through, pool.games, pool.table) == tables.pool_table(session, "card", "standard")
+        assert (pool.through, pool.games, pool.table) == tables.pool_table(session, "card", "standard", 2)
         assert pool.games == 2 and pool.counted == 2
 
 

@@ -1,7 +1,7 @@
 """A rating pool's standings, ``GET /api/v1/standings`` and the page ``/standings/<game>/<variant>``, on SQLite and
 PostgreSQL: the same results written in any order give the same table (the pool is fitted at once, as a tournament
 is), every row has its 95% interval, ``wins`` counts games won (not opponents beaten) in the API and on the page
-alike, and a large pool's refit is asked for at most once per ``POOL_REFIT_SECONDS`` but always at a tournament's
+alike, and a pool's refit is asked for at most once per ``POOL_REFIT_SECONDS`` but always at a tournament's
 last result. The results are those of a real tournament of 3-seat card games, written again in shuffled orders, each
 counted in its pool's state in its transaction as the workers do (``tournament/standings/poolstate.py``).
 """
@@ -37,16 +37,15 @@ from tests.service.web.webkit import elements, page
 from tournament.standings import poolfit, tables
 
 NEVER = 1e9
-"""A refit interval no test run reaches: a large pool's refit is then asked for only at a tournament's last result
+"""A refit interval no test run reaches: a pool's refit is then asked for only at a tournament's last result
 (and at its first, never asked for before)."""
 
 
 @pytest.fixture
 def played(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Flask, dict[str, Any]]]:
     """An app on a fresh database and a rated tournament of 3-seat card games it played (12 games), its pool
-    refit as a large pool's is, by a job off the game path: asked for at the first result and at the tournament's
+    refit as every pool's is, by a job off the game path: asked for at the first result and at the tournament's
     last."""
-    monkeypatch.setattr(tables, "SMALL_POOL", 0)
     monkeypatch.setattr(tables, "POOL_REFIT_SECONDS", NEVER)
     app = arena_app(database_url)
     client = app.test_client()
@@ -82,7 +81,7 @@ def rewrite(app: Flask, rows: list[dict[str, Any]]) -> None:
     for row in rows:
         with sessions() as session:
             write(session, row)
-            tables.refresh_pool(session, "card", "standard")
+            tables.refresh_pool(session, "card", "standard", 3)
 
 
 def write(session: Session, row: dict[str, Any]) -> None:
@@ -92,7 +91,7 @@ def write(session: Session, row: dict[str, Any]) -> None:
 
 
 def api_standings(client: FlaskClient) -> dict[str, Any]:
-    answer = client.get(f"{API}/standings", query_string={"game": "card", "variant": "standard"})
+    answer = client.get(f"{API}/standings", query_string={"game": "card", "variant": "standard", "table_size": 3})
     assert answer.status_code == 200
     body: dict[str, Any] = answer.get_json()
     return body
@@ -199,16 +198,16 @@ def test_a_large_pool_is_refit_off_the_game_path_at_most_once_per_interval(
     with sessions() as session:
         write(session, rows[11])
         assert session.scalar(select(RatingPool.games)) == 11 and session.scalar(select(RatingPool.counted)) == 12
-        assert tables.ask_refit(session, queue, "card", "standard", NEVER) is True  # never asked for yet
-        assert tables.ask_refit(session, queue, "card", "standard", NEVER) is False  # asked for just now
-        assert queue.jobs == [(FIT_JOB, ("card", "standard"))]
-        assert tables.ask_refit(session, queue, "card", "standard", 0.0) is True  # a tournament's last result
+        assert tables.ask_refit(session, queue, "card", "standard", 3, NEVER) is True  # never asked for yet
+        assert tables.ask_refit(session, queue, "card", "standard", 3, NEVER) is False  # asked for just now
+        assert queue.jobs == [(FIT_JOB, ("card", "standard", 3))]
+        assert tables.ask_refit(session, queue, "card", "standard", 3, 0.0) is True  # a tournament's last result
         assert len(queue.jobs) == 2
         assert session.scalar(select(RatingPool.games)) == 11  # the game path did not refit
     with sessions() as session:
-        assert poolfit.fit(session, "card", "standard") == "refitted"  # the job
+        assert poolfit.fit(session, "card", "standard", 3) == "refitted"  # the job
         pool = session.scalars(select(RatingPool)).one()
-        assert (pool.through, pool.games, pool.table) == tables.pool_table(session, "card", "standard")
+        assert (pool.through, pool.games, pool.table) == tables.pool_table(session, "card", "standard", 3)
         assert pool.games == 12
 
 
@@ -224,8 +223,8 @@ def test_the_clock_asks_for_the_pools_behind_their_state(
     with sessions() as session:
         write(session, rows[11])
     monkeypatch.setattr(tables, "POOL_REFIT_SECONDS", 0.0)
-    assert poolfit.ask_due(sessions, queue) == [("card", "standard")]  # type: ignore[arg-type]
-    assert queue.jobs == [(FIT_JOB, ("card", "standard"))]
+    assert poolfit.ask_due(sessions, queue) == [("card", "standard", 3)]  # type: ignore[arg-type]
+    assert queue.jobs == [(FIT_JOB, ("card", "standard", 3))]
 
 
 def test_a_table_stored_before_the_pools_were_fitted_is_shown_as_none_then_refit(
@@ -245,6 +244,6 @@ def test_a_table_stored_before_the_pools_were_fitted_is_shown_as_none_then_refit
     assert page_rows(client) == []
     assert "card" in page(client, "/")
     with sessions() as session:  # its table is of the old kind: the next refit replaces it
-        assert tables.refresh_pool(session, "card", "standard") is True
+        assert tables.refresh_pool(session, "card", "standard", 3) is True
     body = api_standings(client)
     assert body["games"] == 12 and [PoolRow.from_json(row).games for row in body["standings"]] == [12, 12, 12]

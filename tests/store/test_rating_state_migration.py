@@ -30,7 +30,7 @@ def test_existing_results_are_counted_once_after_the_migration(at_0006: str) -> 
                 0,
                 0,
             )
-            tables.refresh_pool(session, "card", "standard")
+            tables.refresh_pool(session, "card", "standard", 2)
             session.expire_all()
             pool = session.scalars(select(RatingPool)).one()
             assert (pool.rebuild, pool.counted, pool.games) == (False, 1, 1)
@@ -55,7 +55,7 @@ def test_a_counted_pool_is_counted_again_after_0011_which_places_its_results(at_
         with sessions(engine)() as session:
             assert session.execute(select(RatingPool.rebuild, RatingPool.counted)).one() == (True, 1)
             assert session.scalars(select(Result.counted)).all() == [None]
-            tables.refresh_pool(session, "card", "standard")
+            tables.refresh_pool(session, "card", "standard", 2)
             session.expire_all()
             assert session.execute(select(RatingPool.rebuild, RatingPool.counted)).one() == (False, 1)
             assert session.scalars(select(Result.counted)).all() == [1]

@@ -94,7 +94,7 @@ def test_the_game_path_counts_what_a_recount_gives(store: sessionmaker[Session])
         assert sorted((version, number, rating) for version, number, _, rating, _ in counted["points"]) == sorted(
             replayed
         )
-        poolstate.rebuild(session, "card", "standard")
+        poolstate.rebuild(session, "card", "standard", 4)
         session.commit()
         assert state(session) == counted
 
@@ -127,7 +127,9 @@ def test_two_workers_counting_results_of_one_pool_at_once_count_each_once(store:
         for versions, seat_faults in session.execute(select(Result.version_ids, Result.faults)):
             faults.update(dict(zip(versions, seat_faults, strict=True)))
         assert {version: count for version, *_, count in counted["elo"]} == {v: faults[v] for v in played}
-        poolstate.rebuild(session, "card", "standard")  # the order they were counted in may differ from the ids'
+        poolstate.rebuild(
+            session, "card", "standard", 4
+        )  # the order they were counted in may differ from the ids'
         session.commit()
         rebuilt = state(session)
         assert rebuilt["tallies"] == counted["tallies"] and rebuilt["counted"] == 60
@@ -141,11 +143,11 @@ def test_a_cancelled_tournament_leaves_the_chart_at_the_next_refit(store: sessio
         write_results(session, kept, kept_spare[:6], counted=True)
         write_results(session, gone, gone_spare, counted=True)
         write_results(session, kept, kept_spare[6:], counted=True)
-        tables.refresh_pool(session, "card", "standard")
+        tables.refresh_pool(session, "card", "standard", 4)
         assert session.scalar(select(RatingPool.games)) == 20
         session.execute(update(Tournament).where(Tournament.id == gone).values(status="cancelled"))
         session.commit()
-        tables.refresh_pool(session, "card", "standard")
+        tables.refresh_pool(session, "card", "standard", 4)
         pool = session.scalars(select(RatingPool)).one()
         assert (pool.games, pool.counted, pool.cancelled, pool.rebuild) == (12, 12, 1, False)
         kept_games = [
@@ -162,12 +164,12 @@ def test_a_cancelled_tournament_leaves_the_chart_at_the_next_refit(store: sessio
 def test_a_pool_awaiting_a_rebuild_is_left_to_it(store: sessionmaker[Session]) -> None:
     with store() as session:
         tournament_id, spare = seed_pool(session, 30, 5, spare=5)  # 30 results the state never counted
-        poolstate.pool_id(session, "card", "standard")
+        poolstate.pool_id(session, "card", "standard", 4)
         session.execute(update(RatingPool).values(rebuild=True))  # as migration 0008 leaves a pool
         session.commit()
         write_results(session, tournament_id, spare, counted=True)
         assert state(session)["counted"] == 0 and state(session)["points"] == []
-        tables.refresh_pool(session, "card", "standard")
+        tables.refresh_pool(session, "card", "standard", 4)
         pool = session.scalars(select(RatingPool)).one()
         assert (pool.rebuild, pool.counted, pool.games) == (False, 35, 35)
         assert len(state(session)["points"]) == 35 * 4
@@ -176,7 +178,7 @@ def test_a_pool_awaiting_a_rebuild_is_left_to_it(store: sessionmaker[Session]) -
 def test_a_line_draws_a_few_hundred_points_on_the_incremental_elo(store: sessionmaker[Session]) -> None:
     with store() as session:
         seed_pool(session, 3_000, 5)
-        poolstate.rebuild(session, "card", "standard")
+        poolstate.rebuild(session, "card", "standard", 4)
         session.commit()
         pool = session.scalars(select(RatingPool)).one()
         elo = {version: (rating, games, first) for version, rating, games, first, *_ in state(session)["elo"]}
@@ -203,7 +205,7 @@ def test_a_result_of_a_tournament_cancelled_meanwhile_is_not_counted(store: sess
         session.commit()
         write_results(session, gone, gone_spare, counted=True)
         assert state(session)["counted"] == 3 and len(state(session)["points"]) == 3 * 4
-        tables.refresh_pool(session, "card", "standard")
+        tables.refresh_pool(session, "card", "standard", 4)
         pool = session.scalars(select(RatingPool)).one()
         assert (pool.games, pool.counted, pool.rebuild) == (3, 3, False)
 
@@ -255,14 +257,14 @@ def test_a_cancellation_keeps_the_state_before_it_and_counts_the_later_results_a
         assert len(kept_points) == keep * 4
         cancelled = [made[name][0] for name in gone]
         cancel(session, *cancelled)
-        counted = poolstate.recount(session, "card", "standard")
+        counted = poolstate.recount(session, "card", "standard", 4)
         session.commit()
         recounted = state(session)
         assert counted == recounted["counted"] == 34 - sum(10 if name != "fourth" else 4 for name in gone)
         assert point_ids(session, keep) == kept_points  # the rows before the first cancelled result stand
         places = session.scalars(select(Result.counted).where(Result.tournament_id.in_(cancelled))).all()
         assert places and all(place is None for place in places)
-        poolstate.rebuild(session, "card", "standard")
+        poolstate.rebuild(session, "card", "standard", 4)
         session.commit()
         assert state(session) == recounted
 
@@ -274,7 +276,7 @@ def test_a_cancellation_with_nothing_counted_changes_nothing(store: sessionmaker
         write_results(session, kept, kept_spare, counted=True)
         before = state(session)
         cancel(session, idle)
-        assert poolstate.recount(session, "card", "standard") == 6
+        assert poolstate.recount(session, "card", "standard", 4) == 6
         session.commit()
         assert state(session) == before
 
@@ -295,7 +297,7 @@ def test_sqlite_draws_a_line_from_the_line_index(tmp_path: Path) -> None:
     try:
         with sessions(engine)() as session:
             seed_pool(session, 600, 5)
-            poolstate.rebuild(session, "card", "standard")
+            poolstate.rebuild(session, "card", "standard", 4)
             session.commit()
             pool = session.scalars(select(RatingPool)).one()
             versions = {version for version, *_ in state(session)["elo"]}

@@ -176,7 +176,13 @@ def recover_games(ctx: context.Context, connection: Any) -> list[int]:
                 "tournament %s has every result but is not done: its standings are refreshed", tournament_id
             )
             tables.refresh(
-                session, ctx.queue, tournament.id, tournament.game, tournament.variant, tournament.rated
+                session,
+                ctx.queue,
+                tournament.id,
+                tournament.game,
+                tournament.variant,
+                tournament.table_size,
+                tournament.rated,
             )
             results.complete(session, tournament.id, tournament.games_total)
     if not wanted:

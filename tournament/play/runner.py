@@ -218,7 +218,9 @@ def play_leased(
     ply, written = saving.until_stored(session, holding, write_end, f"game {play.game_id}'s end")
     play.stored(ply)
     rated = tournament.rated and final["void_reason"] is None  # a void result changes no pool
-    if tables.refresh(session, place.queue, tournament.id, tournament.game, tournament.variant, rated):
+    if tables.refresh(
+        session, place.queue, tournament.id, tournament.game, tournament.variant, tournament.table_size, rated
+    ):
         with writing(session):
             results.complete(session, tournament.id, tournament.games_total)
     session.rollback()  # the standings' reads end here (a refit committed its own writes)

@@ -1,4 +1,4 @@
-"""A rating pool's running state, kept with each rated result so that nothing on the game path reads the pool's
+"""A rating pool's running state (a pool per game, variant and table size: a result's table size is its seats), kept with each rated result so that nothing on the game path reads the pool's
 history: per tournament, the tallies of its results' configurations (``rating_tallies``: the versions seated and
 their ranks, ``ratings.tallies``), which the pool's fit reads instead of every result; per bot version, its
 incremental Elo (``rating_elo``); and the chart's points (``rating_points``, one per seat of each result, with the
@@ -50,19 +50,41 @@ def _insert(session: Session, table: Any) -> Any:
     return dialect.insert(table)
 
 
-def pool_id(session: Session, game: str, variant: str) -> int:
+def tournaments_of(game: str, variant: str, table_size: int) -> tuple[Any, ...]:
+    """The conditions on ``Tournament`` that find a pool's tournaments (rated or not, cancelled or not)."""
+    return (Tournament.game == game, Tournament.variant == variant, Tournament.table_size == table_size)
+
+
+def results_of(game: str, variant: str, table_size: int) -> tuple[Any, ...]:
+    """The conditions on ``Result`` that find a pool's results (rated or not): its game, variant and tournaments of
+    its table size (the game and variant first, along ``ix_results_place``)."""
+    return (
+        Result.game == game,
+        Result.variant == variant,
+        Result.tournament_id.in_(select(Tournament.id).where(*tournaments_of(game, variant, table_size))),
+    )
+
+
+def pool_id(session: Session, game: str, variant: str, table_size: int) -> int:
     """The id of the pool's row, made (with an empty table) if it has none."""
-    found = session.scalar(select(RatingPool.id).where(RatingPool.game == game, RatingPool.variant == variant))
+    found = session.scalar(select(RatingPool.id).where(*RatingPool.key(game, variant, table_size)))
     if found is not None:
         return int(found)
     session.execute(
         _insert(session, RatingPool)
-        .values(game=game, variant=variant, through=0, games=0, cancelled=0, table=[], updated_at=now())
-        .on_conflict_do_nothing(index_elements=["game", "variant"])
+        .values(
+            game=game,
+            variant=variant,
+            table_size=table_size,
+            through=0,
+            games=0,
+            cancelled=0,
+            table=[],
+            updated_at=now(),
+        )
+        .on_conflict_do_nothing(index_elements=["game", "variant", "table_size"])
     )
-    return int(
-        session.scalar(select(RatingPool.id).where(RatingPool.game == game, RatingPool.variant == variant)) or 0
-    )
+    return int(session.scalar(select(RatingPool.id).where(*RatingPool.key(game, variant, table_size))) or 0)
 
 
 def lock(session: Session, pool: int) -> tuple[bool, int]:
@@ -87,10 +109,12 @@ def record(
     """Count a rated result of the tournament (its seats' versions, ranks and faults) in its pool's state, in the
     caller's transaction, before the caller writes the result: five statements or so, whatever the pool's size.
     Returns the result's place in the pool's count (its ``counted``, which the caller writes with it); ``None`` when
-    it is not counted now (the pool awaits a rebuild, or the tournament was cancelled)."""
+    it is not counted now (the pool awaits a rebuild, or the tournament was cancelled). The pool is the one of the
+    result's table size (its seats)."""
+    table_size = len(version_ids)
     count = (
         update(RatingPool)
-        .where(RatingPool.game == game, RatingPool.variant == variant)
+        .where(*RatingPool.key(game, variant, table_size))
         .values(  # the lock, and the result counted unless the pool awaits a rebuild
             counted=case((RatingPool.rebuild, RatingPool.counted), else_=RatingPool.counted + 1),
             last_at=case((RatingPool.rebuild, RatingPool.last_at), else_=moment),
@@ -103,7 +127,7 @@ def record(
     )
     found = session.execute(count).first()
     if found is None:  # the pool's first result
-        pool_id(session, game, variant)
+        pool_id(session, game, variant, table_size)
         found = session.execute(count).one()
     pool, rebuild, counted = int(found[0]), bool(found[1]), int(found[2])
     if rebuild:
@@ -181,11 +205,11 @@ def point(pool: int, version: int, number: int, counted: int, rating: float) -> 
     }
 
 
-def rebuild(session: Session, game: str, variant: str) -> int:
+def rebuild(session: Session, game: str, variant: str, table_size: int) -> int:
     """Recount the pool's state from its stored rated results, those of cancelled tournaments left out, in the
     order they were written, and place each (in the caller's transaction); the results counted. O(results): off
     the game path, for a pool flagged for it (migrations 0008 and 0011)."""
-    pool = pool_id(session, game, variant)
+    pool = pool_id(session, game, variant, table_size)
     lock(session, pool)
     results = session.execute(
         select(*PLAYED)
@@ -193,20 +217,21 @@ def rebuild(session: Session, game: str, variant: str) -> int:
         .where(
             Result.game == game,
             Result.variant == variant,
+            Tournament.table_size == table_size,
             Result.rated.is_(True),
             Tournament.status != "cancelled",
         )
         .order_by(Result.id)
     ).all()
     pool_tournaments = select(Tournament.id).where(
-        Tournament.game == game, Tournament.variant == variant, Tournament.rated.is_(True)
+        *tournaments_of(game, variant, table_size), Tournament.rated.is_(True)
     )
     session.execute(delete(RatingTally).where(RatingTally.tournament_id.in_(pool_tournaments)))
     session.execute(delete(RatingPoint).where(RatingPoint.pool_id == pool))
     session.execute(delete(RatingElo).where(RatingElo.pool_id == pool))
     session.execute(
         update(Result)
-        .where(Result.game == game, Result.variant == variant, Result.counted.is_not(None))
+        .where(*results_of(game, variant, table_size), Result.counted.is_not(None))
         .values(counted=None)
         .execution_options(synchronize_session=False)
     )
@@ -233,23 +258,22 @@ def rebuild(session: Session, game: str, variant: str) -> int:
     return len(results)
 
 
-def recount(session: Session, game: str, variant: str) -> int:
+def recount(session: Session, game: str, variant: str, table_size: int) -> int:
     """Take the results of the tournaments cancelled since they were counted out of the pool's state (in the
     caller's transaction): the state as of the last result counted before the first of theirs stands, and the
     results counted after it are counted again in the order they were, from there. A pool flagged for a rebuild is
     rebuilt (:func:`rebuild`). The results counted. The cost follows the results counted since the first cancelled
     one (cancelling a pool's newest tournament costs about its own results), not the pool's size."""
-    pool = pool_id(session, game, variant)
+    pool = pool_id(session, game, variant, table_size)
     flagged, counted = lock(session, pool)
     if flagged:
-        return rebuild(session, game, variant)
+        return rebuild(session, game, variant, table_size)
     gone = list(
         session.scalars(
             select(RatingTally.tournament_id)
             .join(Tournament, Tournament.id == RatingTally.tournament_id)
             .where(
-                Tournament.game == game,
-                Tournament.variant == variant,
+                *tournaments_of(game, variant, table_size),
                 Tournament.rated.is_(True),
                 Tournament.status == "cancelled",
             )
@@ -261,12 +285,12 @@ def recount(session: Session, game: str, variant: str) -> int:
     first = session.scalar(select(func.min(Result.counted)).where(Result.tournament_id.in_(gone)))
     session.execute(delete(RatingTally).where(RatingTally.tournament_id.in_(gone)))
     if first is None:  # tallied but placed nowhere: only a rebuild can say what the state holds
-        return rebuild(session, game, variant)
+        return rebuild(session, game, variant, table_size)
     keep = int(first) - 1
     gone_at = set(gone)
     tail = session.execute(
         select(*PLAYED)
-        .where(Result.game == game, Result.variant == variant, Result.counted > keep)
+        .where(*results_of(game, variant, table_size), Result.counted > keep)
         .order_by(Result.counted)
     ).all()
     later = [row for row in tail if row.tournament_id not in gone_at]
@@ -325,9 +349,7 @@ def recount(session: Session, game: str, variant: str) -> int:
         values["last_at"] = later[-1].finished_at
     else:
         values["last_at"] = session.scalar(
-            select(Result.finished_at).where(
-                Result.game == game, Result.variant == variant, Result.counted == keep
-            )
+            select(Result.finished_at).where(*results_of(game, variant, table_size), Result.counted == keep)
         )
     if keep == 0:
         values["first_at"] = later[0].finished_at if later else None

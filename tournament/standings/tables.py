@@ -1,13 +1,14 @@
 """Keep the stored standings current: a tournament's fitted table, and the fitted table of its rating pool.
 
 The worker that writes a result refits the tournament's table from its results at every 5% of its games (but no
-sooner than 10 results after the last refit) and at its last result. The pool's table (``ratings.pool``: every rated game of the pool fitted at once, so it does not depend
+sooner than 10 results after the last refit) and at its last result. A pool is a game, a variant and a table size
+(the Elo scale depends on the seats: ``RatingPool``). The pool's table (``ratings.pool``: every rated game of the pool fitted at once, so it does not depend
 on the order results arrived) is fitted from the pool's tallies (``tournament/standings/poolstate.py`` counts each result's
 configuration in the result's own transaction): a fit reads a few rows per distinct configuration, not every result.
-While the pool is small (up to ``SMALL_POOL`` results) the worker refits it after every result, as it refits the
-tournament's; a larger pool is refit off the game path, by a job (``tournament/standings/poolfit.py``) asked for at most once
-every ``POOL_REFIT_SECONDS`` per pool, by the worker that writes a result or by the workers' clock, which asks for
-every pool whose table counts fewer results than its state, so no result stays out of it for long. Each refit starts
+Whatever the pool's size, it is refit off the game path, by a job (``tournament/standings/poolfit.py``) asked for at
+once at a tournament's last result and otherwise at most once every ``POOL_REFIT_SECONDS`` per pool, by the worker
+that writes a result or by the workers' clock, which asks for every pool whose table counts fewer results than its
+state, so no result stays out of it for long: a result costs the worker that writes it the same in any pool. Each refit starts
 the solver from the stored ratings. A table is saved only if it covers more results than what is stored (two
 workers finishing at once cannot leave the older table behind), or if the stored one is none this release can show. The pages and the API only read the stored tables.
 A pool leaves out the results of cancelled tournaments: a table read after a cancellation replaces any read before
@@ -39,23 +40,21 @@ from tournament.standings import poolstate
 REFIT_EVERY = 10
 """A tournament's table is refit after no fewer new results than this (and at its last): a small tournament's
 every 5% would be every game or two."""
-SMALL_POOL = 2_000
-"""A pool of up to this many results is refit after every result (a fit of 2,000 games takes about 20 ms)."""
 POOL_REFIT_SECONDS = 10.0
-"""A larger pool is refit at most once per this many seconds, off the game path (100,000 results: about 1 s)."""
+"""A pool is refit at most once per this many seconds (but at once at a tournament's last result), off the game
+path (100,000 results: about 1 s)."""
 
 
 def names(session: Session, bot_ids: set[int]) -> dict[int, str]:
     return {bot_id: name for bot_id, name in session.execute(select(Bot.id, Bot.name).where(Bot.id.in_(bot_ids)))}
 
 
-def cancelled_in_pool(session: Session, game: str, variant: str) -> int:
+def cancelled_in_pool(session: Session, game: str, variant: str, table_size: int) -> int:
     """How many of the pool's rated tournaments were cancelled."""
     return int(
         session.scalar(
             select(func.count(Tournament.id)).where(
-                Tournament.game == game,
-                Tournament.variant == variant,
+                *poolstate.tournaments_of(game, variant, table_size),
                 Tournament.rated.is_(True),
                 Tournament.status == "cancelled",
             )
@@ -65,7 +64,7 @@ def cancelled_in_pool(session: Session, game: str, variant: str) -> int:
 
 
 def pool_table(
-    session: Session, game: str, variant: str, start: dict[int, float] | None = None
+    session: Session, game: str, variant: str, table_size: int, start: dict[int, float] | None = None
 ) -> tuple[int, int, list[dict[str, Any]]]:
     """(last result id, games, rows) of the pool's fitted table over its rated results, those of cancelled
     tournaments left out, from the pool's tallies; ``start``: ratings to start the fit from (the table does not
@@ -75,7 +74,7 @@ def pool_table(
         for config, count in session.execute(
             select(RatingTally.config, func.sum(RatingTally.count))
             .join(Tournament, Tournament.id == RatingTally.tournament_id)
-            .where(*_counted_tournaments(game, variant))
+            .where(*_counted_tournaments(game, variant, table_size))
             .group_by(RatingTally.config)
             .order_by(RatingTally.config)
         )
@@ -83,7 +82,7 @@ def pool_table(
     through = session.scalar(
         select(func.max(Result.id))
         .join(Tournament, Tournament.id == Result.tournament_id)
-        .where(*_counted_tournaments(game, variant))
+        .where(*_counted_tournaments(game, variant, table_size))
     )
     table = pool.standings([parse(config) for config, _ in counted], start, [count for _, count in counted])
     versions = {
@@ -101,11 +100,10 @@ def pool_table(
     )
 
 
-def _counted_tournaments(game: str, variant: str) -> tuple[Any, ...]:
-    """The tournaments whose results a pool counts: rated, of its game and variant, not cancelled."""
+def _counted_tournaments(game: str, variant: str, table_size: int) -> tuple[Any, ...]:
+    """The tournaments whose results a pool counts: rated, of its game, variant and table size, not cancelled."""
     return (
-        Tournament.game == game,
-        Tournament.variant == variant,
+        *poolstate.tournaments_of(game, variant, table_size),
         Tournament.rated.is_(True),
         Tournament.status != "cancelled",
     )
@@ -116,7 +114,7 @@ def version_row(fitted: dict[str, Any], version_id: int, bot_id: int, number: in
     return {**fitted, "bot_id": bot_id, "version": number, "version_id": version_id, "name": name}
 
 
-def refresh_pool(session: Session, game: str, variant: str, *, force: bool = False) -> bool:
+def refresh_pool(session: Session, game: str, variant: str, table_size: int, *, force: bool = False) -> bool:
     """Refit the pool's table from its tallies and store it if it is later than the stored one, or if the stored one
     is none this release can show (an older release's, which may count as many results), or ``force`` (the upkeep
     after an upgrade, ``tournament/standings/upkeep.py``), first recounting the pool's running state if it
@@ -124,14 +122,14 @@ def refresh_pool(session: Session, game: str, variant: str, *, force: bool = Fal
     ``poolstate.recount``). ``True``."""
     # The cancelled tournaments are counted first, then the tallies read: a cancellation committed in between
     # leaves its results out of this read while counting it not, so this table cannot pass for a later one.
-    cancelled = cancelled_in_pool(session, game, variant)
+    cancelled = cancelled_in_pool(session, game, variant, table_size)
     current = session.execute(
         select(RatingPool.table, RatingPool.cancelled, RatingPool.rebuild).where(
-            RatingPool.game == game, RatingPool.variant == variant
+            *RatingPool.key(game, variant, table_size)
         )
     ).first()
     if current is not None and (current.rebuild or current.cancelled < cancelled):
-        poolstate.recount(session, game, variant)
+        poolstate.recount(session, game, variant, table_size)
         session.commit()
     earlier = pool.rows_of(current.table) if current is not None else None
     if current is not None and earlier is None:  # a table no page can show: any fitted one is better
@@ -141,7 +139,7 @@ def refresh_pool(session: Session, game: str, variant: str, *, force: bool = Fal
         if earlier and current is not None
         else None
     )
-    through, games, table = pool_table(session, game, variant, start)
+    through, games, table = pool_table(session, game, variant, table_size, start)
     values = {"through": through, "games": games, "cancelled": cancelled, "table": table, "updated_at": now()}
     # Only a later table replaces the stored one: one that knows of more cancelled tournaments, or as many and
     # counts more results. The count, not the last id, tells: a result is tallied in its own transaction and never
@@ -154,12 +152,12 @@ def refresh_pool(session: Session, game: str, variant: str, *, force: bool = Fal
     )
     stored = session.execute(
         update(RatingPool)
-        .where(RatingPool.game == game, RatingPool.variant == variant, *(() if force else (later,)))
+        .where(*RatingPool.key(game, variant, table_size), *(() if force else (later,)))
         .values(**values)
     )
     if not stored.rowcount:  # type: ignore[attr-defined]
         try:
-            session.execute(insert(RatingPool).values(game=game, variant=variant, **values))
+            session.execute(insert(RatingPool).values(game=game, variant=variant, table_size=table_size, **values))
         except IntegrityError:  # the pool exists and already covers these results
             session.rollback()
             return True
@@ -238,45 +236,36 @@ def refresh_tournament(session: Session, tournament_id: int) -> bool:
 
 
 def refresh(
-    session: Session, queue: RQQueue | LocalQueue, tournament_id: int, game: str, variant: str, rated: bool
+    session: Session,
+    queue: RQQueue | LocalQueue,
+    tournament_id: int,
+    game: str,
+    variant: str,
+    table_size: int,
+    rated: bool,
 ) -> bool:
-    """After a result: the tournament's table (:func:`refresh_tournament`), a match's test, a rated pool's fit
-    (``queue`` takes a large pool's refit job).
+    """After a result: the tournament's table (:func:`refresh_tournament`), a match's test, a rated pool's refit
+    asked for (``queue`` takes the refit job).
     Whether every result of the tournament was in when its results were counted: only then may it be complete
     (``results.complete``); a result written after that count is its own writer's to complete."""
     complete = refresh_tournament(session, tournament_id)
     if rated:  # a match's tournament is never rated (``service/api/matches.py``): no match to test
-        refresh_small_pool(session, queue, game, variant, complete=complete)
+        ask_refit(session, queue, game, variant, table_size, 0.0 if complete else POOL_REFIT_SECONDS)
     else:
         matches.refresh(session, tournament_id)  # a match's test after each completed pair
     return complete
 
 
-def refresh_small_pool(
-    session: Session, queue: RQQueue | LocalQueue, game: str, variant: str, *, complete: bool
-) -> None:
-    """After a rated result: refit the pool now if it is small (and needs no rebuild), else ask for the refit job
-    (at once at a tournament's last result, else at most once per ``POOL_REFIT_SECONDS``)."""
-    state = session.execute(
-        select(RatingPool.counted, RatingPool.rebuild).where(
-            RatingPool.game == game, RatingPool.variant == variant
-        )
-    ).first()
-    if state is None or (state.counted <= SMALL_POOL and not state.rebuild):
-        refresh_pool(session, game, variant)
-    else:
-        ask_refit(session, queue, game, variant, 0.0 if complete else POOL_REFIT_SECONDS)
-
-
-def ask_refit(session: Session, queue: RQQueue | LocalQueue, game: str, variant: str, interval: float) -> bool:
+def ask_refit(
+    session: Session, queue: RQQueue | LocalQueue, game: str, variant: str, table_size: int, interval: float
+) -> bool:
     """Queue the pool's refit job unless it was asked for less than ``interval`` seconds ago (the pool's
     ``fit_requested_at``, claimed by one conditional update: of two workers asking at once, one queues it)."""
     moment = now()
     claimed = session.execute(
         update(RatingPool)
         .where(
-            RatingPool.game == game,
-            RatingPool.variant == variant,
+            *RatingPool.key(game, variant, table_size),
             or_(
                 RatingPool.fit_requested_at.is_(None),
                 RatingPool.fit_requested_at <= moment - timedelta(seconds=interval),
@@ -287,5 +276,6 @@ def ask_refit(session: Session, queue: RQQueue | LocalQueue, game: str, variant:
     session.commit()
     if not claimed.rowcount:  # type: ignore[attr-defined]
         return False
-    queue.enqueue(FIT_JOB, game, variant, job_id=f"pool-fit-{game}-{variant}", at_front=True)
+    job = f"pool-fit-{game}-{variant}-{table_size}"
+    queue.enqueue(FIT_JOB, game, variant, table_size, job_id=job, at_front=True)
     return True

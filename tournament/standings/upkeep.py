@@ -25,12 +25,13 @@ from store.models import RatingPool, Result, Tournament
 from tournament.standings import tables
 
 
-def pools_behind(session: Session) -> list[tuple[str, str]]:
-    """The pools whose stored table is to be refit (the module's docstring), by game and variant."""
+def pools_behind(session: Session) -> list[tuple[str, str, int]]:
+    """The pools whose stored table is to be refit (the module's docstring), by game, variant and table size."""
     stored = session.execute(
         select(
             RatingPool.game,
             RatingPool.variant,
+            RatingPool.table_size,
             RatingPool.table,
             RatingPool.rebuild,
             RatingPool.games,
@@ -38,7 +39,7 @@ def pools_behind(session: Session) -> list[tuple[str, str]]:
         )
     ).all()
     behind = {
-        (row.game, row.variant)
+        (row.game, row.variant, row.table_size)
         for row in stored
         if row.rebuild or row.games != row.counted or rows_of(row.table or []) is None
     }
@@ -61,12 +62,10 @@ def refit_behind(sessions: sessionmaker[Session]) -> list[str]:
     """Refit every table behind (the module's docstring); a line for each, saying what was refit."""
     said = []
     with sessions() as session:
-        for game, variant in pools_behind(session):
-            tables.refresh_pool(session, game, variant, force=True)
-            games = session.scalar(
-                select(RatingPool.games).where(RatingPool.game == game, RatingPool.variant == variant)
-            )
-            said.append(f"the {game} {variant} pool's table refit: {games or 0} rated game(s)")
+        for game, variant, table_size in pools_behind(session):
+            tables.refresh_pool(session, game, variant, table_size, force=True)
+            games = session.scalar(select(RatingPool.games).where(*RatingPool.key(game, variant, table_size)))
+            said.append(f"the {game} {variant} {table_size}-seat pool's table refit: {games or 0} rated game(s)")
         for tournament_id in cancelled_behind(session):
             tables.refresh_tournament(session, tournament_id)
             said.append(f"cancelled tournament {tournament_id}'s table refit on every result it has")
