@@ -13,7 +13,8 @@ fitted. Then ``--rounds`` rounds, the sizes in turn (in reverse order in the odd
 load falls on all alike), each:
 
 - (a) game path: ``--results`` results written as ``tournament.play.results.finish`` writes them (insert, count in the
-  pool's state, commit), against the same inserts and commits without the count: the ms per result of each and
+  pool's state, commit) and the pool's refit asked for as the worker then does (``tables.ask_refit``: never a refit on
+  the game path, whatever the pool's size), against the same inserts and commits without the count: the ms per result of each and
   their difference, what the pool's state adds to a result;
 - (b) the standings page ``/standings/card/standard`` and ``GET /api/v1/standings`` through the Flask app (its test
   client, no HTTP): the median ms of 5 requests each;
@@ -300,8 +301,16 @@ def _seat_and_move(
         )
 
 
+class NoQueue:
+    """A queue that takes the refit job asked for and drops it (the benchmark refits in (c))."""
+
+    def enqueue(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
 def write_results(session: Session, tournament_id: int, scheduled: list[int], counted: bool) -> float:
-    """ms per result of writing results for these scheduled games (with the pool's count, or without)."""
+    """ms per result of writing results for these scheduled games (with the pool's count and its refit asked for,
+    ``tables.ask_refit``, as the game path does after each result: or without either)."""
     rng = random.Random(len(scheduled))
     games = session.execute(
         select(TournamentGame.id, TournamentGame.game_id, TournamentGame.bot_ids).where(
@@ -338,6 +347,8 @@ def write_results(session: Session, tournament_id: int, scheduled: list[int], co
             )
         )
         session.commit()
+        if counted:  # the game path's only other work for the pool: no refit, whatever its size
+            tables.ask_refit(session, NoQueue(), "card", "standard", SEATS, tables.POOL_REFIT_SECONDS)  # type: ignore[arg-type]
     return (time.perf_counter() - started) * 1000.0 / max(1, len(games))
 
 

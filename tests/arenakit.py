@@ -144,6 +144,23 @@ def wait_for(what: str, check: Callable[[], Any], timeout: float = 180) -> Any:
         time.sleep(0.1)
 
 
+def wait_pool(
+    client: FlaskClient, games: int, game: str = "card", variant: str = "standard", table_size: int = 2
+) -> dict[str, Any]:
+    """``GET /api/v1/standings`` of the pool once its table counts ``games`` rated games: every pool is refit by a
+    job off the game path (asked for at a tournament's last result), which may run after the tournament is done."""
+    asked = {"game": game, "variant": variant, "table_size": table_size}
+
+    def fitted() -> dict[str, Any] | None:
+        body: dict[str, Any] = client.get("/api/v1/standings", query_string=asked).get_json()
+        return body if body["games"] == games else None
+
+    found: dict[str, Any] = wait_for(
+        f"the {game} {variant} {table_size}-seat pool's table of {games} games", fitted
+    )
+    return found
+
+
 def wait_done(client: FlaskClient, tournament_id: int, timeout: float = 120) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:

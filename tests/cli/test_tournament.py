@@ -22,7 +22,7 @@ from werkzeug.serving import make_server
 
 from cli.main import main
 from tests.apikit import SQLITE_ONLY, Player, new_player
-from tests.arenakit import arena_app, push_bots, random_choice, register
+from tests.arenakit import arena_app, push_bots, random_choice, register, wait_for
 from tests.botservers import closed_port
 from tests.conftest import dispose
 
@@ -93,16 +93,23 @@ def test_create_watch_status_and_standings(
     assert tournament(service, "standings", "1") == 0
     assert rows(capsys.readouterr().out) == table
 
-    assert tournament(service, "standings", "--game", "card") == 0
-    pool = capsys.readouterr().out
-    assert "Elo, card (standard), 2 rated games" in flat(pool)
+    def refit() -> str:  # the pool's refit is a job off the game path, asked for at the tournament's last result
+        assert tournament(service, "standings", "--game", "card") == 0
+        out = capsys.readouterr().out
+        return out if "2 rated games" in out else ""
+
+    pool = wait_for("the pool's table", refit, timeout=60)
+    assert "Elo, card (standard), 2 seats, 2 rated games" in flat(pool)
     elo = {row[1]: (int(row[2]), row[3]) for row in rows(pool)}
     assert set(elo) == {"A", "B"} and all(games == "2" for _, games in elo.values())
     assert sum(rating for rating, _ in elo.values()) in (2999, 3000, 3001)  # Elo moves points, it makes none
 
     assert tournament(service, "standings", "--game", "board") == 0
     board = capsys.readouterr().out
-    assert "Elo, board (standard), 0 rated games" in flat(board) and rows(board) == []
+    assert "Elo, board (standard), 2 seats, 0 rated games" in flat(board) and rows(board) == []
+    assert tournament(service, "standings", "--game", "card", "--table-size", "4") == 0
+    four = capsys.readouterr().out
+    assert "Elo, card (standard), 4 seats, 0 rated games" in flat(four) and rows(four) == []
 
 
 @SQLITE_ONLY
@@ -119,6 +126,7 @@ def test_create_watch_status_and_standings(
         (["status", "0"], "a tournament id from 1 to"),
         (["status", "x"], "expected a whole number, got 'x'"),
         (["standings"], "standings needs a tournament id or --game"),
+        (["standings", "--game", "card", "--table-size", "5"], "a table size from 2 to 4, got 5"),
     ],
 )
 def test_bad_flags_are_usage_errors(
@@ -294,7 +302,7 @@ def test_api_and_token_go_before_or_after_the_action(service: Service, where: st
 def test_api_given_with_the_apis_path_is_the_service_root(service: Service, suffix: str) -> None:
     result = command("tournament", "--api", service.url + suffix, "standings", "--game", "card")
     assert result.returncode == 0, result.stderr
-    assert "Elo, card (standard), 0 rated games" in " ".join(result.stdout.split())
+    assert "Elo, card (standard), 2 seats, 0 rated games" in " ".join(result.stdout.split())
 
 
 @SQLITE_ONLY

@@ -141,8 +141,8 @@ def test_every_pool_shows_its_table_right_after_the_upgrade(
 ) -> None:
     assert main(["db", "upgrade", "--database-url", at_0006]) == 0
     err = capsys.readouterr().err
-    assert "the board standard pool's table refit: 1 rated game(s)" in err
-    assert "the card standard pool's table refit: 1 rated game(s)" in err
+    assert "the board standard 2-seat pool's table refit: 1 rated game(s)" in err
+    assert "the card standard 2-seat pool's table refit: 1 rated game(s)" in err
     app = make_app(at_0006)  # no worker, no maintenance: only what the upgrade stored
     try:
         client = app.test_client()

@@ -15,7 +15,15 @@ from sqlalchemy import select
 
 from store.models import BotVersion, Game, RatingPool, Result
 from tests.apikit import API, Player
-from tests.arenakit import create_tournament, greedy_choice, push_bots, random_choice, register, wait_done
+from tests.arenakit import (
+    create_tournament,
+    greedy_choice,
+    push_bots,
+    random_choice,
+    register,
+    wait_done,
+    wait_pool,
+)
 
 CARD = {"players": 2, "pawns": 2, "turn_cap": 60}
 MOVE_TIMEOUT_MS = 30_000
@@ -55,7 +63,8 @@ def test_each_version_is_rated_on_its_own_from_the_games_begun_after_it(
         second = create_tournament(
             client, owner, ids, game="card", settings=CARD, rounds=1, move_timeout_ms=MOVE_TIMEOUT_MS, seed=8
         )
-        wait_done(client, second["id"])
+        done = [wait_done(client, first["id"]), wait_done(client, second["id"])]
+    wait_pool(client, sum(tournament["progress"]["total"] for tournament in done))
 
     with arena.extensions["db_sessions"]() as session:
         versions = {(v.bot_id, v.number): v for v in session.scalars(select(BotVersion))}

@@ -24,6 +24,7 @@ from tests.arenakit import (
     random_choice,
     register,
     wait_done,
+    wait_pool,
 )
 from tests.conftest import dispose
 
@@ -62,7 +63,7 @@ def test_the_pool_table_equals_a_fit_of_the_stored_results(
         wait_done(client, first["id"])
         unrated = create_tournament(client, owner, [bot["id"] for bot in bots[:2]], game="card", rated=False)
         wait_done(client, unrated["id"])
-    pool = client.get(f"{API}/standings", query_string={"game": "card"}).get_json()
+    pool = wait_pool(client, 6)
     with arena.extensions["db_sessions"]() as session:
         results = session.scalars(
             select(Result).where(Result.game == "card", Result.rated.is_(True)).order_by(Result.id)

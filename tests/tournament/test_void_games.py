@@ -32,6 +32,7 @@ from tests.arenakit import (
     random_choice,
     register,
     wait_done,
+    wait_pool,
 )
 from tests.botservers import BotServer, Handler, Received, garbage, reply, status
 from tests.conftest import dispose
@@ -69,7 +70,7 @@ def test_a_bot_that_refuses_the_signature_voids_its_games_and_nothing_counts_the
         )
         rated = wait_done(client, create_tournament(client, owner, [good["id"], other["id"]], game="card")["id"])
         assert all(result["void"] is False for result in rated["results"])
-        before = pool(client)
+        before = wait_pool(client, 2)
         assert before["games"] == 2 and {row["bot_id"] for row in before["standings"]} == {good["id"], other["id"]}
         wrong_secret(arena, bad["id"])
         created = create_tournament(client, owner, [bad["id"], good["id"]], game="card", rounds=2)

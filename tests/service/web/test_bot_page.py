@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from store.models import ActionRecord, Game, Seat
 from tests.apikit import API, SQLITE_ONLY, new_player
-from tests.arenakit import create_tournament, push_bots, random_choice, register, wait_done
+from tests.arenakit import create_tournament, push_bots, random_choice, register, wait_done, wait_pool
 from tests.service.web.browser import screenshot, served
 
 
@@ -40,6 +40,7 @@ def played_tournament(client: FlaskClient) -> tuple[dict[str, Any], dict[str, An
             move_timeout_ms=20_000,  # the steady bot never times out, on a loaded machine too: its page shows no fault
         )
         done = wait_done(client, created["id"], timeout=120)
+    wait_pool(client, 4)
     return flaky, steady, done["results"][0]["game_id"]
 
 
