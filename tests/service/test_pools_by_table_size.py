@@ -19,7 +19,7 @@ from ratings import pool
 from service.versions import latest_versions
 from store.models import RatingPool, Result
 from tests.apikit import API, new_player
-from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done, wait_for
+from tests.arenakit import arena_app, create_tournament, push_bots, random_choice, register, wait_done, wait_pool
 from tests.conftest import dispose
 from tests.service.web.webkit import elements, page
 
@@ -41,12 +41,7 @@ def mixed(database_url: str) -> Iterator[tuple[Flask, list[int], dict[int, dict[
         )
         done = {2: wait_done(client, two["id"]), 4: wait_done(client, four["id"])}
     for size, tournament in done.items():
-        wait_for(
-            f"the {size}-seat pool's table",
-            lambda size=size, tournament=tournament: (
-                standings(client, size)["games"] == tournament["progress"]["total"]
-            ),
-        )
+        wait_pool(client, tournament["progress"]["total"], table_size=size)
     yield app, bots, done
     dispose(app)
 
