@@ -13,7 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.apikit import SQLITE_ONLY, new_player
-from tests.arenakit import create_tournament, push_bots, random_choice, register, wait_done
+from tests.arenakit import create_tournament, push_bots, random_choice, register, wait_done, wait_pool
 from tests.service.web.browser import screenshot, served
 
 pytestmark = SQLITE_ONLY
@@ -87,6 +87,7 @@ def test_the_tournament_page_updates_while_the_tournament_runs(
         assert sorted(links) == sorted(f"/games/{result['game_id']}" for result in final["results"])
         screenshot(page, "tournament")
 
+        wait_pool(client, 12)  # the pool's refit, a job off the game path, before its page is shown
         for name, path in (
             ("index", "/"),
             ("standings", "/standings/card/standard"),
