@@ -187,7 +187,7 @@ class Queue:
         return True
 
 
-def test_a_large_pool_is_refit_off_the_game_path_at_most_once_per_interval(
+def test_every_pool_is_refit_off_the_game_path_at_most_once_per_interval(
     played: tuple[Flask, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app, _ = played
