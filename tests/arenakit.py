@@ -262,6 +262,7 @@ def write_result(session: Session, row: dict[str, Any]) -> None:
         row["ranks"],
         row["faults"],
         row["finished_at"],
+        row.get("forfeited", ()),
     )
     session.execute(insert(Result).values({**row, "counted": counted}))
 

@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 import engine
 from engine import i18n
+from ratings.pool import PoolRow
 from service import db
 from service.web import (
     board_svg,
@@ -161,11 +162,18 @@ def standings(game: str, variant: str) -> ResponseReturnValue:
     rows = [(row, found.names.get(row.player, "?")) for row in history.rows]
     lines = [charts.Line(name, history.series.get(row.player, [])) for row, name in rows[: charts.MAX_LINES]]
     chart = charts.rating_chart(lines, history.games, lang())
+    sections: dict[int, list[tuple[PoolRow, str]]] = {}
+    for row, name in rows:  # the stored order: group by group, best first
+        sections.setdefault(row.group, []).append((row, name))
     return render_template(
         "standings.html",
         game=game,
         variant=variant,
         rows=rows,
+        sections=sections,
+        groups=found.groups,
+        forfeits_rated=found.forfeits_rated,
+        fault_rates=found.fault_rates,
         games=found.games,
         chart=chart,
         shown=len(lines),
