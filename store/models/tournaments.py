@@ -24,8 +24,8 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     false,
-    true,
     text,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 

@@ -63,7 +63,12 @@ def test_equal_groups_are_ordered_by_their_smallest_bot_whatever_the_order_of_th
     first, second = simulated(3, {7: 0.0, 8: 0.0}, 20), simulated(4, {3: 0.0, 4: 0.0}, 20)
     for games in (first + second, second + first):
         rows = standings(games)
-        assert [(row.group, row.player in (3, 4)) for row in rows] == [(1, True), (1, True), (2, False), (2, False)]
+        assert [(row.group, row.player in (3, 4)) for row in rows] == [
+            (1, True),
+            (1, True),
+            (2, False),
+            (2, False),
+        ]
 
 
 def test_a_connected_pool_is_one_group_and_one_fit() -> None:

@@ -20,7 +20,15 @@ from service.poolrows import APART, NOT_RATED, RATED
 from store.bottallies import fold_all
 from store.models import RatingPool, Result
 from tests.apikit import new_player
-from tests.arenakit import arena_app, create_tournament, illegal_choice, push_bots, random_choice, register, wait_done
+from tests.arenakit import (
+    arena_app,
+    create_tournament,
+    illegal_choice,
+    push_bots,
+    random_choice,
+    register,
+    wait_done,
+)
 from tests.conftest import dispose
 from tests.service.test_standings import api_standings
 from tests.service.web.webkit import elements, page
@@ -68,7 +76,10 @@ def test_two_groups_shown_apart_with_their_own_anchors_and_the_forfeits_beside(
     assert body["notes"] == [RATED, APART.format(groups=2)]
     rows = rows_by_name(body)
     assert [row["name"] in "abcd" for row in body["standings"]] == [True] * 4 + [False] * 3  # the larger first
-    assert {name: row["group"] for name, row in rows.items()} == {**dict.fromkeys("abcd", 1), **dict.fromkeys("efx", 2)}
+    assert {name: row["group"] for name, row in rows.items()} == {
+        **dict.fromkeys("abcd", 1),
+        **dict.fromkeys("efx", 2),
+    }
     for number in (1, 2):
         ratings = [row["rating"] for row in body["standings"] if row["group"] == number]
         assert sum(ratings) / len(ratings) == pytest.approx(1500.0, abs=0.01)
@@ -143,5 +154,8 @@ def test_forfeits_left_out_of_the_fit_when_the_setting_says_so(
 def _version(results: list[Result], bot: int) -> int:
     """The version of ``bot`` seated in the results (each bot has one here)."""
     return next(
-        version for result in results for seated, version in zip(result.bot_ids, result.version_ids, strict=True) if seated == bot
+        version
+        for result in results
+        for seated, version in zip(result.bot_ids, result.version_ids, strict=True)
+        if seated == bot
     )

@@ -220,7 +220,9 @@ def rebuild(session: Session, game: str, variant: str) -> int:
         .values(counted=None)
         .execution_options(synchronize_session=False)
     )
-    tallies = Counter((row.tournament_id, config_key(row.version_ids, row.ranks, row.forfeited)) for row in results)
+    tallies = Counter(
+        (row.tournament_id, config_key(row.version_ids, row.ranks, row.forfeited)) for row in results
+    )
     _insert_all(
         session,
         RatingTally,
