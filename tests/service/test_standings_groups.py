@@ -3,7 +3,8 @@
 and three of which one plays only illegal moves) show two groups, the larger first, each with its own anchor (mean 1500),
 headed "Group 1 of 2 (4 bots)" and said not comparable; each row shows its forfeit rate and faults per 100 moves;
 forfeited games are rated as losses by default and the page says so, and ``SORRY_ARENA_RATE_FORFEITS=off`` leaves
-them out of the fit (the next refit replaces the table fitted under the other setting) and the page says that.
+them out of the fit (the next refit, or a restart's upkeep, replaces the table fitted under the other setting) and
+the page says that.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from tests.arenakit import (
 from tests.conftest import dispose
 from tests.service.test_standings import api_standings
 from tests.service.web.webkit import elements, page
-from tournament.standings import tables
+from tournament.standings import tables, upkeep
 
-CARD = {"players": 2, "pawns": 1}
+CARD = {"players": 2, "pawns": 2}
 
 
 @pytest.fixture
@@ -119,9 +120,13 @@ def test_forfeits_left_out_of_the_fit_when_the_setting_says_so(
     client = app.test_client()
     rated = rows_by_name(api_standings(client))
     sessions = app.extensions["db_sessions"]
+    with sessions() as session:
+        assert upkeep.pools_behind(session) == []
     monkeypatch.setenv("SORRY_ARENA_RATE_FORFEITS", "off")
     with sessions() as session:
+        assert upkeep.pools_behind(session) == [("card", "standard")]  # a restart's upkeep refits it
         assert tables.refresh_pool(session, "card", "standard") is True  # no new result: replaced all the same
+        assert upkeep.pools_behind(session) == []
         stored = session.scalars(select(RatingPool)).one()
         assert stored.forfeits_rated is False
         results = session.scalars(select(Result)).all()
