@@ -70,6 +70,13 @@ class StandingSchema(Schema):
     shared_wins = fields.Integer(required=True, metadata={"description": "games finished first with others"})
     mean_rank = fields.Float(required=True, metadata={"description": "1 is first; tied seats share places"})
     forfeits = fields.Integer(required=True)
+    group = fields.Integer(
+        dump_default=1,
+        metadata={
+            "description": "its group of bots linked by games (1 the largest; a cancelled run's bots may not all "
+            "have met): each group is fitted apart, with a mean of 1500; ratings compare within a group only"
+        },
+    )
 
 
 class HeadToHeadSchema(Schema):

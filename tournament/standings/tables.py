@@ -204,23 +204,32 @@ _RESULTS = (
 
 def tournament_table(session: Session, tournament_id: int, bot_ids: Sequence[int]) -> dict[str, Any]:
     """The fitted table of the tournament's stored results, with their 95% intervals (``bot_ids``: its bots); its
-    void games (``tournament/play/voids.py``) are left out of the fit, but counted in ``through`` (every result)."""
+    void games (``tournament/play/voids.py``) are left out of the fit, but counted in ``through`` (every result).
+    Bots that never met, directly or through others (a cancelled run's may not have), are fitted group by group as a
+    pool's are (``ratings.pool.groups_of``: each row's ``group``, the largest first, and ``groups``)."""
     results = session.connection().execute(_RESULTS, {"tournament_id": tournament_id}).all()
     played = [(seats, ranks, forfeited) for seats, ranks, forfeited, void in results if void is None]
     games = [(seats, ranks) for seats, ranks, _ in played]
     forfeits = [set(forfeited) for _, _, forfeited in played]
-    rows = summarize(games, forfeited=forfeits)
+    groups = pool.groups_of(games)  # one for a round robin; a cancelled run's bots may not all have met
+    rows = [
+        (number, row)
+        for number, indices in enumerate(groups, start=1)
+        for row in summarize([games[index] for index in indices], forfeited=[forfeits[index] for index in indices])
+    ]
     named = names(session, set(bot_ids))
     return {
         "through": len(results),
+        "groups": len(groups),
         "standings": [
             {
                 **row.to_json(),
                 "bot_id": row.player,
                 "name": named.get(row.player, "?"),
+                "group": number,
                 **{bound: getattr(row, bound) + INITIAL_RATING for bound in ("elo", "low", "high")},
             }
-            for row in rows
+            for number, row in rows
         ],
         "head_to_head": [
             {"bot_id": a, "opponent_id": b, "score": score, "games": count}
