@@ -26,7 +26,9 @@ from ratings.summary import summarize
 GROUP = [0.0, 50.0, 100.0, 150.0, 200.0]
 
 
-def simulate(generator: random.Random, strengths: dict[int, float], games: int) -> list[tuple[list[int], list[int]]]:
+def simulate(
+    generator: random.Random, strengths: dict[int, float], games: int
+) -> list[tuple[list[int], list[int]]]:
     bots = sorted(strengths)
     played = []
     for _ in range(games):

@@ -29,7 +29,7 @@ def test_a_tournament_of_bots_that_never_all_met_is_shown_group_by_group(databas
         owner = new_player(client, "owner")
         bots = {
             name: register(client, owner, name, None, games=("card",))["id"]
-            for name in "ann bob cid dan eve".split()
+            for name in ["ann", "bob", "cid", "dan", "eve"]
         }
         sessions = app.extensions["db_sessions"]
         rng = random.Random(3)
