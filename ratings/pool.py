@@ -1,20 +1,34 @@
-"""A rating pool's standings: every rated game of one game and variant, fitted at once.
+"""A rating pool's standings: every rated game of one game and variant, fitted at once, group by group.
 
 The table is :func:`ratings.summary.summarize`'s, the one a tournament shows, over all the pool's games: the
 Bradley-Terry fit of ``ratings.fit`` (order-independent, with its 95% interval) shown with a mean of 1500, games
-played, ``wins`` (games finished alone at the best rank), ``shared_wins`` (first place shared) and the mean rank
+rated, ``wins`` (games finished alone at the best rank), ``shared_wins`` (first place shared) and the mean rank
 (1-based, tied seats sharing the places they occupy). The ratings and interval bounds are rounded to
 ``DECIMALS`` places: the fit is the same whatever the order of the games or the solver's start, up to the last bits
 of a float, and the rounding makes the stored table exactly the same too. Equal ratings are ordered by bot id.
+
+Groups: players who never met, directly or through others (``ratings.fit.connected_groups``), have no rating
+difference the games can tell; a single fit would place the groups by its prior alone, interleaved, with intervals
+that miss. So each connected group is fitted on its own games, with its own anchor (mean 1500 within the group), and
+each row carries its ``group``: 1 for the largest, then by size (equal sizes by their smallest player id). Ratings
+compare within a group only. A connected pool is one group: the same table as one fit.
+
+Strength and reliability apart: each row also carries ``forfeits``, the games in which the player's seat forfeited,
+and ``forfeit_rate``, those over every game it played in the pool (rated or not). ``rate_forfeits`` (the setting
+``SORRY_ARENA_RATE_FORFEITS``) decides whether a game with a forfeit is rated: as a loss for the seat that forfeited
+(its rank is after every other seat's), the default; or not at all, left out of the fit and of ``games``, ``wins``
+and ``mean_rank``, but still counted in the forfeit rate. A player all of whose games had a forfeit then has no row.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from ratings.elo import INITIAL_RATING
+from ratings.fit import connected_groups
 from ratings.summary import summarize
 
 DECIMALS = 3
@@ -33,6 +47,9 @@ class PoolRow:
     wins: int
     shared_wins: int
     mean_rank: float
+    group: int
+    forfeits: int
+    forfeit_rate: float
 
     def to_json(self) -> dict[str, Any]:
         row = asdict(self)
@@ -50,32 +67,86 @@ class PoolRow:
             wins=int(row["wins"]),
             shared_wins=int(row["shared_wins"]),
             mean_rank=float(row["mean_rank"]),
+            group=int(row["group"]),
+            forfeits=int(row["forfeits"]),
+            forfeit_rate=float(row["forfeit_rate"]),
         )
+
+
+Game = tuple[Sequence[int], Sequence[int]]
 
 
 def standings(
-    games: Sequence[tuple[Sequence[int], Sequence[int]]],
+    games: Sequence[Game],
     start: Mapping[int, float] | None = None,
     counts: Sequence[int] | None = None,
+    forfeited: Sequence[Collection[int]] | None = None,
+    *,
+    rate_forfeits: bool = True,
 ) -> list[PoolRow]:
-    """The pool's table, best rating first. ``games``: ``(bot ids, ranks)`` in any order; ``start``: ratings
-    (mean 1500) of an earlier table, to start the fit from (the result does not depend on it); ``counts``: how many
-    times each game was played (a pool's tallies), the same table as with the games repeated."""
+    """The pool's table: group by group (the largest first), best rating first within each. ``games``: ``(bot
+    ids, ranks)`` in any order; ``start``: ratings (mean 1500) of an earlier table, to start the fit from (the
+    result does not depend on it); ``counts``: how many times each game was played (a pool's tallies), the same
+    table as with the games repeated; ``forfeited[g]``: the seats that forfeited game ``g``; ``rate_forfeits``:
+    whether a game with a forfeit is rated (see the module docstring)."""
+    times = list(counts) if counts is not None else [1] * len(games)
+    gave_up = list(forfeited) if forfeited is not None else [()] * len(games)
+    if len(times) != len(games) or len(gave_up) != len(games):
+        raise ValueError(f"{len(games)} games, but {len(times)} counts and {len(gave_up)} lists of forfeits")
+    played: Counter[int] = Counter()
+    forfeits: Counter[int] = Counter()
+    rated: list[int] = []
+    for index, ((players, _), seats) in enumerate(zip(games, gave_up, strict=True)):
+        if any(not 0 <= seat < len(players) for seat in seats):
+            raise ValueError(f"game {index} has {len(players)} seats but forfeited lists seats {sorted(seats)}")
+        for seat, player in enumerate(players):
+            played[player] += times[index]
+            if seat in seats:
+                forfeits[player] += times[index]
+        if rate_forfeits or not seats:
+            rated.append(index)
     centred = {bot: rating - INITIAL_RATING for bot, rating in (start or {}).items()}
-    rows = [
-        PoolRow(
-            player=row.player,
-            rating=round(row.elo + INITIAL_RATING, DECIMALS),
-            low=round(row.low + INITIAL_RATING, DECIMALS),
-            high=round(row.high + INITIAL_RATING, DECIMALS),
-            games=row.games,
-            wins=row.wins,
-            shared_wins=row.shared_wins,
-            mean_rank=row.mean_rank,
+    rows: list[PoolRow] = []
+    for number, indices in enumerate(groups_of([games[index] for index in rated]), start=1):
+        fitted = summarize(
+            [games[rated[index]] for index in indices],
+            start=centred,
+            counts=[times[rated[index]] for index in indices],
         )
-        for row in summarize(games, start=centred, counts=counts)
-    ]
-    return sorted(rows, key=lambda row: (-row.rating, row.player))
+        group = [
+            PoolRow(
+                player=row.player,
+                rating=round(row.elo + INITIAL_RATING, DECIMALS),
+                low=round(row.low + INITIAL_RATING, DECIMALS),
+                high=round(row.high + INITIAL_RATING, DECIMALS),
+                games=row.games,
+                wins=row.wins,
+                shared_wins=row.shared_wins,
+                mean_rank=row.mean_rank,
+                group=number,
+                forfeits=forfeits[row.player],
+                forfeit_rate=round(forfeits[row.player] / played[row.player], DECIMALS + 1),
+            )
+            for row in fitted
+        ]
+        rows.extend(sorted(group, key=lambda row: (-row.rating, row.player)))
+    return rows
+
+
+def groups_of(games: Sequence[Game]) -> list[list[int]]:
+    """The indices of the games of each connected group of players (``ratings.fit.connected_groups``), the group
+    with the most players first, equal sizes in the order of their smallest player id."""
+    players = sorted(connected_groups(games), key=lambda group: (-len(group), min(group)))
+    number = {player: index for index, group in enumerate(players) for player in group}
+    found: list[list[int]] = [[] for _ in players]
+    for index, (seated, _) in enumerate(games):
+        found[number[seated[0]]].append(index)
+    return found
+
+
+def groups(rows: Sequence[Mapping[str, Any]]) -> int:
+    """How many groups a stored table (or its rows shown) holds: its largest ``group`` (0 for no rows)."""
+    return max((int(row.get("group", 1)) for row in rows), default=0)
 
 
 def rows_of(table: Sequence[Mapping[str, Any]]) -> list[PoolRow] | None:

@@ -1,29 +1,48 @@
-"""A rated game's configuration as a rating pool tallies it: the players seated and the ranks they finished.
+"""A rated game's configuration as a rating pool tallies it: the players seated, the ranks they finished and the
+seats that forfeited.
 
 The fit (``ratings.fit``) and the table (``ratings.summary``) do not depend on the seat order, so one key stands for
-every seating of the same players at the same ranks: ``player:rank`` per seat, sorted, comma-separated. A pool
-counts its results per key (``rating_tallies``) and fits the distinct keys with their counts, the same table as
-from every result.
+every seating of the same players at the same ranks: ``player:rank`` per seat (``player:rank:f`` for a seat that
+forfeited), sorted, comma-separated. A pool counts its results per key (``rating_tallies``) and fits the distinct
+keys with their counts, the same table as from every result; the forfeits in the key give each bot's forfeit rate
+and let a pool leave the games with a forfeit out of its fit (``ratings.pool``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ratings.elo import check_game
 
+FORFEITED = "f"
+"""The mark of a seat that forfeited, after its rank."""
 
-def config_key(players: Sequence[int], ranks: Sequence[int]) -> str:
-    """The key of a game: ``players[seat]`` (non-negative ids) finished ``ranks[seat]``."""
+
+def config_key(players: Sequence[int], ranks: Sequence[int], forfeited: Collection[int] = ()) -> str:
+    """The key of a game: ``players[seat]`` (non-negative ids) finished ``ranks[seat]``; ``forfeited``: the seats
+    that forfeited."""
     check_game(players, ranks)
-    return ",".join(f"{player}:{rank}" for player, rank in sorted(zip(players, ranks, strict=True)))
+    if any(not 0 <= seat < len(players) for seat in forfeited):
+        raise ValueError(f"a game of {len(players)} seats has no seats {sorted(forfeited)}")
+    seats = sorted(
+        (player, rank, FORFEITED if seat in forfeited else "")
+        for seat, (player, rank) in enumerate(zip(players, ranks, strict=True))
+    )
+    return ",".join(f"{player}:{rank}:{mark}" if mark else f"{player}:{rank}" for player, rank, mark in seats)
+
+
+def parse_game(key: str) -> tuple[list[int], list[int], set[int]]:
+    """(players, ranks, seats that forfeited) of a key written by :func:`config_key` (``ValueError`` for another
+    text)."""
+    seats = [seat.split(":") for seat in key.split(",")]
+    if any(len(seat) not in (2, 3) or (len(seat) == 3 and seat[2] != FORFEITED) for seat in seats):
+        raise ValueError(f"not a game's key: {key!r}")
+    players, ranks = [int(seat[0]) for seat in seats], [int(seat[1]) for seat in seats]
+    check_game(players, ranks)
+    return players, ranks, {index for index, seat in enumerate(seats) if len(seat) == 3}
 
 
 def parse(key: str) -> tuple[list[int], list[int]]:
     """(players, ranks) of a key written by :func:`config_key` (``ValueError`` for another text)."""
-    seats = [seat.split(":") for seat in key.split(",")]
-    if any(len(seat) != 2 for seat in seats):
-        raise ValueError(f"not a game's key: {key!r}")
-    players, ranks = [int(player) for player, _ in seats], [int(rank) for _, rank in seats]
-    check_game(players, ranks)
+    players, ranks, _ = parse_game(key)
     return players, ranks

@@ -107,6 +107,9 @@ class Settings:
     log_format: str = "text"
     log_level: str = "INFO"
     access_log: bool = True
+    rate_forfeits: bool = True
+    """Whether a game with a forfeit is rated in the pools (as a loss for the seat that forfeited) or left out of
+    their fit (``ratings.pool``; read by the process that fits, :func:`rate_forfeits`)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -412,6 +415,14 @@ SETTINGS: tuple[Setting, ...] = (
         kinds.on_off,
         "on (a line per request, runtime/logs.py) or off",
     ),
+    Setting(
+        "SORRY_ARENA_RATE_FORFEITS",
+        "rate_forfeits",
+        True,
+        kinds.on_off,
+        "on (a game with a forfeit is rated in the pools, as a loss for the seat that forfeited) or off (it is left "
+        "out of the pools' fit, but still counted in each bot's forfeit rate)",
+    ),
 )
 """Every setting the service reads, in the order ``sorry-arena config`` shows them."""
 
@@ -457,3 +468,11 @@ def sources(env: Mapping[str, str] | None = None) -> list[tuple[Setting, Any, st
         (setting, getattr(settings, setting.field), "default" if setting.text(env) is None else "environment")
         for setting in SETTINGS
     ]
+
+
+def rate_forfeits(environ: Mapping[str, str] | None = None) -> bool:
+    """``SORRY_ARENA_RATE_FORFEITS`` of ``environ`` (default: this process's environment), as the pools' fit reads
+    it wherever it runs (a worker, the embedded service); ``ValueError`` for a value that is not on or off."""
+    env = os.environ if environ is None else environ
+    setting = next(setting for setting in SETTINGS if setting.name == "SORRY_ARENA_RATE_FORFEITS")
+    return bool(setting.value(env))

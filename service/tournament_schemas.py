@@ -70,6 +70,13 @@ class StandingSchema(Schema):
     shared_wins = fields.Integer(required=True, metadata={"description": "games finished first with others"})
     mean_rank = fields.Float(required=True, metadata={"description": "1 is first; tied seats share places"})
     forfeits = fields.Integer(required=True)
+    group = fields.Integer(
+        dump_default=1,
+        metadata={
+            "description": "its group of bots linked by games (1 the largest; a cancelled run's bots may not all "
+            "have met): each group is fitted apart, with a mean of 1500; ratings compare within a group only"
+        },
+    )
 
 
 class HeadToHeadSchema(Schema):
@@ -204,6 +211,22 @@ class PoolRowSchema(Schema):
     wins = fields.Integer(required=True, metadata={"description": "games finished alone at the best rank"})
     shared_wins = fields.Integer(required=True, metadata={"description": "games finished first with others"})
     mean_rank = fields.Float(required=True, metadata={"description": "1 is first; tied seats share places"})
+    group = fields.Integer(
+        required=True,
+        metadata={
+            "description": "its group of bots linked by games (1 the largest): each group is fitted apart, with a "
+            "mean of 1500, and ratings compare within a group only"
+        },
+    )
+    forfeits = fields.Integer(required=True, metadata={"description": "games in which its seat forfeited"})
+    forfeit_rate = fields.Float(
+        required=True, metadata={"description": "forfeits over every game it played in the pool, rated or not"}
+    )
+    faults_per_100_moves = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "the bot's faults per 100 of its moves over its finished games; null: none yet"},
+    )
 
 
 class StandingsSchema(Schema):
@@ -213,5 +236,21 @@ class StandingsSchema(Schema):
     games = fields.Integer(required=True, metadata={"description": "rated games counted"})
     updated_at = fields.DateTime(
         required=True, allow_none=True, metadata={"description": "when the workers last fitted the table"}
+    )
+    groups = fields.Integer(
+        required=True,
+        metadata={"description": "groups of bots that never met, directly or through others (0: no table yet)"},
+    )
+    forfeits_rated = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "true: a game with a forfeit is rated as a loss for the seat that forfeited; false: it "
+            "is left out of the fit (SORRY_ARENA_RATE_FORFEITS)"
+        },
+    )
+    notes = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "how to read the table: how forfeited games are rated; groups not comparable"},
     )
     standings = fields.List(fields.Nested(PoolRowSchema), required=True)

@@ -8,7 +8,8 @@ what they hold, in one transaction. The workers' upkeep and the embedded service
 gives a player's tallies as of now, :func:`read_tournament` a tournament's faults: the stored counts plus what the
 finished games still waiting for the fold hold, counted from their moves in the same statement (so the figures never
 lag, and no game is counted twice or missed while a fold commits). The fold and the reads count with the same
-statements (:func:`_counting`) and rules (:func:`_counted`).
+statements (:func:`_counting`) and rules (:func:`_counted`). :func:`fault_rates` gives bots' faults per 100 moves
+from the stored tallies alone (the pool standings' column beside the forfeit rate).
 
 What is counted, the rules of the page it serves (``service/web/bot_stats.py``):
 
@@ -34,7 +35,7 @@ import json
 import math
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,7 +62,7 @@ from sqlalchemy.orm import Session
 
 from store import gamelog
 from store.fastlane import param
-from store.models import ActionRecord, BotTally, Game, Result, Seat, TournamentFaultTally, TournamentGame
+from store.models import ActionRecord, Bot, BotTally, Game, Result, Seat, TournamentFaultTally, TournamentGame
 
 FAULT = "fault"
 LATENCY = "latency"
@@ -360,6 +361,24 @@ def read(session: Session, player_id: int) -> Tallies:
     tallies.faults = dict(sorted(tallies.faults.items(), key=lambda item: (-item[1], item[0])))
     tallies.latency = dict(sorted(tallies.latency.items()))
     return tallies
+
+
+def fault_rates(session: Session, bot_ids: Collection[int]) -> dict[int, float]:
+    """Faults per 100 moves of each of these bots (by bot id, not its account) over its finished games as the fold
+    has tallied them: its faults (every kind) over its moves with an answer time (``latency``: every move of its
+    seats but the forfeited turns). One statement over the stored tallies, a few rows per bot (a game not folded yet
+    counts from the next fold, seconds later); a bot without a move counted is left out."""
+    if not bot_ids:
+        return {}
+    counted = session.execute(
+        select(Bot.id, BotTally.measure, func.sum(BotTally.count))
+        .join(Bot, Bot.player_id == BotTally.player_id)
+        .where(Bot.id.in_(set(bot_ids)), BotTally.measure.in_((FAULT, LATENCY)))
+        .group_by(Bot.id, BotTally.measure)
+    ).all()
+    faults = {bot: int(count) for bot, measure, count in counted if measure == FAULT}
+    moves = {bot: int(count) for bot, measure, count in counted if measure == LATENCY and count}
+    return {bot: 100.0 * faults.get(bot, 0) / count for bot, count in moves.items()}
 
 
 def read_tournament(session: Session, tournament_id: int) -> dict[int, dict[str, int]]:

@@ -279,6 +279,7 @@ def write_result(session: Session, row: dict[str, Any]) -> None:
         row["ranks"],
         row["faults"],
         row["finished_at"],
+        row.get("forfeited", ()),
     )
     session.execute(insert(Result).values({**row, "counted": counted}))
 

@@ -54,6 +54,8 @@ PAGES: dict[str, dict[str, str]] = {
     "col.result": {"en": "Result", "fr": "Résultat"},
     "col.reason": {"en": "Why", "fr": "Pourquoi"},
     "col.faults": {"en": "Faults", "fr": "Fautes"},
+    "col.forfeit_rate": {"en": "Forfeits", "fr": "Abandons"},
+    "col.faults_per_100": {"en": "Faults / 100 moves", "fr": "Fautes / 100 coups"},
     "col.step": {"en": "Step", "fr": "Étape"},
     "col.player": {"en": "Player", "fr": "Joueur"},
     "col.move": {"en": "Move", "fr": "Coup"},
@@ -98,6 +100,31 @@ PAGES: dict[str, dict[str, str]] = {
         "different table sizes are not comparable.",
         "fr": "Chaque nombre de places est coté à part : l'échelle Elo dépend du nombre de places à la table, si "
         "bien que des cotes de nombres de places différents ne sont pas comparables.",
+    },
+    "standings.group": {
+        "en": "Group {number} of {groups} ({count} bots)",
+        "fr": "Groupe {number} sur {groups} ({count} robots)",
+    },
+    "standings.apart": {
+        "en": "These {groups} groups of bots never met, directly or through others: each group is rated on its own "
+        "games, with a mean of 1500, and ratings are not comparable across groups.",
+        "fr": "Ces {groups} groupes de robots ne se sont jamais rencontrés, ni directement ni par d'autres : chaque "
+        "groupe est coté sur ses propres parties, avec une moyenne de 1500, et les cotes ne se comparent pas d'un "
+        "groupe à l'autre.",
+    },
+    "standings.forfeits_rated": {
+        "en": "Forfeited games are rated as losses: the rating mixes strength and reliability, shown apart in the "
+        "forfeit rate (forfeited games over games) and the faults per 100 moves.",
+        "fr": "Les parties abandonnées sont cotées comme des défaites : la cote mêle force et fiabilité, montrées à "
+        "part dans le taux d'abandon (parties abandonnées sur parties) et les fautes pour 100 coups.",
+    },
+    "standings.forfeits_not_rated": {
+        "en": "Forfeited games are not rated: the rating is the bots' strength in the games finished without a "
+        "forfeit; their reliability is in the forfeit rate (forfeited games over all games) and the faults per "
+        "100 moves.",
+        "fr": "Les parties abandonnées ne sont pas cotées : la cote est la force des robots dans les parties finies "
+        "sans abandon; leur fiabilité est dans le taux d'abandon (parties abandonnées sur toutes les parties) et "
+        "les fautes pour 100 coups.",
     },
     "chart.x": {"en": "rated games played in this pool", "fr": "parties classées jouées dans ce groupe"},
     "chart.y": {"en": "Elo rating", "fr": "cote Elo"},

@@ -7,13 +7,15 @@ result (``rating_points``, ``tournament/standings/poolstate.py``), at most 128 p
 of level ``ratings.history.line_level`` and above, one indexed range per level), from 1500 before the version's
 first game to its current rating (``rating_elo``). The pool rates bot versions: the page shows each bot's latest
 rated version (its row and its line, for the first ``charts.MAX_LINES`` rows), a bot's page every version of that
-bot (``version_series``).
+bot (``version_series``). A pool whose bots never all met is shown group by group (``groups``, each row's
+``group``, ``ratings.pool``), and each row beside its rating its forfeit rate and its bot's faults per 100 moves
+(``fault_rates``, ``service/poolrows.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -22,10 +24,11 @@ from sqlalchemy.orm import Session
 
 from engine import i18n
 from ratings import history as rating_history
-from ratings.pool import PoolRow, rows_of
+from ratings.pool import PoolRow, groups, rows_of
 from service.versions import latest_versions, version_of
 from service.web.charts import MAX_LINES
 from service.web.messages import PAGES, text
+from store import bottallies
 from store.models import RatingPool
 from store.models.tournaments import RatingElo, RatingPoint
 
@@ -59,6 +62,12 @@ class PoolStandings:
     """Each bot's latest rated version (the one its row and ``history.series`` line show)."""
     version_series: dict[tuple[int, int], list[tuple[int, float]]]
     """Every version's line of the bot asked for (``pool_standings(bot_id=)``), by (bot id, version number)."""
+    groups: int = 0
+    """Groups of bots that never met (their rows' ``group``); more than one: ratings compare within a group only."""
+    forfeits_rated: bool = True
+    """Whether the table rates the games with a forfeit (as losses) or leaves them out of the fit."""
+    fault_rates: dict[int, float] = field(default_factory=dict)
+    """Each bot's faults per 100 moves (``store.bottallies.fault_rates``; none for a bot without a move counted)."""
 
 
 def _table_of(pool: RatingPool | None) -> tuple[list[PoolRow], dict[int, str], int, Any, dict[int, int]]:
@@ -137,7 +146,19 @@ def pool_standings(
     latest = {bot: found.get(ids.get((bot, number), 0), []) for bot, number in versions.items()}
     history = rating_history.PoolHistory(games=pool.counted, rows=rows, series=latest)
     series = {key: found[version] for key, version in asked.items() if version in found}
-    return PoolStandings(history, names, games, updated_at, pool.first_at, pool.last_at, versions, series)
+    return PoolStandings(
+        history,
+        names,
+        games,
+        updated_at,
+        pool.first_at,
+        pool.last_at,
+        versions,
+        series,
+        groups(pool.table) if rows else 0,
+        pool.forfeits_rated,
+        bottallies.fault_rates(session, {row.player for row in rows}),
+    )
 
 
 @dataclass

@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 import engine
 from engine import i18n
+from ratings.pool import PoolRow
 from service import db
 from service.web import (
     board_svg,
@@ -163,6 +164,9 @@ def standings(game: str, variant: str) -> ResponseReturnValue:
         history = found.history
         rows = [(row, found.names.get(row.player, "?")) for row in history.rows]
         lines = [charts.Line(name, history.series.get(row.player, [])) for row, name in rows[: charts.MAX_LINES]]
+        sections: dict[int, list[tuple[PoolRow, str]]] = {}
+        for row, name in rows:  # the stored order: group by group, best first
+            sections.setdefault(row.group, []).append((row, name))
         sizes.append(
             {
                 "size": size,
@@ -173,6 +177,10 @@ def standings(game: str, variant: str) -> ResponseReturnValue:
                 "first": found.first,
                 "last": found.last,
                 "versions": found.versions,
+                "sections": sections,
+                "groups": found.groups,
+                "forfeits_rated": found.forfeits_rated,
+                "fault_rates": found.fault_rates,
             }
         )
     return render_template("standings.html", game=game, variant=variant, sizes=sizes)

@@ -25,6 +25,7 @@ from sqlalchemy import (
     UniqueConstraint,
     false,
     text,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -195,6 +196,9 @@ class RatingPool(Base):
     """When the latest result counted was written."""
     fit_requested_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     """When a refit was last asked for (at most one per interval per pool)."""
+    forfeits_rated: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    """Whether the table rates the games with a forfeit (``SORRY_ARENA_RATE_FORFEITS`` of the process that fitted
+    it): else they are left out of its fit, and counted only in the forfeit rates."""
 
     @classmethod
     def key(cls, game: str, variant: str, table_size: int) -> tuple[Any, ...]:

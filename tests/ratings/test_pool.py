@@ -61,7 +61,8 @@ def test_wins_are_games_won_not_opponents_beaten() -> None:
 def test_rows_round_trip_through_json() -> None:
     rows = standings(random_games(4, 50))
     assert [PoolRow.from_json(row.to_json()) for row in rows] == rows
-    fields = {"bot_id", "rating", "low", "high", "games", "wins", "shared_wins", "mean_rank"}
+    fields = {"bot_id", "rating", "low", "high", "games", "wins", "shared_wins", "mean_rank", "group"}
+    fields |= {"forfeits", "forfeit_rate"}
     assert set(rows[0].to_json()) == fields
     with pytest.raises(KeyError):
         PoolRow.from_json({"bot_id": 1, "rating": 1500.0, "games": 3, "wins": 1, "draws": 0, "losses": 2})

@@ -12,7 +12,7 @@ import pytest
 from ratings import pool
 from ratings.fit import fit
 from ratings.summary import summarize
-from ratings.tallies import config_key, parse
+from ratings.tallies import config_key, parse, parse_game
 
 
 def random_games(seed: int, count: int, players: int = 5) -> list[tuple[list[int], list[int]]]:
@@ -30,7 +30,12 @@ def test_a_key_names_players_and_ranks_whatever_the_seats() -> None:
     assert config_key([7, 3, 12], [1, 0, 1]) == "3:0,7:1,12:1"
     assert config_key([12, 7, 3], [1, 1, 0]) == "3:0,7:1,12:1"
     assert parse("3:0,7:1,12:1") == ([3, 7, 12], [0, 1, 1])
-    for bad in ("", "3:0", "3:0,3:1", "x:1,2:0"):
+    assert config_key([12, 7, 3], [1, 1, 0], {0}) == "3:0,7:1,12:1:f"
+    assert parse_game("3:0,7:1,12:1:f") == ([3, 7, 12], [0, 1, 1], {2})
+    assert parse("3:0,7:1,12:1:f") == ([3, 7, 12], [0, 1, 1])
+    with pytest.raises(ValueError):
+        config_key([1, 2], [0, 1], {2})
+    for bad in ("", "3:0", "3:0,3:1", "x:1,2:0", "3:0,7:1:x", "3:0,7:1:f:f"):
         with pytest.raises(ValueError):
             parse(bad)
 

@@ -167,7 +167,13 @@ def test_every_row_has_its_interval_and_wins_are_games_won(played: tuple[Flask, 
             "wins",
             "shared_wins",
             "mean_rank",
+            "group",
+            "forfeits",
+            "forfeit_rate",
+            "faults_per_100_moves",
         }
+        assert row["group"] == 1 and row["forfeits"] == 0 and row["forfeit_rate"] == 0.0  # one group, no forfeit
+    assert (body["groups"], body["forfeits_rated"]) == (1, True)
     # the tournament's own table counts the same games won
     tournament_wins = {row["bot_id"]: row["wins"] for row in done["standings"]}
     assert tournament_wins == won

@@ -102,6 +102,7 @@ def finish(
                 outcome["ranks"],
                 outcome["faults"],
                 finished_at,
+                outcome["forfeited"],
             )
         values = {
             "tournament_game_id": scheduled_id,

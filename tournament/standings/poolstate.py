@@ -1,6 +1,6 @@
 """A rating pool's running state (a pool per game, variant and table size: a result's table size is its seats), kept with each rated result so that nothing on the game path reads the pool's
-history: per tournament, the tallies of its results' configurations (``rating_tallies``: the versions seated and
-their ranks, ``ratings.tallies``), which the pool's fit reads instead of every result; per bot version, its
+history: per tournament, the tallies of its results' configurations (``rating_tallies``: the versions seated,
+their ranks and the seats that forfeited, ``ratings.tallies``), which the pool's fit reads instead of every result; per bot version, its
 incremental Elo (``rating_elo``); and the chart's points (``rating_points``, one per seat of each result, with the
 level that lets a page take about a hundred per line, ``ratings.history``).
 
@@ -40,7 +40,15 @@ from store.models.tournaments import RatingElo, RatingPoint, RatingTally
 
 BATCH = 5_000
 """Rows inserted per statement by a rebuild."""
-PLAYED = (Result.id, Result.tournament_id, Result.version_ids, Result.ranks, Result.faults, Result.finished_at)
+PLAYED = (
+    Result.id,
+    Result.tournament_id,
+    Result.version_ids,
+    Result.ranks,
+    Result.forfeited,
+    Result.faults,
+    Result.finished_at,
+)
 """What a recount reads of a result."""
 
 
@@ -105,9 +113,11 @@ def record(
     ranks: Sequence[int],
     faults: Sequence[int],
     moment: datetime,
+    forfeited: Sequence[int] = (),
 ) -> int | None:
-    """Count a rated result of the tournament (its seats' versions, ranks and faults) in its pool's state, in the
-    caller's transaction, before the caller writes the result: five statements or so, whatever the pool's size.
+    """Count a rated result of the tournament (its seats' versions, ranks, faults and the seats that forfeited) in
+    its pool's state, in the caller's transaction, before the caller writes the result: five statements or so,
+    whatever the pool's size.
     Returns the result's place in the pool's count (its ``counted``, which the caller writes with it); ``None`` when
     it is not counted now (the pool awaits a rebuild, or the tournament was cancelled). The pool is the one of the
     result's table size (its seats)."""
@@ -139,7 +149,7 @@ def record(
         return None
     session.execute(
         _insert(session, RatingTally)
-        .values(tournament_id=tournament_id, config=config_key(version_ids, ranks), count=1)
+        .values(tournament_id=tournament_id, config=config_key(version_ids, ranks, forfeited), count=1)
         .on_conflict_do_update(
             index_elements=["tournament_id", "config"], set_={"count": RatingTally.__table__.c.count + 1}
         )
@@ -235,7 +245,9 @@ def rebuild(session: Session, game: str, variant: str, table_size: int) -> int:
         .values(counted=None)
         .execution_options(synchronize_session=False)
     )
-    tallies = Counter((row.tournament_id, config_key(row.version_ids, row.ranks)) for row in results)
+    tallies = Counter(
+        (row.tournament_id, config_key(row.version_ids, row.ranks, row.forfeited)) for row in results
+    )
     _insert_all(
         session,
         RatingTally,

@@ -14,6 +14,10 @@ workers finishing at once cannot leave the older table behind), or if the stored
 A pool leaves out the results of cancelled tournaments: a table read after a cancellation replaces any read before
 it (``RatingPool.cancelled``), although it counts fewer games. A pool rates bot versions: each row is one version
 of a bot (``version_id``, its ``version`` number and its ``bot_id``), fitted on the games that version played.
+A pool's table is fitted group by group when its bots never all met (each row's ``group``, ``ratings.pool``), with
+each version's forfeit rate; whether games with a forfeit are rated is the fitting process's
+``SORRY_ARENA_RATE_FORFEITS`` (``runtime.settings.rate_forfeits``), stored with the table (``forfeits_rated``): a
+table fitted under the other setting is replaced at the next refit, whatever it counts.
 """
 
 from __future__ import annotations
@@ -29,8 +33,9 @@ from sqlalchemy.orm import Session
 from ratings import pool
 from ratings.elo import INITIAL_RATING
 from ratings.summary import head_to_head, summarize
-from ratings.tallies import parse
+from ratings.tallies import parse_game
 from runtime.jobqueue import FIT_JOB, LocalQueue, RQQueue
+from runtime.settings import rate_forfeits
 from store.fastlane import param
 from store.models import Bot, BotVersion, RatingPool, Result, Tournament, now
 from store.models.tournaments import RatingTally
@@ -64,11 +69,17 @@ def cancelled_in_pool(session: Session, game: str, variant: str, table_size: int
 
 
 def pool_table(
-    session: Session, game: str, variant: str, table_size: int, start: dict[int, float] | None = None
+    session: Session,
+    game: str,
+    variant: str,
+    table_size: int,
+    start: dict[int, float] | None = None,
+    *,
+    forfeits_rated: bool = True,
 ) -> tuple[int, int, list[dict[str, Any]]]:
     """(last result id, games, rows) of the pool's fitted table over its rated results, those of cancelled
     tournaments left out, from the pool's tallies; ``start``: ratings to start the fit from (the table does not
-    depend on them)."""
+    depend on them); ``forfeits_rated``: whether the games with a forfeit are rated (``ratings.pool``)."""
     counted = [
         (config, int(count))
         for config, count in session.execute(
@@ -84,7 +95,14 @@ def pool_table(
         .join(Tournament, Tournament.id == Result.tournament_id)
         .where(*_counted_tournaments(game, variant, table_size))
     )
-    table = pool.standings([parse(config) for config, _ in counted], start, [count for _, count in counted])
+    played = [parse_game(config) for config, _ in counted]
+    table = pool.standings(
+        [(players, ranks) for players, ranks, _ in played],
+        start,
+        [count for _, count in counted],
+        [forfeited for _, _, forfeited in played],
+        rate_forfeits=forfeits_rated,
+    )
     versions = {
         version_id: (bot_id, number, name)
         for version_id, bot_id, number, name in session.execute(
@@ -114,17 +132,27 @@ def version_row(fitted: dict[str, Any], version_id: int, bot_id: int, number: in
     return {**fitted, "bot_id": bot_id, "version": number, "version_id": version_id, "name": name}
 
 
-def refresh_pool(session: Session, game: str, variant: str, table_size: int, *, force: bool = False) -> bool:
+def refresh_pool(
+    session: Session,
+    game: str,
+    variant: str,
+    table_size: int,
+    *,
+    force: bool = False,
+    forfeits_rated: bool | None = None,
+) -> bool:
     """Refit the pool's table from its tallies and store it if it is later than the stored one, or if the stored one
-    is none this release can show (an older release's, which may count as many results), or ``force`` (the upkeep
+    is none this release can show (an older release's, which may count as many results) or was fitted under the
+    other ``forfeits_rated`` (default: this process's ``SORRY_ARENA_RATE_FORFEITS``), or ``force`` (the upkeep
     after an upgrade, ``tournament/standings/upkeep.py``), first recounting the pool's running state if it
     awaits a rebuild or a tournament was cancelled since the stored table (its results leave the chart too:
     ``poolstate.recount``). ``True``."""
+    rated = rate_forfeits() if forfeits_rated is None else forfeits_rated
     # The cancelled tournaments are counted first, then the tallies read: a cancellation committed in between
     # leaves its results out of this read while counting it not, so this table cannot pass for a later one.
     cancelled = cancelled_in_pool(session, game, variant, table_size)
     current = session.execute(
-        select(RatingPool.table, RatingPool.cancelled, RatingPool.rebuild).where(
+        select(RatingPool.table, RatingPool.cancelled, RatingPool.rebuild, RatingPool.forfeits_rated).where(
             *RatingPool.key(game, variant, table_size)
         )
     ).first()
@@ -132,15 +160,22 @@ def refresh_pool(session: Session, game: str, variant: str, table_size: int, *, 
         poolstate.recount(session, game, variant, table_size)
         session.commit()
     earlier = pool.rows_of(current.table) if current is not None else None
-    if current is not None and earlier is None:  # a table no page can show: any fitted one is better
-        force = True
+    if current is not None and (earlier is None or current.forfeits_rated != rated):
+        force = True  # a table no page can show, or that rates forfeits otherwise: any fitted now is better
     start = (  # by bot version, the key of the fit (a table stored before versions has none: a cold start)
         {int(row["version_id"]): float(row["rating"]) for row in current.table if "version_id" in row}
         if earlier and current is not None
         else None
     )
-    through, games, table = pool_table(session, game, variant, table_size, start)
-    values = {"through": through, "games": games, "cancelled": cancelled, "table": table, "updated_at": now()}
+    through, games, table = pool_table(session, game, variant, table_size, start, forfeits_rated=rated)
+    values = {
+        "through": through,
+        "games": games,
+        "cancelled": cancelled,
+        "table": table,
+        "updated_at": now(),
+        "forfeits_rated": rated,
+    }
     # Only a later table replaces the stored one: one that knows of more cancelled tournaments, or as many and
     # counts more results. The count, not the last id, tells: a result is tallied in its own transaction and never
     # untallied (a rebuild recounts the same results at once), so a later read holds every result an earlier one did
@@ -174,23 +209,32 @@ _RESULTS = (
 
 def tournament_table(session: Session, tournament_id: int, bot_ids: Sequence[int]) -> dict[str, Any]:
     """The fitted table of the tournament's stored results, with their 95% intervals (``bot_ids``: its bots); its
-    void games (``tournament/play/voids.py``) are left out of the fit, but counted in ``through`` (every result)."""
+    void games (``tournament/play/voids.py``) are left out of the fit, but counted in ``through`` (every result).
+    Bots that never met, directly or through others (a cancelled run's may not have), are fitted group by group as a
+    pool's are (``ratings.pool.groups_of``: each row's ``group``, the largest first, and ``groups``)."""
     results = session.connection().execute(_RESULTS, {"tournament_id": tournament_id}).all()
     played = [(seats, ranks, forfeited) for seats, ranks, forfeited, void in results if void is None]
     games = [(seats, ranks) for seats, ranks, _ in played]
     forfeits = [set(forfeited) for _, _, forfeited in played]
-    rows = summarize(games, forfeited=forfeits)
+    groups = pool.groups_of(games)  # one for a round robin; a cancelled run's bots may not all have met
+    rows = [
+        (number, row)
+        for number, indices in enumerate(groups, start=1)
+        for row in summarize([games[index] for index in indices], forfeited=[forfeits[index] for index in indices])
+    ]
     named = names(session, set(bot_ids))
     return {
         "through": len(results),
+        "groups": len(groups),
         "standings": [
             {
                 **row.to_json(),
                 "bot_id": row.player,
                 "name": named.get(row.player, "?"),
+                "group": number,
                 **{bound: getattr(row, bound) + INITIAL_RATING for bound in ("elo", "low", "high")},
             }
-            for row in rows
+            for number, row in rows
         ],
         "head_to_head": [
             {"bot_id": a, "opponent_id": b, "score": score, "games": count}

@@ -3,7 +3,8 @@ migration), so that no page shows an empty or stale table until the next rated g
 
 - A rating pool whose table is none this release can show (an older release's, stored before the pools were fitted:
   ``ratings.pool.rows_of`` reads none from it, and the pages show the pool empty), that awaits a rebuild of its
-  running state (migrations 0008 and 0011 flag them) or whose table counts fewer results than its state (every pool
+  running state (migrations 0008, 0011 and 0021 flag them), whose table was fitted under the other
+  ``SORRY_ARENA_RATE_FORFEITS`` or whose table counts fewer results than its state (every pool
   with rated results has a row: migration 0008 made those missing, and a result makes its pool's): its state is recounted and its table refit and stored whatever the stored one counted
   (``tables.refresh_pool(force=True)``). The workers' clock asks for the refit of a pool only when its state is
   ahead of its table or awaits a rebuild, which an older release's table counting as many results is not; and
@@ -21,6 +22,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from ratings.pool import rows_of
+from runtime.settings import rate_forfeits
 from store.models import RatingPool, Result, Tournament
 from tournament.standings import tables
 
@@ -36,12 +38,17 @@ def pools_behind(session: Session) -> list[tuple[str, str, int]]:
             RatingPool.rebuild,
             RatingPool.games,
             RatingPool.counted,
+            RatingPool.forfeits_rated,
         )
     ).all()
+    rated = rate_forfeits()
     behind = {
         (row.game, row.variant, row.table_size)
         for row in stored
-        if row.rebuild or row.games != row.counted or rows_of(row.table or []) is None
+        if row.rebuild
+        or row.games != row.counted
+        or row.forfeits_rated != rated
+        or rows_of(row.table or []) is None
     }
     return sorted(behind)
 
