@@ -70,6 +70,9 @@ def test_each_table_size_is_a_pool_fitted_on_its_own_games(
         "table_size": 3,
         "games": 0,
         "updated_at": None,
+        "groups": 0,
+        "forfeits_rated": True,
+        "notes": ["forfeited games are rated as losses"],
         "standings": [],
     }
     with app.extensions["db_sessions"]() as session:

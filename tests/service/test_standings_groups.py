@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from sqlalchemy import select
+from flask.testing import FlaskClient
+from sqlalchemy import func, select
 
 from ratings import pool
 from service.poolrows import APART, NOT_RATED, RATED
 from store.bottallies import fold_all
 from store.models import RatingPool, Result
-from tests.apikit import new_player
+from tests.apikit import API, new_player
 from tests.arenakit import (
     arena_app,
     create_tournament,
@@ -29,9 +30,9 @@ from tests.arenakit import (
     random_choice,
     register,
     wait_done,
+    wait_pool,
 )
 from tests.conftest import dispose
-from tests.service.test_standings import api_standings
 from tests.service.web.webkit import elements, page
 from tournament.standings import tables, upkeep
 
@@ -59,8 +60,18 @@ def apart(database_url: str) -> Iterator[tuple[Flask, dict[str, int]]]:
     app.extensions["queue"].wait(timeout=60)
     with app.extensions["db_sessions"]() as session:
         fold_all(session, seconds=30)
+        rated = session.scalar(select(func.count()).select_from(Result))
+    wait_pool(client, rated)  # the refit is a job off the game path: it may come after the tournament is done
     yield app, bots
     dispose(app)
+
+
+def api_standings(client: FlaskClient) -> dict[str, Any]:
+    """The 2-seat card pool's table (the tournaments' table size)."""
+    answer = client.get(f"{API}/standings", query_string={"game": "card", "variant": "standard", "table_size": 2})
+    assert answer.status_code == 200
+    body: dict[str, Any] = answer.get_json()
+    return body
 
 
 def rows_by_name(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -124,8 +135,8 @@ def test_forfeits_left_out_of_the_fit_when_the_setting_says_so(
         assert upkeep.pools_behind(session) == []
     monkeypatch.setenv("SORRY_ARENA_RATE_FORFEITS", "off")
     with sessions() as session:
-        assert upkeep.pools_behind(session) == [("card", "standard")]  # a restart's upkeep refits it
-        assert tables.refresh_pool(session, "card", "standard") is True  # no new result: replaced all the same
+        assert upkeep.pools_behind(session) == [("card", "standard", 2)]  # a restart's upkeep refits it
+        assert tables.refresh_pool(session, "card", "standard", 2) is True  # no new result: replaced all the same
         assert upkeep.pools_behind(session) == []
         stored = session.scalars(select(RatingPool)).one()
         assert stored.forfeits_rated is False
@@ -151,7 +162,7 @@ def test_forfeits_left_out_of_the_fit_when_the_setting_says_so(
     # the default again: the next refit rates them
     monkeypatch.delenv("SORRY_ARENA_RATE_FORFEITS")
     with sessions() as session:
-        tables.refresh_pool(session, "card", "standard")
+        tables.refresh_pool(session, "card", "standard", 2)
     assert api_standings(client)["forfeits_rated"] is True
     assert rows_by_name(api_standings(client)) == rated
 

@@ -28,7 +28,7 @@ def test_a_counted_pool_gets_its_forfeits_marked_and_the_downgrade_flags_it_agai
         assert migrate.upgrade(at_0006) == migrate.head()
         with sessions(engine)() as session:
             assert session.execute(select(RatingPool.rebuild, RatingPool.forfeits_rated)).one() == (True, True)
-            tables.refresh_pool(session, "card", "standard", forfeits_rated=False)
+            tables.refresh_pool(session, "card", "standard", 2, forfeits_rated=False)
             session.expire_all()
             pool = session.scalars(select(RatingPool)).one()
             assert (pool.rebuild, pool.games, pool.forfeits_rated) == (False, 1, False)

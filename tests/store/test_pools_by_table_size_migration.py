@@ -62,7 +62,7 @@ def test_mixed_pools_merge_at_downgrade_and_split_at_upgrade(database_url: str) 
                 text("SELECT id, game, rebuild, counted, games FROM rating_pools ORDER BY game")
             ).all()
             assert [(game, bool(rebuild), counted, games) for _, game, rebuild, counted, games in merged] == [
-                ("board", False, 10, 10),
+                ("board", True, 10, 10),  # flagged by 0021's downgrade (its tallies lose their forfeit marks)
                 ("card", True, 0, 0),
             ]
             card = merged[1][0]
@@ -75,13 +75,19 @@ def test_mixed_pools_merge_at_downgrade_and_split_at_upgrade(database_url: str) 
         assert migrate.upgrade(database_url) == migrate.head()
         split = pools(engine)
         assert sorted(split) == sorted(POOLS)
-        assert split[("board", 2)] == before[("board", 2)]  # one table size: kept as it was
+        # one table size: kept as it was, flagged for the recount that marks its forfeits (0021)
+        assert split[("board", 2)] == {**before[("board", 2)], "rebuild": True}
         for key in (("card", 2), ("card", 4)):
             assert (split[key]["rebuild"], split[key]["counted"], split[key]["ratings"]) == (True, 0, {})
         with sessions(engine)() as session:
-            assert upkeep.pools_behind(session) == [("card", "standard", 2), ("card", "standard", 4)]
+            assert upkeep.pools_behind(session) == [
+                ("board", "standard", 2),
+                ("card", "standard", 2),
+                ("card", "standard", 4),
+            ]
         said = upkeep.refit_behind(sessions(engine))
         assert said == [
+            "the board standard 2-seat pool's table refit: 10 rated game(s)",
             "the card standard 2-seat pool's table refit: 30 rated game(s)",
             "the card standard 4-seat pool's table refit: 20 rated game(s)",
         ]
