@@ -54,6 +54,9 @@ from tournament.plans.pairs import seatings
 Pair = tuple[float, float]
 """A's score against B in the two games of one deal: ``(first, swapped)``."""
 
+Seating = tuple[str, ...]
+"""Who sits in each seat of a pair's first game: ``A``, ``B`` or ``F`` (a filler); a pair's stratum."""
+
 
 class Moments(NamedTuple):
     """The sums of squares and cross-products of pairs, each centred on its stratum's means."""
@@ -167,12 +170,12 @@ def play(game: str, seats: int, seed: int, bots: Sequence[Bot]) -> tuple[int, ..
     return result.ranks
 
 
-def deals(game: str, seats: int, count: int, seed: int, noise: float) -> tuple[list[Pair], list[Hashable]]:
+def deals(game: str, seats: int, count: int, seed: int, noise: float) -> tuple[list[Pair], list[Seating]]:
     """A's scores against B in ``count`` deals, each in a match's pair seatings, and each pair's first seating."""
     bots: dict[int, Bot] = {0: greedy_bot, 1: noisy_greedy(noise)}  # A, B; the fillers: greedy
     fillers = list(range(2, seats))
     pairs: list[Pair] = []
-    strata: list[Hashable] = []
+    strata: list[Seating] = []
     for index in range(count):
         deal = game_seed(seed, index)
         first, second = seatings(0, 1, fillers, index)

@@ -12,6 +12,7 @@ from benchmarks.paired import (
     STATISTICS,
     bootstrap,
     correlation,
+    deals,
     games_saved,
     moments,
     one_over_one_plus_rho,
@@ -105,3 +106,12 @@ def test_the_percentile_interval_is_the_nearest_rank_one() -> None:
     values = [float(value) for value in range(1, 201)]  # 1 .. 200
     assert percentile_interval(values, 0.95) == (5.0, 195.0)
     assert percentile_interval([2.0], 0.95) == (2.0, 2.0)
+
+
+def test_deals_walk_through_a_matchs_seatings_at_4_seats() -> None:
+    """Six deals at 4 seats: one in each seat pair of A and B (the fillers in the other seats), each scored 0, 0.5 or
+    1 for A in both games."""
+    pairs, strata = deals("card", 4, 6, seed=1, noise=0.1)
+    assert len(pairs) == 6 and all(x in (0.0, 0.5, 1.0) and y in (0.0, 0.5, 1.0) for x, y in pairs)
+    assert len(set(strata)) == 6
+    assert all(sorted(seating) == ["A", "B", "F", "F"] for seating in strata)
