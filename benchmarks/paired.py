@@ -18,8 +18,8 @@ The statistics (:func:`moments`, :func:`correlation`, :func:`games_saved`, :func
 - ``rho``: the correlation of ``x`` and ``y`` over deals;
 - the *games saved*: ``Var(mean score of n unpaired games) / Var(mean score of n paired games)`` =
   ``(Var x + Var y) / (Var x + Var y + 2 Cov(x, y))``, which is ``1 / (1 + rho)`` when both games' variances are
-  equal: a match on paired deals needs that many times fewer games for the same precision (the SPRT's games to a
-  verdict scale with the variance);
+  equal: a match on paired deals needs that many times fewer games for the same precision (for small differences
+  the SPRT's expected games to a verdict are proportional to the variance: Wald's approximation; not simulated);
 - a 95% percentile interval of each from ``--bootstrap`` resamples of the deals (with replacement, within each
   seating).
 
