@@ -26,6 +26,12 @@ The statistics (:func:`moments`, :func:`correlation`, :func:`games_saved`, :func
 It prints, per game and table size, the deals, A's mean score (close bots: near 0.5), ``rho``, ``1 / (1 + rho)`` and
 the games saved with their intervals, the CPU seconds, and the seeds and load average (a shared machine plays the
 same games, only slower).
+
+``--sprt TESTS`` also runs ``TESTS`` simulated SPRTs of each design (``ratings/sprt.py``, logistic Elo ``[0,
+--elo1]``: the same difference in both designs; alpha = beta = 0.05), interleaved, drawing from the deals played
+(:func:`run_test`): pairs of one deal against two games of independent deals in the same seatings, the seatings in
+a match's order; and prints the mean games to a verdict of each and their ratio, which Wald's approximation says is
+about the games saved.
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ from engine.bots import Bot
 from engine.gameloop import play_out
 from engine.greedy import greedy_bot
 from engine.simulation import EngineTable, game_seed
-from ratings.sprt import game_score
+from ratings.sprt import Sprt, game_score, pair_bin
 from tournament.plans.pairs import seatings
 
 Pair = tuple[float, float]
@@ -188,15 +194,66 @@ def deals(game: str, seats: int, count: int, seed: int, noise: float) -> tuple[l
     return pairs, strata
 
 
+def run_test(
+    test: Sprt, groups: Sequence[Sequence[Pair]], paired: bool, max_games: int, rng: random.Random
+) -> tuple[int, str]:
+    """Games played and the verdict (``H0``, ``H1`` or ``none`` within ``max_games``) of one simulated SPRT drawing
+    from the pairs of ``groups`` (one per seating, in a match's order): ``paired``, the two games of one deal (the
+    pentanomial counts); else two games of two deals drawn apart, in the same seatings (the trinomial counts)."""
+    counts = [0] * (5 if paired else 3)
+    games = 0
+    while games < max_games:
+        group = groups[(games // 2) % len(groups)]
+        if paired:
+            counts[pair_bin(*rng.choice(group))] += 1
+        else:
+            counts[round(2 * rng.choice(group)[0])] += 1
+            counts[round(2 * rng.choice(group)[1])] += 1
+        games += 2
+        verdict = test.verdict(counts)
+        if verdict != "continue":
+            return games, verdict
+    return games, "none"
+
+
+def simulate_tests(
+    pairs: Sequence[Pair], strata: Sequence[Seating], tests: int, elo1: float, max_games: int, seed: int
+) -> str:
+    """``tests`` simulated SPRTs of each design, interleaved: their mean games to a verdict, in words."""
+    groups: dict[Seating, list[Pair]] = {}
+    for pair, stratum in zip(pairs, strata, strict=True):
+        groups.setdefault(stratum, []).append(pair)
+    ordered = list(groups.values())
+    test = Sprt(0.0, elo1, model="logistic")
+    rng = random.Random(seed)
+    played: dict[bool, list[tuple[int, str]]] = {True: [], False: []}
+    for _ in range(tests):
+        for paired in (True, False):
+            played[paired].append(run_test(test, ordered, paired, max_games, rng))
+    means = {paired: sum(games for games, _ in results) / tests for paired, results in played.items()}
+    undecided = sum(verdict == "none" for results in played.values() for _, verdict in results)
+    return (
+        f"SPRT [0, {elo1:g}] logistic, {tests} tests each: mean games paired {means[True]:.0f}, unpaired "
+        f"{means[False]:.0f}, unpaired / paired {means[False] / means[True]:.2f} ({undecided} without a verdict)"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=3000, help="deals per game and table size (two games each)")
     parser.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples of the deals")
     parser.add_argument("--seed", type=int, default=1, help="the deals' seed (the bootstrap's too)")
     parser.add_argument("--noise", type=float, default=0.1, help="B's share of random moves")
+    parser.add_argument(
+        "--sprt", type=int, default=0, metavar="TESTS", help="simulated SPRTs per design (0: none)"
+    )
+    parser.add_argument("--elo1", type=float, default=30.0, help="the simulated SPRTs' H1, logistic Elo (H0: 0)")
+    parser.add_argument("--max-games", type=int, default=20000, help="a simulated SPRT's games at most")
     args = parser.parse_args()
     if args.deals < 10 or args.bootstrap < 100 or not 0 <= args.noise <= 1:
         parser.error("--deals at least 10, --bootstrap at least 100, --noise between 0 and 1")
+    if args.sprt < 0 or not 0 < args.elo1 <= 400 or args.max_games < 2:
+        parser.error("--sprt at least 0, --elo1 above 0 and at most 400, --max-games at least 2")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(
         f"A greedy, B greedy with {args.noise:.0%} random moves; {args.deals} deals (seed {args.seed}) per line, "
@@ -215,6 +272,9 @@ def main() -> int:
                 for name, statistic in STATISTICS.items()
             )
             print(f"{game:5} {seats} seats: A's score {mean:.3f}, {figures} ({cpu:.0f} s CPU)")
+            if args.sprt:
+                tests = simulate_tests(pairs, strata, args.sprt, args.elo1, args.max_games, args.seed)
+                print(f"{game:5} {seats} seats: {tests}")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

@@ -1,5 +1,5 @@
 """benchmarks/paired.py's statistics on synthetic pairs with a known answer: the within-pair correlation, the games
-saved, their centring within each seating and the bootstrap interval over deals."""
+saved, their centring within each seating and the bootstrap interval over deals; and its simulated SPRT."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ from benchmarks.paired import (
     moments,
     one_over_one_plus_rho,
     percentile_interval,
+    run_test,
 )
+from ratings.sprt import Sprt
 
 # x: four wins and four losses; y the same; three pairs split 1-0, three 0-1, one 1-1, one 0-0:
 # Sxx = Syy = 2, Sxy = -0.75 - 0.75 + 0.25 + 0.25 = -1, so rho = -1/2 and the games saved 4 / (4 - 2) = 2.
@@ -115,3 +117,29 @@ def test_deals_walk_through_a_matchs_seatings_at_4_seats() -> None:
     assert len(pairs) == 6 and all(x in (0.0, 0.5, 1.0) and y in (0.0, 0.5, 1.0) for x, y in pairs)
     assert len(set(strata)) == 6
     assert all(sorted(seating) == ["A", "B", "F", "F"] for seating in strata)
+
+
+def test_a_bot_that_wins_every_game_passes_in_both_designs() -> None:
+    test = Sprt(0.0, 100.0, model="logistic")
+    for paired in (True, False):
+        games, verdict = run_test(test, [[(1.0, 1.0)]], paired, 4000, random.Random(1))
+        assert verdict == "H1" and 0 < games < 200 and games % 2 == 0
+
+
+def test_a_coin_flip_reaches_no_verdict_within_a_few_games() -> None:
+    test = Sprt(-5.0, 5.0)
+    for paired in (True, False):
+        games, verdict = run_test(test, [[(1.0, 0.0)], [(0.0, 1.0)]], paired, 10, random.Random(1))
+        assert (games, verdict) == (10, "none")
+
+
+def test_split_pairs_decide_sooner_paired_than_the_same_games_unpaired() -> None:
+    """Every pair splits 1-1 (A wins in one seating only): paired, every pair scores 1 of 2 and H0 (no gain of 100)
+    comes after 9 pairs; unpaired, the games are coin flips and it takes longer on average."""
+    test = Sprt(0.0, 100.0, model="logistic")
+    rng = random.Random(2)
+    groups = [[(1.0, 0.0), (0.0, 1.0)]]
+    paired = [run_test(test, groups, True, 20000, rng) for _ in range(10)]
+    unpaired = [run_test(test, groups, False, 20000, rng) for _ in range(10)]
+    assert paired == [(18, "H0")] * 10
+    assert sum(games for games, _ in unpaired) > 3 * sum(games for games, _ in paired)
