@@ -17,6 +17,7 @@ from benchmarks.paired import (
     moments,
     one_over_one_plus_rho,
     percentile_interval,
+    ratio_of_means,
     run_test,
 )
 from ratings.sprt import Sprt
@@ -143,3 +144,12 @@ def test_split_pairs_decide_sooner_paired_than_the_same_games_unpaired() -> None
     unpaired = [run_test(test, groups, False, 20000, rng) for _ in range(10)]
     assert paired == [(18, "H0")] * 10
     assert sum(games for games, _ in unpaired) > 3 * sum(games for games, _ in paired)
+
+
+def test_the_ratio_of_two_means_and_its_interval() -> None:
+    """Means 4 and 2, sample standard deviations sqrt(4/3) and half of it (the same coefficient of variation
+    sqrt(4/3) / 4), four values each: ratio 2, interval 2 * exp(+-1.96 * sqrt(2 * cv^2 / 4))."""
+    ratio, low, high = ratio_of_means([3.0, 5.0, 3.0, 5.0], [1.5, 2.5, 1.5, 2.5])
+    spread = 1.959963984540054 * math.sqrt(2 * (math.sqrt(4 / 3) / 4) ** 2 / 4)
+    assert ratio == pytest.approx(2.0)
+    assert (low, high) == pytest.approx((2 * math.exp(-spread), 2 * math.exp(spread)))
