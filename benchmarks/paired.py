@@ -1,6 +1,6 @@
 """What pairing saves between close bots: the within-pair correlation and the games saved, with bootstrap intervals.
 
-    .venv/bin/python benchmarks/paired.py [--deals 3000] [--bootstrap 2000] [--seed 1] [--noise 0.1]
+    .venv/bin/python benchmarks/paired.py [--deals 3000] [--bootstrap 2000] [--seed 1] [--noise 0.1] [--sprt TESTS]
 
 A match plays pairs of games (``tournament/plans/pairs.py``): A and B swap seats on one deal, the fillers (at 3-4
 seats) keep theirs, and the pairs walk through every pair of seats. On *paired deals* both games of a pair share
@@ -19,7 +19,8 @@ The statistics (:func:`moments`, :func:`correlation`, :func:`games_saved`, :func
 - the *games saved*: ``Var(mean score of n unpaired games) / Var(mean score of n paired games)`` =
   ``(Var x + Var y) / (Var x + Var y + 2 Cov(x, y))``, which is ``1 / (1 + rho)`` when both games' variances are
   equal: a match on paired deals needs that many times fewer games for the same precision (for small differences
-  the SPRT's expected games to a verdict are proportional to the variance: Wald's approximation; not simulated);
+  the SPRT's expected games to a verdict are proportional to the variance: Wald's approximation; ``--sprt``
+  checks it);
 - a 95% percentile interval of each from ``--bootstrap`` resamples of the deals (with replacement, within each
   seating).
 
