@@ -75,9 +75,7 @@ def point(test: Sprt, elo: float, paired: bool, max_games: int, lower: float, up
     return PlanPoint(elo=elo, p_h1=p_h1, p_none=survive, games=per_observation * expected)
 
 
-def plan(
-    test: Sprt, paired: bool, max_games: int, bounds: tuple[float, float] | None = None
-) -> list[PlanPoint]:
+def plan(test: Sprt, paired: bool, max_games: int, bounds: tuple[float, float] | None = None) -> list[PlanPoint]:
     """The plan at ``elo0``, the middle of the hypotheses and ``elo1`` (0, 15 and 30 by default), with the test's
     own bounds or ``bounds`` (a gauntlet's, ``ratings/gauntlet.py``)."""
     lower, upper = bounds or test.bounds
