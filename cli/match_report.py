@@ -52,8 +52,9 @@ def plan_lines(match: dict[str, Any]) -> list[str]:
     lines = [f"the test: {test_words(match)}, alpha {match['alpha']:g}, beta {match['beta']:g}"]
     for point in match["plan"]:
         lines.append(
-            f"  if A is truly {point['elo']:+g} {match['model']} Elo: H1 {point['p_h1']:.0%}, no verdict in "
-            f"{match['max_games']} games {point['p_none']:.0%}, about {point['games']:.0f} games"
+            f"  if A is truly {point['elo']:+g} {match['model']} Elo: H1 {point['p_h1']:.0%} "
+            f"({point['p_h1_ever']:.0%} without a limit), no verdict in {match['max_games']} games "
+            f"{point['p_none']:.0%}, about {point['games']:.0f} games"
         )
     lines.append("  (Wald's approximation: docs/ratings.md)")
     return lines

@@ -36,11 +36,13 @@ TERMS = 400
 
 @dataclass(frozen=True)
 class PlanPoint:
-    """At a true difference ``elo`` (of the test's model): the chance the match accepts H1 (``p_h1``), ends with no
+    """At a true difference ``elo`` (of the test's model): the chance the match accepts H1 within ``max_games``
+    (``p_h1``) and without that limit (``p_h1_ever``, Wald's operating characteristic), the chance it ends with no
     verdict at ``max_games`` (``p_none``), and the games it is expected to play (``games``)."""
 
     elo: float
     p_h1: float
+    p_h1_ever: float
     p_none: float
     games: float
 
@@ -71,8 +73,9 @@ def point(test: Sprt, elo: float, paired: bool, max_games: int, lower: float, up
         p_h1 = (1.0 - math.exp(-theta * lower)) / (math.exp(-theta * upper) - math.exp(-theta * lower))
     per_observation = 2 if paired else 1
     n = (max_games + 1) // 2 if paired else max_games
-    survive, expected = _survival(mu, sigma2, -lower, upper - lower, n)
-    return PlanPoint(elo=elo, p_h1=p_h1, p_none=survive, games=per_observation * expected)
+    survive, expected, later = _survival(mu, sigma2, -lower, upper - lower, n)
+    by_n = min(max(p_h1 - later, 0.0), 1.0)
+    return PlanPoint(elo=elo, p_h1=by_n, p_h1_ever=p_h1, p_none=survive, games=per_observation * expected)
 
 
 def plan(test: Sprt, paired: bool, max_games: int, bounds: tuple[float, float] | None = None) -> list[PlanPoint]:
@@ -83,14 +86,16 @@ def plan(test: Sprt, paired: bool, max_games: int, bounds: tuple[float, float] |
     return [point(test, elo, paired, max_games, lower, upper) for elo in (test.elo0, middle, test.elo1)]
 
 
-def _survival(mu: float, sigma2: float, start: float, width: float, n: int) -> tuple[float, float]:
+def _survival(mu: float, sigma2: float, start: float, width: float, n: int) -> tuple[float, float, float]:
     """For a Brownian motion of drift ``mu`` and variance ``sigma2`` per unit time started at ``start`` in ``(0,
-    width)``, killed at either end: ``P(T > n)`` and ``E[min(T, n)]``. The killed density is ``e^(c (z - y) -
-    mu^2 t / (2 sigma2)) (2 / w) sum_k sin(k pi y / w) sin(k pi z / w) e^(-k^2 pi^2 sigma2 t / (2 w^2))`` with ``c =
-    mu / sigma2``; integrated over ``z`` in ``(0, w)`` and then over ``t``."""
+    width)``, killed at either end: ``P(T > n)``, ``E[min(T, n)]`` and the chance of leaving by the upper end after
+    ``n`` (subtracted from the operating characteristic: that series converges fast). The killed density is ``e^(c (z - y) - mu^2 t / (2 sigma2)) (2 / w) sum_k sin(k pi y / w) sin(k pi z / w)
+    e^(-k^2 pi^2 sigma2 t / (2 w^2))`` with ``c = mu / sigma2``: integrated over ``z`` in ``(0, w)`` and then over
+    ``t``; the flux out of the upper end, ``-sigma2 / 2`` times its slope there, integrated over ``t``."""
     c = mu / sigma2
     survive = 0.0
     expected = 0.0
+    upper = 0.0  # the flux out of the upper end after n
     for k in range(1, TERMS + 1):
         wave = k * math.pi / width
         rate = mu * mu / (2.0 * sigma2) + wave * wave * sigma2 / 2.0
@@ -100,4 +105,6 @@ def _survival(mu: float, sigma2: float, start: float, width: float, n: int) -> t
         coefficient = (2.0 / width) * math.sin(wave * start) * wave * weight / (c * c + wave * wave)
         survive += coefficient * math.exp(-rate * n)
         expected += coefficient * -math.expm1(-rate * n) / rate
-    return min(max(survive, 0.0), 1.0), max(expected, 0.0)
+        upper += -sign * wave * math.sin(wave * start) * math.exp(-rate * n) / rate
+    upper *= (sigma2 / width) * math.exp(c * (width - start))
+    return min(max(survive, 0.0), 1.0), max(expected, 0.0), upper

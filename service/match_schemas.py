@@ -174,7 +174,12 @@ class PlanPointSchema(Schema):
         required=True, metadata={"description": "a true difference, in the Elo of the test's model"}
     )
     p_h1 = fields.Float(
-        required=True, metadata={"description": "the chance of accepting H1 there (Wald's approximation)"}
+        required=True,
+        metadata={"description": "the chance of accepting H1 there within max_games (Wald's approximation)"},
+    )
+    p_h1_ever = fields.Float(
+        required=True,
+        metadata={"description": "the same without max_games: Wald's operating characteristic (alpha at elo0)"},
     )
     p_none = fields.Float(
         required=True, metadata={"description": "the chance of reaching max_games with no verdict"}

@@ -44,7 +44,9 @@ def test_greedy_beats_random_well_before_max_games(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     assert "local match: greedy (A) against random (B), seed 7" in done.stdout
     assert "the test: elo0=0, elo1=30, normalized Elo, at 2 seats, alpha 0.05, beta 0.05" in done.stdout
-    assert "if A is truly +30 normalized Elo: H1 95%, no verdict in 1000 games 21%, about 605 games" in done.stdout
+    assert (
+        "if A is truly +30 normalized Elo: H1 75% (95% without a limit), no verdict in 1000 games 21%, about 605 games"
+    ) in done.stdout
     verdict = re.search(
         r"verdict: H1: evidence that greedy is stronger than random \(H1 accepted at elo0=0, elo1=30, normalized "
         r"Elo, at 2 seats\); (\d+) games",

@@ -3,6 +3,7 @@ real SPRT (ratings/sprt_simulation.py) the family-wise chance of a false "A is s
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -32,7 +33,7 @@ def test_the_h1_bound_steps_down_as_opponents_are_beaten_and_the_h0_bound_stays(
     steps = [gauntlet_bounds(0.05, 0.05, 16, rejected) for rejected in range(16)]
     assert steps[0][1] == pytest.approx(math.log(0.95 / (0.05 / 16)))  # Bonferroni first
     assert steps[15][1] == pytest.approx(math.log(0.95 / 0.05))  # the last at the full alpha
-    assert all(a[1] > b[1] for a, b in zip(steps, steps[1:], strict=False))
+    assert all(a[1] > b[1] for a, b in itertools.pairwise(steps))
     assert len({lower for lower, _ in steps}) == 1
     with pytest.raises(ValueError, match="rejections"):
         gauntlet_bounds(0.05, 0.05, 4, 4)

@@ -165,7 +165,8 @@ def test_the_default_match_is_accepted_and_says_what_it_will_do(client: FlaskCli
     assert created["verdict_text"] == "playing: no verdict yet (elo0=0, elo1=30, normalized Elo, at 2 seats)"
     plan = created["plan"]
     assert [point["elo"] for point in plan] == [0, 15, 30]
-    assert [round(point["p_h1"], 3) for point in plan] == [0.05, 0.5, 0.95]
+    assert [round(point["p_h1_ever"], 3) for point in plan] == [0.05, 0.5, 0.95]
+    assert [round(point["p_h1"], 2) for point in plan] == [0.05, 0.42, 0.92]  # within the 2000 games
     assert all(0 < point["p_none"] < 0.2 and 500 < point["games"] < 1100 for point in plan)
     too_long = client.post(
         f"{API}/matches",
