@@ -191,6 +191,12 @@ class MatchSchema(Schema):
     id = fields.Integer(required=True)
     tournament_id = fields.Integer(required=True, metadata={"description": "the tournament that plays its games"})
     gauntlet_id = fields.Integer(allow_none=True, metadata={"description": "the gauntlet it belongs to, if any"})
+    gauntlet_size = fields.Integer(
+        required=True,
+        metadata={
+            "description": "the matches of its gauntlet (Holm's correction is over them); 1 for a match alone"
+        },
+    )
     bot_a = fields.Integer(required=True)
     bot_b = fields.Integer(required=True)
     name_a = fields.String(required=True)

@@ -171,6 +171,7 @@ def describe(session: Any, shown: Shown) -> dict[str, Any]:
         "id": match.id,
         "tournament_id": match.tournament_id,
         "gauntlet_id": match.gauntlet_id,
+        "gauntlet_size": k,
         "bot_a": match.bot_a,
         "bot_b": match.bot_b,
         "name_a": name_a,
