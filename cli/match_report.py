@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ratings.verdict_words import verdict_words
+from ratings.verdict_words import STOPPED_COVERAGE, verdict_words
 
 EXIT = {"H1": 0, "H0": 3, "inconclusive": 4, "cancelled": 1}
 
@@ -75,7 +75,7 @@ def estimate_line(match: dict[str, Any]) -> str | None:
     )
 
 
-COVERAGE_NOTE = "not corrected for early stopping: after a verdict they cover the truth in about 88-93% of matches"
+COVERAGE_NOTE = f"not corrected for early stopping: after a verdict they cover the truth in about {STOPPED_COVERAGE} of matches"
 """What the interval shown after the test stopped is worth, measured by ``benchmarks/sprt_verdicts.py``."""
 
 

@@ -9,6 +9,11 @@ time. One that accepts H0 found *no evidence of a gain of* ``elo1`` (a true ``el
 
 from __future__ import annotations
 
+STOPPED_COVERAGE = "88-94%"
+"""How often the nominal 95% interval shown once a match has stopped covers the true difference, measured by
+``benchmarks/sprt_verdicts.py`` (the default test, 0 to +45 normalized Elo): the interval is not corrected for early
+stopping."""
+
 
 def test_words(elo0: float, elo1: float, model: str, seats: int, gauntlet: int = 1) -> str:
     """``elo0=0, elo1=30, normalized Elo, at 2 seats``, and the Holm correction of a gauntlet of more than one."""

@@ -17,6 +17,7 @@ from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 from sqlalchemy import select
 
+from ratings.verdict_words import STOPPED_COVERAGE
 from service import db
 from service.api import matches
 from service.web.errors import PageError, whole
@@ -73,9 +74,9 @@ PAGES.update(
         "match.elo.logistic": {"en": "logistic Elo", "fr": "Elo logistique"},
         "match.elo.note": {
             "en": "nominal 95% intervals, not corrected for early stopping: after a verdict they cover the truth in "
-            "about 88-94% of matches (docs/ratings.md)",
+            f"about {STOPPED_COVERAGE} of matches (docs/ratings.md)",
             "fr": "intervalles nominaux à 95 %, non corrigés de l'arrêt précoce : après un verdict ils couvrent la "
-            "vraie valeur dans environ 88 à 94 % des matchs (docs/ratings.md)",
+            f"vraie valeur dans environ {STOPPED_COVERAGE} des matchs (docs/ratings.md)",
         },
         "match.plan": {
             "en": "Before it started (Wald's approximation)",
