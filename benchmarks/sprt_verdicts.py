@@ -39,6 +39,11 @@ def wilson_upper(hits: int, trials: int, z: float = 1.6449) -> float:
     return (centre + spread) / (1 + z * z / trials)
 
 
+def share(covered: dict[str, int], verdicts: dict[str, int], kind: str) -> str:
+    """The share of ``kind``'s verdicts whose interval covered the truth."""
+    return f"{covered[kind] / verdicts[kind]:6.1%}" if verdicts[kind] else "   -  "
+
+
 def matches(args: argparse.Namespace, rng: random.Random) -> None:
     test = Sprt(0.0, 30.0)
     lower, upper = test.bounds
@@ -63,15 +68,13 @@ def matches(args: argparse.Namespace, rng: random.Random) -> None:
                 h1_estimates.append(found.nelo)
         wald = point(test, truth, False, args.max_games, lower, upper)
 
-        def share(kind: str) -> str:
-            return f"{covered[kind] / verdicts[kind]:6.1%}" if verdicts[kind] else "   -  "
-
         mean_h1 = sum(h1_estimates) / len(h1_estimates) if h1_estimates else math.nan
         print(
             f"{truth:9g} | {verdicts['H1'] / args.matches:5.1%} {verdicts['H0'] / args.matches:5.1%} "
             f"{verdicts['inconclusive'] / args.matches:5.1%} | {games / args.matches:5.0f} | "
             f"     {wald.p_h1:5.1%} {wald.p_none:5.1%} {wald.games:5.0f} | {mean_h1:12.1f} | "
-            f"      {sum(covered.values()) / args.matches:6.1%} {share('H1')} {share('H0')}"
+            f"      {sum(covered.values()) / args.matches:6.1%} {share(covered, verdicts, 'H1')} "
+            f"{share(covered, verdicts, 'H0')}"
         )
 
 

@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 import pytest
-
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import create_engine, event, text
