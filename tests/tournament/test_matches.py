@@ -148,6 +148,36 @@ def test_a_gauntlet_plays_one_match_per_opponent(client: FlaskClient, owner: Pla
     )
 
 
+def test_a_gauntlet_beaten_whole_says_so_in_one_verdict(arena: Flask, client: FlaskClient, owner: Player) -> None:
+    """Greedy against two random bots: both matches pass under Holm's bounds (the first at alpha / 2 or alpha, the
+    last at alpha), and the gauntlet's one verdict is "all"."""
+    with push_bots(greedy_choice, random_choice, random_choice) as servers:
+        bots = [register(client, owner, name, s.url) for name, s in zip("GRS", servers, strict=True)]
+        created = create(
+            client,
+            owner,
+            "gauntlets",
+            bot=bots[0]["id"],
+            opponents=[bots[1]["id"], bots[2]["id"]],
+            elo0=0,
+            elo1=150,
+            model="logistic",
+            max_games=400,
+            move_timeout_ms=20_000,
+        )
+        assert [m["upper"] for m in created["matches"]] == [pytest.approx(math.log(0.95 / 0.025))] * 2
+        done = [wait_decided(client, match["id"]) for match in created["matches"]]
+        assert_idle(arena, 120)
+    assert [match["verdict"] for match in done] == ["H1", "H1"], done
+    found = client.get(f"{API}/gauntlets/{created['id']}").get_json()
+    assert (found["verdict"], found["stronger"]) == ("all", 2)
+    assert found["verdict_text"].startswith("evidence that A is stronger than all 2 (Holm-corrected at elo0=0")
+    for match in found["matches"]:  # each decided at a bound of alpha / 2 or, after the other passed, alpha
+        assert match["llr"] >= math.log(0.95 / 0.05)
+        assert match["upper"] == pytest.approx(math.log(0.95 / 0.05))  # the other passed: r = 1 of k = 2
+        assert match["verdict_text"].startswith("evidence that G is stronger than ")
+
+
 def test_the_default_match_is_accepted_and_says_what_it_will_do(client: FlaskClient, owner: Player) -> None:
     """Only the required fields: the service accepts its own default test (2000 games at most, 2 seats) and shows,
     before a game is played, its plan at 0, 15 and 30 normalized Elo and its verdict's words."""
