@@ -8,7 +8,9 @@ For the default test (normalized Elo ``[0, 30]``, alpha = beta = 0.05, ``--max-g
 none; the mean games; beside them Wald's approximation of the plan (``ratings/sprt_plan.py``) that a match shows
 before it starts; the mean normalized estimate after stopping among the H1 verdicts; and how often the nominal 95%
 interval of the normalized Elo (``ratings.sprt.estimate``, not corrected for early stopping) covers the truth, over
-all matches and among the H1 and H0 verdicts. Then ``--gauntlets`` gauntlets of 16 opponents all as strong as the
+all matches and among the H1 and H0 verdicts; and for the estimate corrected for early stopping
+(``ratings/sprt_stopped.py``), how often its 95% interval covers the truth and its estimate lies above it (1/2 for a
+median-unbiased one). Then ``--gauntlets`` gauntlets of 16 opponents all as strong as the
 bot (every null true), with Holm's step-down (``ratings/gauntlet.py``) and without a correction: the share with at
 least one false H1 (the family-wise error), with a one-sided 95% upper bound. The load average is printed before
 and after (nothing is timed: a loaded machine only takes longer).
@@ -28,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ratings.sprt import Sprt, estimate
 from ratings.sprt_plan import point
 from ratings.sprt_simulation import GauntletSimulation, play, thresholds, win_chance
+from ratings.sprt_stopped import stopped
 
 TRUTHS = (0.0, 10.0, 15.0, 20.0, 30.0, 45.0)
 
@@ -50,6 +53,7 @@ def matches(args: argparse.Namespace, rng: random.Random) -> None:
     limits = thresholds(test, lower, upper, args.max_games)
     print(
         "true nElo | H1    H0    none  | games | Wald: H1    none  games | H1 mean nElo | covered: all   H1     H0"
+        "     | corrected: covered, above the truth"
     )
     for truth in TRUTHS:
         p = win_chance(truth)
@@ -57,6 +61,7 @@ def matches(args: argparse.Namespace, rng: random.Random) -> None:
         covered: dict[str, int] = {"H1": 0, "H0": 0, "inconclusive": 0}
         games = 0
         h1_estimates: list[float] = []
+        corrected_covered = corrected_above = 0
         for _ in range(args.matches):
             verdict, n, wins = play(limits, p, args.max_games, rng)
             verdicts[verdict] += 1
@@ -66,6 +71,10 @@ def matches(args: argparse.Namespace, rng: random.Random) -> None:
             covered[verdict] += found.nelo_low <= truth <= found.nelo_high
             if verdict == "H1":
                 h1_estimates.append(found.nelo)
+            corrected = stopped(test, False, lower, upper, verdict, n, test.llr([n - wins, 0, wins]))
+            assert corrected is not None
+            corrected_covered += corrected.nelo_low <= truth <= corrected.nelo_high
+            corrected_above += corrected.nelo > truth
         wald = point(test, truth, False, args.max_games, lower, upper)
 
         mean_h1 = sum(h1_estimates) / len(h1_estimates) if h1_estimates else math.nan
@@ -74,7 +83,8 @@ def matches(args: argparse.Namespace, rng: random.Random) -> None:
             f"{verdicts['inconclusive'] / args.matches:5.1%} | {games / args.matches:5.0f} | "
             f"     {wald.p_h1:5.1%} {wald.p_none:5.1%} {wald.games:5.0f} | {mean_h1:12.1f} | "
             f"      {sum(covered.values()) / args.matches:6.1%} {share(covered, verdicts, 'H1')} "
-            f"{share(covered, verdicts, 'H0')}"
+            f"{share(covered, verdicts, 'H0')} | {corrected_covered / args.matches:6.1%} "
+            f"{corrected_above / args.matches:6.1%}"
         )
 
 

@@ -40,6 +40,7 @@ from cli.simulate_bots import BotError, Player, load_bots
 from cli.simulate_replays import ReplayFile
 from ratings.sprt import Sprt, estimate
 from ratings.sprt_plan import plan
+from ratings.sprt_stopped import stopped
 from tournament.plans.pairs import count, pairs_of, schedule
 
 INTERRUPTED_EXIT = 130
@@ -159,6 +160,7 @@ def start(
         "counts": [0, 0, 0, 0, 0],
         "games": 0,
         "elo": None,
+        "elo_stopped": None,
         "plan": [point.to_json() for point in plan(test, True, args.max_games)],
         "replays": None if replays is None else str(replays.path),
     }
@@ -212,6 +214,9 @@ def play(
     if match["verdict"] == "continue" and match["pairs"] >= pairs_of(args.max_games):
         match["verdict"] = "inconclusive"
     match["status"] = "done"
+    lower, upper = test.bounds
+    corrected = stopped(test, True, lower, upper, match["verdict"], match["pairs"], match["llr"])
+    match["elo_stopped"] = corrected.to_json() if corrected else None
     return False
 
 

@@ -69,10 +69,17 @@ def estimate_line(match: dict[str, Any]) -> str | None:
     elo = match["elo"]
     if elo is None:
         return None
-    return (
-        f"estimate: {elo_range(elo, 'normalized')} normalized Elo, {elo_range(elo, 'logistic')} logistic (nominal 95% intervals, "
-        f"{COVERAGE_NOTE})"
+    shown = (
+        f"estimate: {elo_range(elo, 'normalized')} normalized Elo, {elo_range(elo, 'logistic')} logistic (nominal "
+        f"95% intervals, {COVERAGE_NOTE})"
     )
+    corrected = match.get("elo_stopped")
+    if corrected:
+        shown += (
+            f"\ncorrected for early stopping: {elo_range(corrected, 'normalized')} normalized Elo "
+            "(median-unbiased, 95% interval)"
+        )
+    return shown
 
 
 COVERAGE_NOTE = f"not corrected for early stopping: after a verdict they cover the truth in about {STOPPED_COVERAGE} of matches"

@@ -64,18 +64,22 @@ def point(test: Sprt, elo: float, paired: bool, max_games: int, lower: float, up
     t0, t1, t = effect(test, test.elo0, paired), effect(test, test.elo1, paired), effect(test, elo, paired)
     sigma2 = (t1 - t0) ** 2
     mu = (t1 - t0) * (t - (t0 + t1) / 2.0)
-    theta = 2.0 * mu / sigma2
-    if abs(theta * (upper - lower)) < 1e-9:
-        p_h1 = -lower / (upper - lower)
-    elif theta > 0:  # scaled by e^(theta lower) so that nothing overflows
-        p_h1 = (math.exp(theta * lower) - 1.0) / (math.exp(theta * lower - theta * upper) - 1.0)
-    else:
-        p_h1 = (1.0 - math.exp(-theta * lower)) / (math.exp(-theta * upper) - math.exp(-theta * lower))
+    p_h1 = operating_characteristic(2.0 * mu / sigma2, lower, upper)
     per_observation = 2 if paired else 1
     n = (max_games + 1) // 2 if paired else max_games
     survive, expected, later = _survival(mu, sigma2, -lower, upper - lower, n)
     by_n = min(max(p_h1 - later, 0.0), 1.0)
     return PlanPoint(elo=elo, p_h1=by_n, p_h1_ever=p_h1, p_none=survive, games=per_observation * expected)
+
+
+def operating_characteristic(theta: float, lower: float, upper: float) -> float:
+    """Wald's chance of leaving by ``upper`` before ``lower``: ``(1 - e^(-theta lower)) / (e^(-theta upper) -
+    e^(-theta lower))``, ``theta = 2 mu / sigma^2``, written so that nothing overflows."""
+    if abs(theta * (upper - lower)) < 1e-9:
+        return -lower / (upper - lower)
+    if theta > 0:  # scaled by e^(theta lower)
+        return (math.exp(theta * lower) - 1.0) / (math.exp(theta * lower - theta * upper) - 1.0)
+    return (1.0 - math.exp(-theta * lower)) / (math.exp(-theta * upper) - math.exp(-theta * lower))
 
 
 def plan(test: Sprt, paired: bool, max_games: int, bounds: tuple[float, float] | None = None) -> list[PlanPoint]:

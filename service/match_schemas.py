@@ -169,6 +169,18 @@ class EloEstimateSchema(Schema):
     nelo_high = fields.Float(required=True, allow_none=True)
 
 
+class StoppedSchema(Schema):
+    nelo = fields.Float(
+        required=True,
+        metadata={"description": "normalized Elo of A over B corrected for early stopping (median-unbiased)"},
+    )
+    nelo_low = fields.Float(
+        required=True,
+        metadata={"description": "its 95% interval, corrected for early stopping (stagewise ordering)"},
+    )
+    nelo_high = fields.Float(required=True)
+
+
 class PlanPointSchema(Schema):
     elo = fields.Float(
         required=True, metadata={"description": "a true difference, in the Elo of the test's model"}
@@ -276,6 +288,16 @@ class MatchSchema(Schema):
         required=True,
         allow_none=True,
         metadata={"description": "null before the first pair (the first game, on independent deals)"},
+    )
+    elo_stopped = fields.Nested(
+        StoppedSchema,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "once the test has stopped (H1, H0, inconclusive) with the normalized model: the "
+            "normalized Elo corrected for early stopping, with its 95% interval (Wald's approximation of the test, "
+            "docs/ratings.md); null otherwise"
+        },
     )
     created_at = fields.DateTime(required=True)
     finished_at = fields.DateTime(allow_none=True)

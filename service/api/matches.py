@@ -26,6 +26,7 @@ import engine
 from ratings.gauntlet import combined, gauntlet_bounds
 from ratings.sprt import Sprt, estimate, game_score
 from ratings.sprt_plan import plan
+from ratings.sprt_stopped import stopped
 from ratings.verdict_words import verdict_words
 from service import auth, db, idempotency, quotas
 from service.api.tournaments import check_bots, variant_of
@@ -163,6 +164,8 @@ def describe(session: Any, shown: Shown) -> dict[str, Any]:
     found = estimate(match.counts)
     games = session.scalar(select(func.count(Result.id)).where(Result.tournament_id == tournament.id)) or 0
     verdict = "cancelled" if tournament.status == "cancelled" and match.verdict == "continue" else match.verdict
+    observations = match.pairs if match.paired else sum(match.counts)
+    corrected = stopped(test, match.paired, lower, upper, verdict, observations, match.llr)
     name_a, name_b = names.get(match.bot_a, "?"), names.get(match.bot_b, "?")
     words = verdict_words(
         verdict, match.elo0, match.elo1, match.model, tournament.table_size, match.max_games, name_a, name_b, k
@@ -198,6 +201,7 @@ def describe(session: Any, shown: Shown) -> dict[str, Any]:
         "counts": match.counts,
         "games": games,
         "elo": found.to_json() if found else None,
+        "elo_stopped": corrected.to_json() if corrected else None,
         "created_at": tournament.created_at,
         "finished_at": tournament.finished_at,
     }

@@ -78,6 +78,10 @@ PAGES.update(
             "fr": "intervalles nominaux à 95 %, non corrigés de l'arrêt précoce : après un verdict ils couvrent la "
             f"vraie valeur dans environ {STOPPED_COVERAGE} des matchs (docs/ratings.md)",
         },
+        "match.stopped": {
+            "en": "Corrected for early stopping (median-unbiased, 95% interval)",
+            "fr": "Corrigé de l'arrêt précoce (sans biais médian, intervalle à 95 %)",
+        },
         "match.plan": {
             "en": "Before it started (Wald's approximation)",
             "fr": "Avant le début (approximation de Wald)",

@@ -90,6 +90,10 @@ def test_a_match_without_a_verdict_in_max_games_is_inconclusive(client: FlaskCli
     assert done["verdict"] == "inconclusive" and done["pairs"] == 2 and done["games"] == 4
     assert [r["pair"] for r in done["results"]] == [1, 1, 2, 2]
     assert done["lower"] < done["llr"] < done["upper"]
+    # stopped at max_games: the normalized Elo corrected for early stopping, with its interval
+    corrected = done["elo_stopped"]
+    assert corrected["nelo_low"] < corrected["nelo"] < corrected["nelo_high"]
+    assert "no verdict in 4 games (elo0=-5, elo1=5, normalized Elo, at 2 seats)" == done["verdict_text"]
 
 
 def test_a_four_seat_match_seats_a_and_b_with_the_same_fillers(client: FlaskClient, owner: Player) -> None:
@@ -192,6 +196,7 @@ def test_the_default_match_is_accepted_and_says_what_it_will_do(client: FlaskCli
         assert cancelled.status_code == 200, cancelled.get_data(as_text=True)
     assert (created["max_games"], created["table_size"], created["elo0"], created["elo1"]) == (2000, 2, 0, 30)
     assert created["verdict_text"] == "playing: no verdict yet (elo0=0, elo1=30, normalized Elo, at 2 seats)"
+    assert created["elo_stopped"] is None  # not over
     plan = created["plan"]
     assert [point["elo"] for point in plan] == [0, 15, 30]
     assert [round(point["p_h1_ever"], 3) for point in plan] == [0.05, 0.5, 0.95]
