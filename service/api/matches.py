@@ -9,7 +9,8 @@ hands it to the same start job. It is unrated: a match's games never enter the r
 test corrected by Holm's step-down (``ratings/gauntlet.py``: the chance of even one false pass among its matches is
 at most ``alpha``), sharing the id of its first match, with one combined verdict. Each match shows, beside its
 verdict in words (``ratings/verdict_words.py``), its plan before it starts: the chance of H1, of no verdict and the
-games expected at ``elo0``, halfway and ``elo1`` (Wald's approximation, ``ratings/sprt_plan.py``), and once over its normalized Elo corrected for early stopping (``ratings/sprt_stopped.py``).
+games expected at ``elo0``, halfway and ``elo1`` (Wald's approximation, ``ratings/sprt_plan.py``), and once over
+its normalized Elo corrected for early stopping (``ratings/sprt_stopped.py``).
 """
 
 from __future__ import annotations
