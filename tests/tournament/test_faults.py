@@ -58,18 +58,15 @@ def bad_bot_url(kind: str, stack: ExitStack) -> str:
 def own_moves(moves: list[Played], seat: int) -> list[Played]:
     return [move for move in moves if move.seat == seat]
 
-
 # A move deadline that a loaded machine cannot make a prompt bot miss: a test that counts faults other than
 # timeouts must not see one that the machine's load made.
 SLACK_MS = 20_000
-
 
 # Deadlines that a loaded machine cannot make the good bot, or the bad bot's prompt answers, miss: a fault of the
 # wrong kind would fail the test. Only a timeout, and a refused connection (asked again until the deadline), wait
 # out their deadline: theirs are shorter, and the good bot has it too.
 @pytest.mark.parametrize(
-    ("kind", "timeout_ms"),
-    [("status", SLACK_MS), ("timeout", 1500), ("unparsable", SLACK_MS), ("connection", 1500)],
+    ("kind", "timeout_ms"), [("status", SLACK_MS), ("timeout", 1500), ("unparsable", SLACK_MS), ("connection", 1500)]
 )
 def test_a_bot_that_faults_on_every_move_forfeits_and_its_opponent_wins(
     arena: Flask, client: FlaskClient, owner: Player, kind: str, timeout_ms: int
