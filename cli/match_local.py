@@ -33,12 +33,14 @@ from rich.console import Console
 import engine
 from botlink import netguard
 from cli import simulate_play
-from cli.match_report import EXIT, llr_bar, show, summary, verdict_line
+from cli.match_report import EXIT, estimate_line, llr_bar, plan_lines, show, summary, verdict_line
 from cli.parsers.simulate import SECRET_VARIABLE
 from cli.simulate import Interrupts
 from cli.simulate_bots import BotError, Player, load_bots
 from cli.simulate_replays import ReplayFile
 from ratings.sprt import Sprt, estimate
+from ratings.sprt_plan import plan
+from ratings.sprt_stopped import stopped
 from tournament.plans.pairs import count, pairs_of, schedule
 
 INTERRUPTED_EXIT = 130
@@ -99,6 +101,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     console = Console()
     if not args.json:
         console.print(f"local match: {args.bot_a} (A) against {args.bot_b} (B), seed {seed}", soft_wrap=True)
+        for line in plan_lines(match):
+            console.print(line, soft_wrap=True)
     try:
         with quiet:
             interrupted = play(args, test, match, specs, players, replays, console)
@@ -111,6 +115,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         console.print(f"interrupted: {summary(match)}; {match['games']} games played, no verdict", soft_wrap=True)
     else:
         console.print(verdict_line(match), soft_wrap=True)
+        estimated = estimate_line(match)
+        if estimated:
+            console.print(estimated, soft_wrap=True)
     if replays is not None and not args.json:
         console.print(f"replays: {replays.path} ({replays.games} games)", soft_wrap=True)
     return INTERRUPTED_EXIT if interrupted else EXIT[match["verdict"]]
@@ -153,6 +160,8 @@ def start(
         "counts": [0, 0, 0, 0, 0],
         "games": 0,
         "elo": None,
+        "elo_stopped": None,
+        "plan": [point.to_json() for point in plan(test, True, args.max_games)],
         "replays": None if replays is None else str(replays.path),
     }
 
@@ -205,6 +214,9 @@ def play(
     if match["verdict"] == "continue" and match["pairs"] >= pairs_of(args.max_games):
         match["verdict"] = "inconclusive"
     match["status"] = "done"
+    lower, upper = test.bounds
+    corrected = stopped(test, True, lower, upper, match["verdict"], match["pairs"], match["llr"])
+    match["elo_stopped"] = corrected.to_json() if corrected else None
     return False
 
 

@@ -39,8 +39,10 @@ from engine.simulation import Summary, game_seed, play_game, seating
 
 
 def settings_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
-    """The game's settings from the flags; a flag of the other game is a usage error."""
-    settings: dict[str, Any] = {"players": args.players}
+    """The game's settings from the flags; a flag of the other game is a usage error. The table is 2 seats unless
+    ``--players`` says otherwise (as ``sorry-arena match``'s), 4 for the board game's team variant."""
+    seats = args.players if args.players is not None else 4 if args.variant == "team" else 2
+    settings: dict[str, Any] = {"players": seats}
     if args.game == "board":
         if args.longer_game or args.pawns is not None:
             parser.error("--longer-game and --pawns apply to the card game (--game card) only")

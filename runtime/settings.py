@@ -41,6 +41,8 @@ DEFAULT_LIMIT_MOVES = "300/second"
 DEFAULT_LIMIT_VERSIONS = "20/hour"
 DEFAULT_QUOTA_GAMES = 1000
 DEFAULT_QUOTA_QUEUED = 2000
+DEFAULT_QUOTA_MATCH_GAMES = 2000
+"""A match's most games (its ``max_games``): the default match's, so that the service accepts its own default."""
 DEFAULT_QUOTA_TOURNAMENTS = 5
 DEFAULT_QUOTA_REPEATS = 100
 DEFAULT_FEED_WINDOW = 8
@@ -88,6 +90,7 @@ class Settings:
     limit_versions: str = DEFAULT_LIMIT_VERSIONS
     quota_games: int = DEFAULT_QUOTA_GAMES
     quota_queued: int = DEFAULT_QUOTA_QUEUED
+    quota_match_games: int = DEFAULT_QUOTA_MATCH_GAMES
     quota_tournaments: int = DEFAULT_QUOTA_TOURNAMENTS
     quota_repeats: int = DEFAULT_QUOTA_REPEATS
     operator_token: str | None = None
@@ -279,6 +282,14 @@ SETTINGS: tuple[Setting, ...] = (
         DEFAULT_QUOTA_GAMES,
         kinds.whole_between(1, MAX_GAMES),
         f"games in one tournament run of an account (1 to {MAX_GAMES}); over it, a 422",
+    ),
+    Setting(
+        "SORRY_ARENA_QUOTA_MATCH_GAMES",
+        "quota_match_games",
+        DEFAULT_QUOTA_MATCH_GAMES,
+        kinds.whole_between(2, MAX_GAMES),
+        f"games in one match or in each match of a gauntlet (its max_games, 2 to {MAX_GAMES}), in place of "
+        "SORRY_ARENA_QUOTA_GAMES; over it, a 422",
     ),
     Setting(
         "SORRY_ARENA_QUOTA_QUEUED",

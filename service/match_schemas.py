@@ -5,10 +5,13 @@ from __future__ import annotations
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from ratings.sprt import MAX_NORMALIZED
+from runtime.settings import DEFAULT_QUOTA_MATCH_GAMES
 from service.bot_schemas import GAMES
 from service.schemas import MAX_INT, MAX_SEED, Text
 from store.challenges import MAX_BOT_MOVE_TIMEOUT_MS
 
+DEFAULT_MATCH_GAMES = DEFAULT_QUOTA_MATCH_GAMES
+"""The default ``max_games``: the default match fits the default quota of a match's games."""
 MAX_MATCH_GAMES = 20_000
 """A match stops by its test long before this in practice: the bound keeps a match's schedule small."""
 
@@ -22,7 +25,11 @@ class SprtFieldsSchema(Schema):
         load_default=dict,
         metadata={"description": "the game's settings as for POST /games; players is the table size"},
     )
-    table_size = fields.Integer(load_default=2, validate=validate.Range(min=2, max=4))
+    table_size = fields.Integer(
+        load_default=2,
+        validate=validate.Range(min=2, max=4),
+        metadata={"description": "seats per game, 2 (the default) to 4: Elo differences depend on the table size"},
+    )
     fillers = fields.List(
         fields.Integer(validate=validate.Range(min=1, max=MAX_INT)),
         load_default=list,
@@ -32,17 +39,25 @@ class SprtFieldsSchema(Schema):
     elo0 = fields.Float(
         load_default=0.0,
         validate=validate.Range(min=-1000, max=1000),
-        metadata={"description": "H0: A is at most this much stronger than B (Elo of the model)"},
+        metadata={
+            "description": "H0: A is at most this much stronger than B (Elo of model: normalized by default)"
+        },
     )
     elo1 = fields.Float(
         load_default=30.0,
         validate=validate.Range(min=-1000, max=1000),
-        metadata={"description": "H1: A is at least this much stronger than B; above elo0"},
+        metadata={
+            "description": "H1: A is at least this much stronger than B (Elo of model: normalized by default); above "
+            "elo0"
+        },
     )
     alpha = fields.Float(
         load_default=0.05,
         validate=validate.Range(min=0.001, max=0.5),
-        metadata={"description": "the chance of accepting H1 when H0 holds"},
+        metadata={
+            "description": "the chance of accepting H1 when H0 holds; for a gauntlet, of even one false H1 among "
+            "its matches (Holm's step-down)"
+        },
     )
     beta = fields.Float(
         load_default=0.05,
@@ -55,9 +70,12 @@ class SprtFieldsSchema(Schema):
         metadata={"description": "the Elo of elo0 and elo1: normalized (fastchess's default) or logistic"},
     )
     max_games = fields.Integer(
-        load_default=2000,
+        load_default=DEFAULT_MATCH_GAMES,
         validate=validate.Range(min=2, max=MAX_MATCH_GAMES),
-        metadata={"description": "stop here without a verdict (inconclusive); rounded up to whole pairs"},
+        metadata={
+            "description": "stop here without a verdict (inconclusive); rounded up to whole pairs; at most "
+            "SORRY_ARENA_QUOTA_MATCH_GAMES (2000 by default)"
+        },
     )
     seed = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0, max=MAX_SEED))
     paired = fields.Boolean(
@@ -124,18 +142,73 @@ class EloEstimateSchema(Schema):
         required=True, metadata={"description": "the pairs counted (the games, on independent deals)"}
     )
     score = fields.Float(required=True, metadata={"description": "A's mean score per game against B"})
-    elo = fields.Float(required=True, allow_none=True, metadata={"description": "logistic Elo of A over B"})
-    low = fields.Float(required=True, allow_none=True, metadata={"description": "95% interval (null: unbounded)"})
+    elo = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "logistic Elo of A over B, not corrected for early stopping (docs/ratings.md)"},
+    )
+    low = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "nominal 95% interval of the logistic Elo (null: unbounded), not corrected for early "
+            "stopping: once the test has stopped it covers the truth less often (docs/ratings.md)"
+        },
+    )
     high = fields.Float(required=True, allow_none=True)
-    nelo = fields.Float(required=True, allow_none=True, metadata={"description": "normalized Elo"})
-    nelo_low = fields.Float(required=True, allow_none=True)
+    nelo = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "normalized Elo of A over B, not corrected for early stopping"},
+    )
+    nelo_low = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "nominal 95% interval of the normalized Elo, not corrected for early stopping"},
+    )
     nelo_high = fields.Float(required=True, allow_none=True)
+
+
+class StoppedSchema(Schema):
+    nelo = fields.Float(
+        required=True,
+        metadata={"description": "normalized Elo of A over B corrected for early stopping (median-unbiased)"},
+    )
+    nelo_low = fields.Float(
+        required=True,
+        metadata={"description": "its 95% interval, corrected for early stopping (stagewise ordering)"},
+    )
+    nelo_high = fields.Float(required=True)
+
+
+class PlanPointSchema(Schema):
+    elo = fields.Float(
+        required=True, metadata={"description": "a true difference, in the Elo of the test's model"}
+    )
+    p_h1 = fields.Float(
+        required=True,
+        metadata={"description": "the chance of accepting H1 there within max_games (Wald's approximation)"},
+    )
+    p_h1_ever = fields.Float(
+        required=True,
+        metadata={"description": "the same without max_games: Wald's operating characteristic (alpha at elo0)"},
+    )
+    p_none = fields.Float(
+        required=True, metadata={"description": "the chance of reaching max_games with no verdict"}
+    )
+    games = fields.Float(required=True, metadata={"description": "the games expected, at most max_games"})
 
 
 class MatchSchema(Schema):
     id = fields.Integer(required=True)
     tournament_id = fields.Integer(required=True, metadata={"description": "the tournament that plays its games"})
     gauntlet_id = fields.Integer(allow_none=True, metadata={"description": "the gauntlet it belongs to, if any"})
+    gauntlet_size = fields.Integer(
+        required=True,
+        metadata={
+            "description": "the matches of its gauntlet (Holm's correction is over them); 1 for a match alone"
+        },
+    )
     bot_a = fields.Integer(required=True)
     bot_b = fields.Integer(required=True)
     name_a = fields.String(required=True)
@@ -164,13 +237,40 @@ class MatchSchema(Schema):
     verdict = fields.String(
         required=True,
         metadata={
-            "description": "continue (the test goes on), H1 (A is at least elo1 stronger), H0 (at most elo0), "
-            "inconclusive (max_games played first) or cancelled"
+            "description": "continue (the test goes on), H1 (evidence that A is stronger: accepted at a true elo0 "
+            "with a chance of at most about alpha), H0 (no evidence of a gain of elo1: a true elo1 is missed with a "
+            "chance of about beta), inconclusive (max_games played first) or cancelled"
+        },
+    )
+    verdict_text = fields.String(
+        required=True,
+        metadata={
+            "description": "the verdict in words, with the hypotheses, the Elo model and the table size, e.g. "
+            "'evidence that v2 is stronger than v1 (H1 accepted at elo0=0, elo1=30, normalized Elo, at 2 seats)'"
+        },
+    )
+    plan = fields.List(
+        fields.Nested(PlanPointSchema),
+        required=True,
+        metadata={
+            "description": "what the test is expected to do, at elo0, halfway and elo1 (Wald's approximation, "
+            "docs/ratings.md): the chance of H1, of no verdict, and the games"
         },
     )
     llr = fields.Float(required=True, metadata={"description": "log-likelihood ratio of H1 against H0"})
-    lower = fields.Float(required=True, metadata={"description": "H0 is accepted at or below: ln(beta/(1-alpha))"})
-    upper = fields.Float(required=True, metadata={"description": "H1 is accepted at or above: ln((1-beta)/alpha)"})
+    lower = fields.Float(
+        required=True,
+        metadata={
+            "description": "H0 is accepted at or below: ln(beta/(1-alpha)); in a gauntlet of k, ln(beta/(1-alpha/k))"
+        },
+    )
+    upper = fields.Float(
+        required=True,
+        metadata={
+            "description": "H1 is accepted at or above: ln((1-beta)/alpha); in a gauntlet of k, "
+            "ln((1-beta)/(alpha/(k-r))) with r its other matches that accepted H1 (Holm)"
+        },
+    )
     pairs = fields.Integer(
         required=True, metadata={"description": "completed pairs counted (paired deals; 0 on independent deals)"}
     )
@@ -188,6 +288,16 @@ class MatchSchema(Schema):
         required=True,
         allow_none=True,
         metadata={"description": "null before the first pair (the first game, on independent deals)"},
+    )
+    elo_stopped = fields.Nested(
+        StoppedSchema,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "once the test has stopped (H1, H0, inconclusive) with the normalized model: the "
+            "normalized Elo corrected for early stopping, with its 95% interval (Wald's approximation of the test, "
+            "docs/ratings.md); null otherwise"
+        },
     )
     created_at = fields.DateTime(required=True)
     finished_at = fields.DateTime(allow_none=True)
@@ -228,4 +338,13 @@ class MatchListSchema(Schema):
 class GauntletSchema(Schema):
     id = fields.Integer(required=True, metadata={"description": "the id of its first match"})
     bot = fields.Integer(required=True)
+    verdict = fields.String(
+        required=True,
+        metadata={
+            "description": "one verdict for the field (Holm-corrected): all (evidence that the bot is stronger "
+            "than every opponent), some, none, or continue while a match is played"
+        },
+    )
+    stronger = fields.Integer(required=True, metadata={"description": "the matches that accepted H1"})
+    verdict_text = fields.String(required=True, metadata={"description": "the combined verdict in words"})
     matches = fields.List(fields.Nested(MatchSchema), required=True, metadata={"description": "one per opponent"})

@@ -40,11 +40,22 @@ LIVE = ("scheduled", "running")
 """The statuses of a tournament with games still to play."""
 
 
-def check(session: Session, settings: Settings, owner_id: int, games: int, repeat_times: int | None) -> None:
+def check(
+    session: Session, settings: Settings, owner_id: int, games: int, repeat_times: int | None, match_games: int = 0
+) -> None:
     """Refuse (422, 429) a new tournament of ``games`` games (one run) and ``repeat_times`` runs that would take the
-    account ``owner_id`` over a quota. Takes the account's lock first, held until the caller commits the new
-    tournament (or until its session ends): call it last before the insertion."""
-    if games > settings.quota_games:
+    account ``owner_id`` over a quota; for matches (a match, or a gauntlet's), ``match_games`` is the games of each,
+    held to ``SORRY_ARENA_QUOTA_MATCH_GAMES`` in place of ``SORRY_ARENA_QUOTA_GAMES``, and ``games`` all of theirs.
+    Takes the account's lock first, held until the caller commits the new tournament (or until its session ends):
+    call it last before the insertion."""
+    if match_games > settings.quota_match_games:
+        refused(owner_id, "SORRY_ARENA_QUOTA_MATCH_GAMES")
+        fail(
+            422,
+            f"quota SORRY_ARENA_QUOTA_MATCH_GAMES: a match has at most {settings.quota_match_games} games, this one "
+            f"{match_games}; lower max_games",
+        )
+    if not match_games and games > settings.quota_games:
         refused(owner_id, "SORRY_ARENA_QUOTA_GAMES")
         fail(
             422,

@@ -46,7 +46,10 @@ def add_parser(commands: Any) -> None:
         help='game settings as JSON, e.g. {"variant":"team"} (default: {}, the game\'s defaults)',
     )
     parser.add_argument(
-        "--table-size", type=bounded_int(2, 4, "a table size"), default=2, help="seats per game, 2 to 4"
+        "--table-size",
+        type=bounded_int(2, 4, "a table size"),
+        default=2,
+        help="seats per game, 2 to 4 (default: 2, as sorry-arena simulate's --players; Elo depends on it)",
     )
     parser.add_argument(
         "--fillers",
@@ -54,15 +57,25 @@ def add_parser(commands: Any) -> None:
         help="the bots of the other seats of a 3- or 4-seat table, separated by commas (table size - 2): ids, or "
         "local bots for a local match",
     )
-    parser.add_argument("--elo0", type=bounded_float(-1000, 1000, "an Elo"), default=0.0, help="H0's Elo")
-    parser.add_argument("--elo1", type=bounded_float(-1000, 1000, "an Elo"), default=30.0, help="H1's Elo")
+    parser.add_argument(
+        "--elo0", type=bounded_float(-1000, 1000, "an Elo"), default=0.0, help="H0's Elo (of --model)"
+    )
+    parser.add_argument(
+        "--elo1", type=bounded_float(-1000, 1000, "an Elo"), default=30.0, help="H1's Elo (of --model)"
+    )
     parser.add_argument("--alpha", type=bounded_float(0.001, 0.5, "a probability"), default=0.05, help="false H1")
     parser.add_argument("--beta", type=bounded_float(0.001, 0.5, "a probability"), default=0.05, help="false H0")
     parser.add_argument(
-        "--model", choices=["normalized", "logistic"], default="normalized", help="the Elo of --elo0 and --elo1"
+        "--model",
+        choices=["normalized", "logistic"],
+        default="normalized",
+        help="the Elo of --elo0 and --elo1 (default: normalized)",
     )
     parser.add_argument(
-        "--max-games", type=bounded_int(2, 20_000, "a number of games"), default=2000, help="stop here undecided"
+        "--max-games",
+        type=bounded_int(2, 20_000, "a number of games"),
+        default=2000,
+        help="stop here undecided (default: 2000, what a service accepts by default)",
     )
     parser.add_argument(
         "--move-timeout-ms",

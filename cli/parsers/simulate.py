@@ -84,7 +84,13 @@ def add_parser(commands: Any) -> None:
     card = parser.add_argument_group("card game options")
     card.add_argument("--longer-game", action="store_true", help="play 'For a Longer Game' (A5)")
     card.add_argument("--pawns", type=_pawns, default=None, help="pawns per player (default 4)")
-    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
+    parser.add_argument(
+        "--players",
+        type=int,
+        choices=(2, 3, 4),
+        default=None,
+        help="seats per game (default: 2, as sorry-arena match's --table-size; 4 for --variant team)",
+    )
     parser.add_argument("--turn-cap", type=_positive, default=None, help="end a game after this many turns")
     parser.add_argument("--games", type=_positive, default=100)
     parser.add_argument("--seed", type=_seed, default=0)

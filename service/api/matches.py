@@ -6,7 +6,11 @@ seats swapped, that share a deal only when the match is paired, and stops it by 
 each completed pair, or each game on independent deals); creating one checks the bots as a tournament does (``service/api/tournaments.py``: the caller's own bots or bots open to others, quotas) and
 hands it to the same start job. It is unrated: a match's games never enter the rating pools. Cancel it with
 ``POST /api/v1/tournaments/{tournament_id}/cancel``. A gauntlet is one match per opponent of a field, with the same
-test, sharing the id of its first match.
+test corrected by Holm's step-down (``ratings/gauntlet.py``: the chance of even one false pass among its matches is
+at most ``alpha``), sharing the id of its first match, with one combined verdict. Each match shows, beside its
+verdict in words (``ratings/verdict_words.py``), its plan before it starts: the chance of H1, of no verdict and the
+games expected at ``elo0``, halfway and ``elo1`` (Wald's approximation, ``ratings/sprt_plan.py``), and once over
+its normalized Elo corrected for early stopping (``ratings/sprt_stopped.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +24,11 @@ from flask_smorest import Blueprint
 from sqlalchemy import Select, func, select
 
 import engine
+from ratings.gauntlet import combined, gauntlet_bounds
 from ratings.sprt import Sprt, estimate, game_score
+from ratings.sprt_plan import plan
+from ratings.sprt_stopped import stopped
+from ratings.verdict_words import verdict_words
 from service import auth, db, idempotency, quotas
 from service.api.tournaments import check_bots, variant_of
 from service.errors import ErrorSchema, fail
@@ -32,7 +40,7 @@ from service.match_schemas import (
     MatchListSchema,
 )
 from store.models import Bot, Result, Tournament, TournamentGame, new_seed_salt, now
-from store.models.matches import Match, fresh_counts
+from store.models.matches import Match, fresh_counts, gauntlet_tally
 
 blp = Blueprint(
     "matches", __name__, url_prefix="/api/v1", description="Matches: bot A against bot B, stopped by an SPRT"
@@ -88,7 +96,9 @@ def create_matches(body: dict[str, Any], bot: int, opponents: list[int], gauntle
         check_bots(session, body["game"], seated, body["table_size"], owner.id, official)
         paired[opponent] = paired_deals(body["paired"], owner.id, seated, owners)
     if not official:
-        quotas.check(session, current_app.extensions["settings"], owner.id, games * len(opponents), None)
+        quotas.check(
+            session, current_app.extensions["settings"], owner.id, games * len(opponents), None, match_games=games
+        )
     names = dict(session.execute(select(Bot.id, Bot.name).where(Bot.id.in_([bot, *opponents]))).all())
     seed = body["seed"] if body["seed"] is not None else secrets.randbits(62)
     made: list[Match] = []
@@ -149,18 +159,27 @@ def create_matches(body: dict[str, Any], bot: int, opponents: list[int], gauntle
 def describe(session: Any, shown: Shown) -> dict[str, Any]:
     match, tournament = shown
     names = dict(session.execute(select(Bot.id, Bot.name).where(Bot.id.in_([match.bot_a, match.bot_b]))).all())
-    lower, upper = Sprt(match.elo0, match.elo1, match.alpha, match.beta, match.model).bounds  # type: ignore[arg-type]
+    test = Sprt(match.elo0, match.elo1, match.alpha, match.beta, match.model)  # type: ignore[arg-type]
+    k, rejected = gauntlet_tally(session, match)
+    lower, upper = gauntlet_bounds(match.alpha, match.beta, k, rejected)
     found = estimate(match.counts)
     games = session.scalar(select(func.count(Result.id)).where(Result.tournament_id == tournament.id)) or 0
     verdict = "cancelled" if tournament.status == "cancelled" and match.verdict == "continue" else match.verdict
+    observations = match.pairs if match.paired else sum(match.counts)
+    corrected = stopped(test, match.paired, lower, upper, verdict, observations, match.llr)
+    name_a, name_b = names.get(match.bot_a, "?"), names.get(match.bot_b, "?")
+    words = verdict_words(
+        verdict, match.elo0, match.elo1, match.model, tournament.table_size, match.max_games, name_a, name_b, k
+    )
     return {
         "id": match.id,
         "tournament_id": match.tournament_id,
         "gauntlet_id": match.gauntlet_id,
+        "gauntlet_size": k,
         "bot_a": match.bot_a,
         "bot_b": match.bot_b,
-        "name_a": names.get(match.bot_a, "?"),
-        "name_b": names.get(match.bot_b, "?"),
+        "name_a": name_a,
+        "name_b": name_b,
         "fillers": match.fillers,
         "game": tournament.game,
         "settings": tournament.settings,
@@ -174,6 +193,8 @@ def describe(session: Any, shown: Shown) -> dict[str, Any]:
         "paired": match.paired,
         "status": tournament.status,
         "verdict": verdict,
+        "verdict_text": words,
+        "plan": [point.to_json() for point in plan(test, match.paired, match.max_games, (lower, upper))],
         "llr": match.llr,
         "lower": lower,
         "upper": upper,
@@ -181,6 +202,7 @@ def describe(session: Any, shown: Shown) -> dict[str, Any]:
         "counts": match.counts,
         "games": games,
         "elo": found.to_json() if found else None,
+        "elo_stopped": corrected.to_json() if corrected else None,
         "created_at": tournament.created_at,
         "finished_at": tournament.finished_at,
     }
@@ -283,7 +305,9 @@ class Gauntlets(MethodView):
         """Start a gauntlet: one bot against each opponent of a field, a match with each
 
         Each match is on paired deals when its bots are all the caller's, else on independent deals (see POST
-        /matches)."""
+        /matches). The matches test with Holm's step-down: each match's H1 bound is Wald's at alpha / (k - r), r the
+        matches that accepted H1 so far, so that the chance of even one false pass among the k is at most alpha;
+        the gauntlet has one combined verdict (all, some, none)."""
         if len(set(body["opponents"])) != len(body["opponents"]):
             fail(422, "opponents: a bot is listed twice")
         session = db.session()
@@ -295,7 +319,17 @@ def gauntlet(session: Any, gauntlet_id: int) -> dict[str, Any]:
     matches = with_tournaments(session, select(Match).where(Match.gauntlet_id == gauntlet_id).order_by(Match.id))
     if not matches:
         fail(404, f"no gauntlet {gauntlet_id}")
-    return {"id": gauntlet_id, "bot": matches[0][0].bot_a, "matches": [describe(session, m) for m in matches]}
+    shown = [describe(session, m) for m in matches]
+    first = shown[0]
+    verdict = combined([match["verdict"] for match in shown])
+    return {
+        "id": gauntlet_id,
+        "bot": first["bot_a"],
+        "verdict": verdict.verdict,
+        "stronger": verdict.stronger,
+        "verdict_text": verdict.words(first["elo0"], first["elo1"], first["model"], first["table_size"]),
+        "matches": shown,
+    }
 
 
 @blp.route("/gauntlets/<int:gauntlet_id>")

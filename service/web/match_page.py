@@ -1,5 +1,8 @@
 """A page per match, ``/matches/<id>``: its two bots, the test (``elo0``, ``elo1``, ``alpha``, ``beta``, the Elo
-model), the log-likelihood ratio drawn between its two bounds, the verdict, the Elo difference with its 95% interval,
+model), its plan before it started (the chance of H1, of no verdict and the games expected at elo0, halfway and
+elo1), the log-likelihood ratio drawn between its two bounds, the verdict in words with its test and table size, the
+Elo difference in normalized and logistic Elo, each with its nominal 95% interval labelled as not corrected for early
+stopping,
 whether its deals are paired, the pentanomial counts of the completed pairs (the trinomial counts of the games, on
 independent deals) and the games pair by pair. It reloads itself every few seconds while
 the match is played. Its figures are those of ``GET /api/v1/matches/{id}`` (``service.api.matches.detail``), the
@@ -14,6 +17,7 @@ from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 from sqlalchemy import select
 
+from ratings.verdict_words import STOPPED_COVERAGE
 from service import db
 from service.api import matches
 from service.web.errors import PageError, whole
@@ -43,8 +47,22 @@ PAGES.update(
         },
         "match.verdict": {"en": "Verdict", "fr": "Verdict"},
         "match.verdict.continue": {"en": "playing: no verdict yet", "fr": "en cours : pas encore de verdict"},
-        "match.verdict.H1": {"en": "H1: {a} is stronger", "fr": "H1 : {a} est plus fort"},
-        "match.verdict.H0": {"en": "H0: {a} is not stronger", "fr": "H0 : {a} n'est pas plus fort"},
+        "match.test": {
+            "en": "elo0={elo0}, elo1={elo1}, {model} Elo, at {seats} seats",
+            "fr": "elo0={elo0}, elo1={elo1}, Elo {model}, à {seats} sièges",
+        },
+        "match.holm": {
+            "en": "{test}, Holm-corrected over a gauntlet of {k}",
+            "fr": "{test}, correction de Holm sur un tournoi de {k} matchs",
+        },
+        "match.verdict.H1": {
+            "en": "H1: evidence that {a} is stronger than {b} (H1 accepted at {test})",
+            "fr": "H1 : des preuves que {a} est plus fort que {b} (H1 acceptée à {test})",
+        },
+        "match.verdict.H0": {
+            "en": "H0: no evidence of a gain of {elo1} by {a} over {b} (H0 accepted at {test})",
+            "fr": "H0 : pas de preuve d'un gain de {elo1} de {a} sur {b} (H0 acceptée à {test})",
+        },
         "match.verdict.inconclusive": {
             "en": "inconclusive: every game played without a verdict",
             "fr": "non concluant : toutes les parties jouées sans verdict",
@@ -52,6 +70,28 @@ PAGES.update(
         "match.verdict.cancelled": {"en": "cancelled", "fr": "annulé"},
         "match.llr": {"en": "Log-likelihood ratio", "fr": "Log du rapport de vraisemblance"},
         "match.elo": {"en": "Elo difference (A − B)", "fr": "Écart Elo (A − B)"},
+        "match.elo.normalized": {"en": "normalized Elo", "fr": "Elo normalisé"},
+        "match.elo.logistic": {"en": "logistic Elo", "fr": "Elo logistique"},
+        "match.elo.note": {
+            "en": "nominal 95% intervals, not corrected for early stopping: after a verdict they cover the truth in "
+            f"about {STOPPED_COVERAGE} of matches (docs/ratings.md)",
+            "fr": "intervalles nominaux à 95 %, non corrigés de l'arrêt précoce : après un verdict ils couvrent la "
+            f"vraie valeur dans environ {STOPPED_COVERAGE} des matchs (docs/ratings.md)",
+        },
+        "match.stopped": {
+            "en": "Corrected for early stopping (median-unbiased, 95% interval)",
+            "fr": "Corrigé de l'arrêt précoce (sans biais médian, intervalle à 95 %)",
+        },
+        "match.plan": {
+            "en": "Before it started (Wald's approximation)",
+            "fr": "Avant le début (approximation de Wald)",
+        },
+        "match.plan.point": {
+            "en": "if A is truly {elo} {model} Elo: H1 {p_h1} ({p_h1_ever} without a limit), no verdict {p_none}, "
+            "about {games} games",
+            "fr": "si A a vraiment {elo} Elo {model} de plus : H1 {p_h1} ({p_h1_ever} sans limite), pas de verdict "
+            "{p_none}, environ {games} parties",
+        },
         "match.pairs": {
             "en": "{pairs} pairs completed, {games} games played",
             "fr": "{pairs} paires complètes, {games} parties jouées",
@@ -104,7 +144,41 @@ def match_page(match_id: str) -> ResponseReturnValue:
         raise PageError(404, "error.no_match", id=number)
     shown: dict[str, Any] = matches.detail(session, found[0])
     bar = llr_bar(shown["llr"], shown["lower"], shown["upper"])
-    verdict = text(f"match.verdict.{shown['verdict']}", lang(), a=shown["name_a"])
+    language = lang()
+    test = text(
+        "match.test",
+        language,
+        elo0=f"{shown['elo0']:g}",
+        elo1=f"{shown['elo1']:g}",
+        model=shown["model"],
+        seats=shown["table_size"],
+    )
+    k = shown["gauntlet_size"]
+    if k > 1:
+        test = text("match.holm", language, test=test, k=k)
+    verdict = text(
+        f"match.verdict.{shown['verdict']}",
+        language,
+        a=shown["name_a"],
+        b=shown["name_b"],
+        test=test,
+        elo1=f"{shown['elo1']:g}",
+    )
+    plan = [
+        text(
+            "match.plan.point",
+            language,
+            elo=f"{point['elo']:+g}",
+            model=shown["model"],
+            p_h1=f"{point['p_h1']:.0%}",
+            p_h1_ever=f"{point['p_h1_ever']:.0%}",
+            p_none=f"{point['p_none']:.0%}",
+            games=f"{point['games']:.0f}",
+        )
+        for point in shown["plan"]
+    ]
     live = shown["status"] in ("scheduled", "running")
-    deals = text("match.deals.paired" if shown["paired"] else "match.deals.independent", lang())
-    return render_template("match.html", match=shown, bar=bar, verdict=verdict, live=live, deals=deals)
+    deals = text("match.deals.paired" if shown["paired"] else "match.deals.independent", language)
+    return render_template(
+        "match.html", match=shown, bar=bar, verdict=verdict, live=live, deals=deals, test=test, plan=plan
+    )

@@ -4,15 +4,17 @@ independent ones.
 A match is a tournament (its schedule, games, leases and results are the tournament's rows) with this row beside it:
 the test's settings and its state after the last completed pair (or game), written by the worker that completed it.
 Whether its deals are paired is told by its counts, fixed when it is made: 5 (pentanomial, over pairs) on paired
-deals, 3 (trinomial, over games) on independent ones (:attr:`Match.paired`).
+deals, 3 (trinomial, over games) on independent ones (:attr:`Match.paired`). A gauntlet's matches share
+``gauntlet_id``; their bounds depend on how many of them accepted H1 (:func:`gauntlet_tally`, Holm's step-down of
+``ratings/gauntlet.py``).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, func, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from store.models.base import Base, now
 
@@ -63,3 +65,17 @@ class Match(Base):
 def fresh_counts(paired: bool) -> list[int]:
     """The counts of a new match: 5 pentanomial bins on paired deals, 3 trinomial ones on independent deals."""
     return [0] * (5 if paired else 3)
+
+
+def gauntlet_tally(session: Session, match: Match) -> tuple[int, int]:
+    """``(k, rejected)`` for the bounds of ``match`` (``ratings.gauntlet.gauntlet_bounds``): the matches of its
+    gauntlet, and how many of the others accepted H1 (``(1, 0)`` for a match of its own: Wald's bounds). One
+    statement, so one snapshot."""
+    if match.gauntlet_id is None:
+        return 1, 0
+    k, rejected = session.execute(
+        select(
+            func.count(Match.id), func.count(Match.id).filter(Match.verdict == "H1", Match.id != match.id)
+        ).where(Match.gauntlet_id == match.gauntlet_id)
+    ).one()
+    return int(k), min(int(rejected), int(k) - 1)

@@ -66,7 +66,11 @@ def test_bad_flags_are_usage_errors(capsys: pytest.CaptureFixture[str], args: li
 
 def test_the_summary_counts_games_on_independent_deals_and_pairs_on_paired_ones() -> None:
     shown = {"llr": 0.5, "lower": -2.94, "upper": 2.94, "elo": None, "pairs": 0, "counts": [1, 0, 2]}
-    assert summary({**shown, "paired": False}).endswith("no game yet, 3 games lost/tied/won [1, 0, 2]")
+    assert summary({**shown, "paired": False}).endswith("), 3 games lost/tied/won [1, 0, 2], no game yet")
     paired = {**shown, "pairs": 2, "counts": [0, 1, 0, 1, 0]}
-    assert summary({**paired, "paired": True}).endswith("no pair yet, 2 pairs [0, 1, 0, 1, 0]")
+    assert summary({**paired, "paired": True}).endswith("), 2 pairs [0, 1, 0, 1, 0], no pair yet")
+    elo = {"elo": 12.3, "low": None, "high": 40.0, "nelo": 20.4, "nelo_low": -3.0, "nelo_high": 44.0}
+    assert summary({**paired, "elo": elo}).endswith("2 pairs [0, 1, 0, 1, 0], normalized Elo +20 [-3, +44]")
+    logistic = summary({**paired, "elo": elo, "model": "logistic"})
+    assert logistic.endswith("logistic Elo +12 [-inf, +40]")
     assert summary(paired) == summary({**paired, "paired": True})  # a local match's: always paired

@@ -43,13 +43,19 @@ def test_greedy_beats_random_well_before_max_games(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert "local match: greedy (A) against random (B), seed 7" in done.stdout
+    assert "the test: elo0=0, elo1=30, normalized Elo, at 2 seats, alpha 0.05, beta 0.05" in done.stdout
+    assert (
+        "if A is truly +30 normalized Elo: H1 75% (95% without a limit), no verdict in 1000 games 21%, about 605 games"
+    ) in done.stdout
     verdict = re.search(
-        r"verdict: H1: greedy is stronger \(at least 30 Elo, H1 accepted\); (\d+) games", done.stdout
+        r"verdict: H1: evidence that greedy is stronger than random \(H1 accepted at elo0=0, elo1=30, normalized "
+        r"Elo, at 2 seats\); (\d+) games",
+        done.stdout,
     )
     assert verdict is not None, done.stdout
     games = int(verdict.group(1))
     assert games < 200  # well before --max-games
-    shown = re.findall(r"LLR ([+-]\d+\.\d\d) \(-2\.94, 2\.94\) .*?, (\d+) pairs \[([\d, ]+)\]", done.stdout)
+    shown = re.findall(r"LLR ([+-]\d+\.\d\d) \(-2\.94, 2\.94\), (\d+) pairs \[([\d, ]+)\]", done.stdout)
     assert shown, done.stdout
     llr, pairs, counts = shown[-1]
     parsed = [int(count) for count in counts.split(",")]
@@ -57,6 +63,10 @@ def test_greedy_beats_random_well_before_max_games(tmp_path: Path) -> None:
     assert llr == f"{Sprt(0.0, 30.0, 0.05, 0.05, 'normalized').llr(parsed):+.2f}"
     default = list((tmp_path / "replays").glob("simulate-*.jsonl"))
     assert len(default) == 1 and f"replays: replays/{default[0].name} ({games} games)" in done.stdout
+    assert re.search(
+        r"estimate: [+-]\d+ \[[+-]\d+, [+-]\d+\] normalized Elo, .* logistic \(nominal 95%", done.stdout
+    )
+    assert "not corrected for early stopping" in done.stdout
 
 
 def test_json_llr_and_replays_of_the_paired_deals(tmp_path: Path) -> None:
@@ -161,7 +171,10 @@ def test_ctrl_c_prints_what_was_decided(tmp_path: Path, json_output: bool) -> No
         assert result["interrupted"] is True and result["games"] == 3 and result["pairs"] == 1
         assert result["verdict"] == "continue"
     else:
-        assert re.search(r"interrupted: LLR [+-]\d\.\d\d .*, 1 pairs \[[\d, ]+\]; 3 games played", done.stdout)
+        assert re.search(
+            r"interrupted: LLR [+-]\d\.\d\d .*, 1 pairs \[[\d, ]+\], normalized Elo -inf .*; 3 games played",
+            done.stdout,
+        )
         assert "replays: games.jsonl (3 games)" in done.stdout
     assert [record["game_id"] for record in replays(tmp_path / "games.jsonl")] == [1, 2, 3]
 

@@ -3,9 +3,11 @@ paired deals, the SPRT after each completed pair, the stop, and a gauntlet."""
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import create_engine, event, text
@@ -88,6 +90,10 @@ def test_a_match_without_a_verdict_in_max_games_is_inconclusive(client: FlaskCli
     assert done["verdict"] == "inconclusive" and done["pairs"] == 2 and done["games"] == 4
     assert [r["pair"] for r in done["results"]] == [1, 1, 2, 2]
     assert done["lower"] < done["llr"] < done["upper"]
+    # stopped at max_games: the normalized Elo corrected for early stopping, with its interval
+    corrected = done["elo_stopped"]
+    assert corrected["nelo_low"] < corrected["nelo"] < corrected["nelo_high"]
+    assert "no verdict in 4 games (elo0=-5, elo1=5, normalized Elo, at 2 seats)" == done["verdict_text"]
 
 
 def test_a_four_seat_match_seats_a_and_b_with_the_same_fillers(client: FlaskClient, owner: Player) -> None:
@@ -134,6 +140,74 @@ def test_a_gauntlet_plays_one_match_per_opponent(client: FlaskClient, owner: Pla
     found = client.get(f"{API}/gauntlets/{created['id']}").get_json()
     assert [m["status"] for m in found["matches"]] == ["done", "done"]
     assert all(m["games"] == 4 for m in found["matches"])
+    # Holm: with none accepted, each H1 bound is Wald's at alpha / 2, the H0 bound at alpha / 2 too
+    for match in found["matches"]:
+        assert match["upper"] == pytest.approx(math.log(0.95 / 0.025))
+        assert match["lower"] == pytest.approx(math.log(0.05 / 0.975))
+        assert "Holm-corrected over a gauntlet of 2" in match["verdict_text"]
+    assert (found["verdict"], found["stronger"]) == ("none", 0)
+    assert found["verdict_text"] == (
+        "no evidence that A is stronger than any of the 2 (Holm-corrected at elo0=-5, elo1=5, normalized Elo, at 2 "
+        "seats)"
+    )
+
+
+def test_a_gauntlet_beaten_whole_says_so_in_one_verdict(arena: Flask, client: FlaskClient, owner: Player) -> None:
+    """Greedy against two random bots: both matches pass under Holm's bounds (the first at alpha / 2 or alpha, the
+    last at alpha), and the gauntlet's one verdict is "all"."""
+    with push_bots(greedy_choice, random_choice, random_choice) as servers:
+        bots = [register(client, owner, name, s.url) for name, s in zip("GRS", servers, strict=True)]
+        created = create(
+            client,
+            owner,
+            "gauntlets",
+            bot=bots[0]["id"],
+            opponents=[bots[1]["id"], bots[2]["id"]],
+            elo0=0,
+            elo1=150,
+            model="logistic",
+            max_games=400,
+            move_timeout_ms=20_000,
+        )
+        assert [m["upper"] for m in created["matches"]] == [pytest.approx(math.log(0.95 / 0.025))] * 2
+        done = [wait_decided(client, match["id"]) for match in created["matches"]]
+        assert_idle(arena, 120)
+    assert [match["verdict"] for match in done] == ["H1", "H1"], done
+    found = client.get(f"{API}/gauntlets/{created['id']}").get_json()
+    assert (found["verdict"], found["stronger"]) == ("all", 2)
+    assert found["verdict_text"].startswith("evidence that A is stronger than all 2 (Holm-corrected at elo0=0")
+    for match in found["matches"]:  # each decided at a bound of alpha / 2 or, after the other passed, alpha
+        assert match["llr"] >= math.log(0.95 / 0.05)
+        assert match["upper"] == pytest.approx(math.log(0.95 / 0.05))  # the other passed: r = 1 of k = 2
+        assert match["verdict_text"].startswith("evidence that G is stronger than ")
+
+
+def test_the_default_match_is_accepted_and_says_what_it_will_do(client: FlaskClient, owner: Player) -> None:
+    """Only the required fields: the service accepts its own default test (2000 games at most, 2 seats) and shows,
+    before a game is played, its plan at 0, 15 and 30 normalized Elo and its verdict's words."""
+    with push_bots(random_choice, random_choice) as servers:
+        a, b = (register(client, owner, name, s.url) for name, s in zip("AB", servers, strict=True))
+        response = client.post(
+            f"{API}/matches", json={"game": "card", "bot_a": a["id"], "bot_b": b["id"]}, headers=owner.headers
+        )
+        assert response.status_code == 201, response.get_data(as_text=True)
+        created = response.get_json()
+        cancelled = client.post(f"{API}/tournaments/{created['tournament_id']}/cancel", headers=owner.headers)
+        assert cancelled.status_code == 200, cancelled.get_data(as_text=True)
+    assert (created["max_games"], created["table_size"], created["elo0"], created["elo1"]) == (2000, 2, 0, 30)
+    assert created["verdict_text"] == "playing: no verdict yet (elo0=0, elo1=30, normalized Elo, at 2 seats)"
+    assert created["elo_stopped"] is None  # not over
+    plan = created["plan"]
+    assert [point["elo"] for point in plan] == [0, 15, 30]
+    assert [round(point["p_h1_ever"], 3) for point in plan] == [0.05, 0.5, 0.95]
+    assert [round(point["p_h1"], 2) for point in plan] == [0.05, 0.42, 0.92]  # within the 2000 games
+    assert all(0 < point["p_none"] < 0.2 and 500 < point["games"] < 1100 for point in plan)
+    too_long = client.post(
+        f"{API}/matches",
+        json={"game": "card", "bot_a": a["id"], "bot_b": b["id"], "max_games": 2002},
+        headers=owner.headers,
+    )
+    assert too_long.status_code == 422 and "SORRY_ARENA_QUOTA_MATCH_GAMES" in too_long.get_json()["message"]
 
 
 def test_a_match_and_its_tournament_are_read_as_of_one_moment(client: FlaskClient, owner: Player) -> None:

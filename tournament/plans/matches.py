@@ -20,7 +20,8 @@ results (:func:`refresh`, from ``tournament/standings/tables.py``) and stores th
 more games than what is stored. Once the LLR leaves the bounds the match stops: its verdict is stored, its games not
 finished are cancelled (those being played stop at their next step, as a cancelled tournament's do, and write no
 result) and its tournament is marked done. A match whose every game is in without a verdict is ``inconclusive``.
-A void game (``tournament/play/voids.py``: a seat forfeited for a reason on the service's side) counts in no test:
+A gauntlet's matches test with Holm's step-down (:func:`bounds_of`, ``ratings/gauntlet.py``): each match's
+bounds are read, after each of its results, with the other matches' verdicts stored by then. A void game (``tournament/play/voids.py``: a seat forfeited for a reason on the service's side) counts in no test:
 on paired deals its pair is never complete, on independent deals it is left out.
 """
 
@@ -29,14 +30,27 @@ from __future__ import annotations
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from ratings.gauntlet import gauntlet_bounds
 from ratings.sprt import Sprt
+from ratings.sprt import verdict as verdict_of
 from store.fastlane import param
 from store.models import Result, Tournament, TournamentGame, now
-from store.models.matches import Match
+from store.models.matches import Match, gauntlet_tally
 from tournament.plans.pairs import Count, count, pairs_of, schedule, seatings
 from tournament.plans.schedule import Pairing
 
-__all__ = ["Count", "count", "pairings", "pairs_of", "refresh", "schedule", "seatings", "stop", "test_of"]
+__all__ = [
+    "Count",
+    "bounds_of",
+    "count",
+    "pairings",
+    "pairs_of",
+    "refresh",
+    "schedule",
+    "seatings",
+    "stop",
+    "test_of",
+]
 
 
 def pairings(session: Session, tournament: Tournament) -> list[Pairing]:
@@ -57,6 +71,13 @@ def pairings(session: Session, tournament: Tournament) -> list[Pairing]:
 
 def test_of(match: Match) -> Sprt:
     return Sprt(match.elo0, match.elo1, match.alpha, match.beta, match.model)  # type: ignore[arg-type]
+
+
+def bounds_of(session: Session, match: Match) -> tuple[float, float]:
+    """The match's bounds now: Wald's for a match of its own, Holm's step-down for a gauntlet's (the H1 bound at
+    ``alpha / (k - r)``, ``r`` its other matches that accepted H1: ``ratings/gauntlet.py``)."""
+    k, rejected = gauntlet_tally(session, match)
+    return gauntlet_bounds(match.alpha, match.beta, k, rejected)
 
 
 _UNDECIDED = select(Match.id).where(Match.tournament_id == param("tournament_id"), Match.verdict == "continue")
@@ -89,7 +110,8 @@ def refresh(session: Session, tournament_id: int) -> str | None:
         return None
     test = test_of(match)
     llr = test.llr(counted.counts)
-    verdict: str = test.verdict(counted.counts)
+    lower, upper = bounds_of(session, match)
+    verdict: str = verdict_of(llr, lower, upper)
     if verdict == "continue" and (everything_in or counted.games >= 2 * pairs_of(match.max_games)):
         verdict = "inconclusive"
     newer = Match.games_counted <= counted.games if everything_in else Match.games_counted < counted.games

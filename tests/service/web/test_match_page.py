@@ -46,11 +46,17 @@ def test_the_match_page_shows_the_api_figures(app: Flask, client: FlaskClient) -
     assert [(int(row["data-pair"]), int(row["data-game"])) for row in rows] == [
         (result["pair"], result["game_id"]) for result in done["results"]
     ]
-    assert "H1: G is stronger" in html and 'http-equiv="refresh"' not in html
+    assert (
+        "H1: evidence that G is stronger than R (H1 accepted at elo0=0, elo1=150, logistic Elo, at 2 seats)"
+        in html
+    )
+    assert 'http-equiv="refresh"' not in html
     elo = done["elo"]["elo"]  # None: infinite (every pair won), shown as a dash
-    assert (f"{elo:.1f}" if elo is not None else "—") in html
+    assert (f"{elo:.1f}" if elo is not None else "—") + " [" in html and "logistic Elo</span>" in html
+    assert "normalized Elo</span>" in html and "not corrected for early stopping" in html
+    assert "if A is truly +150 logistic Elo: H1 " in html and "Wald" in html
     french = client.get(f"/matches/{created['id']}?lang=fr").get_data(as_text=True)
-    assert "H1 : G est plus fort" in french and "Paires selon les points de A" in french
+    assert "H1 : des preuves que G est plus fort que R" in french and "Paires selon les points de A" in french
     missing = client.get("/matches/999999?lang=en")
     assert missing.status_code == 404 and "There is no match 999999." in missing.get_data(as_text=True)
     assert client.get("/matches/x").status_code == 404
