@@ -8,9 +8,13 @@ from every result.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ratings.elo import check_game
+
+_KEY = re.compile(r"\d+:-?\d+(?:,\d+:-?\d+)*")
+"""A key as :func:`config_key` writes it: ``player:rank`` per seat, comma-separated (ids are not negative)."""
 
 
 def config_key(players: Sequence[int], ranks: Sequence[int]) -> str:
@@ -21,9 +25,9 @@ def config_key(players: Sequence[int], ranks: Sequence[int]) -> str:
 
 def parse(key: str) -> tuple[list[int], list[int]]:
     """(players, ranks) of a key written by :func:`config_key` (``ValueError`` for another text)."""
-    seats = [seat.split(":") for seat in key.split(",")]
-    if any(len(seat) != 2 for seat in seats):
+    if not _KEY.fullmatch(key):
         raise ValueError(f"not a game's key: {key!r}")
-    players, ranks = [int(player) for player, _ in seats], [int(rank) for _, rank in seats]
+    numbers = list(map(int, key.replace(":", ",").split(",")))  # a pool's refit reads a million keys: kept lean
+    players, ranks = numbers[0::2], numbers[1::2]
     check_game(players, ranks)
     return players, ranks
