@@ -282,43 +282,67 @@ def _derivatives(
 
 
 class _Hessian:
-    """The negated Hessian as a sparse matrix (``theta``, then ``log nu`` when fitted): its structure is built once,
-    each Newton step only writes its values."""
+    """The negated Hessian (``theta``, then ``log nu`` when fitted): the pairs' part as an upper triangular sparse
+    matrix, whose structure is built once (the pairs come sorted by player, then opponent), plus its diagonal and the
+    tie parameter's column. Each Newton step only writes its values (:meth:`at`)."""
 
     def __init__(self, data: _Comparisons, n: int, *, tie_rate: bool) -> None:
         import numpy as np
         from scipy import sparse
 
-        size = n + 1 if tie_rate else n
-        everyone = np.arange(n)
-        rows = [data.a, data.b, np.arange(size)] + ([everyone, np.full(n, n)] if tie_rate else [])
-        columns = [data.b, data.a, np.arange(size)] + ([np.full(n, n), everyone] if tie_rate else [])
-        entries = sum(len(row) for row in rows)
-        # The entries are all distinct: the CSR matrix's values are the entries' positions, in its own order.
-        self.matrix = sparse.csr_array(
-            (np.arange(entries, dtype=float), (np.concatenate(rows), np.concatenate(columns))), shape=(size, size)
-        )
-        self.order = self.matrix.data.astype(np.int64)
+        self.data, self.n, self.size = data, n, n + 1 if tie_rate else n
+        starts = np.concatenate([[0], np.cumsum(np.bincount(data.a, minlength=n))])
+        self.upper = sparse.csr_array((np.zeros(len(data.a)), data.b, starts), shape=(n, n))
+        self.diagonal: Floats = np.zeros(self.size)
+        self.cross: Floats | None = None
 
-    def at(self, weight: Floats, diagonal: Floats, cross: Floats | None) -> object:
+    def at(self, weight: Floats, diagonal: Floats, cross: Floats | None) -> _Hessian:
+        self.upper.data = -weight
+        self.diagonal, self.cross = diagonal, cross
+        return self
+
+    def product(self, vector: Floats) -> Floats:
+        """The matrix times ``vector``."""
         import numpy as np
 
-        values = [-weight, -weight, diagonal] + ([cross, cross] if cross is not None else [])
-        self.matrix.data = np.concatenate(values)[self.order]
-        return self.matrix
+        n = self.n
+        own = vector[:n]
+        result = self.diagonal[:n] * own + self.upper @ own + self.upper.T @ own
+        if self.cross is None:
+            return cast("Floats", result)
+        result += self.cross * vector[n]
+        return cast("Floats", np.append(result, self.cross @ own + self.diagonal[n] * vector[n]))
+
+    def dense(self) -> Floats:
+        import numpy as np
+
+        matrix = np.zeros((self.size, self.size))
+        matrix[self.data.a, self.data.b] = self.upper.data
+        matrix[self.data.b, self.data.a] = self.upper.data
+        matrix[np.diag_indices(self.size)] = self.diagonal
+        if self.cross is not None:
+            matrix[: self.n, self.n] = matrix[self.n, : self.n] = self.cross
+        return matrix
+
+    def operator(self) -> object:
+        from scipy.sparse.linalg import LinearOperator
+
+        return LinearOperator((self.size, self.size), matvec=self.product, dtype=float)
 
 
-def _newton_step(matrix: object, gradient: Floats, diagonal: Floats, n: int) -> Floats:
-    """``matrix^-1 @ gradient``: by Cholesky up to ``DENSE_PLAYERS`` players, else by conjugate gradients
-    preconditioned by the diagonal."""
+def _newton_step(hessian: _Hessian, gradient: Floats) -> Floats:
+    """``H^-1 @ gradient``: by Cholesky up to ``DENSE_PLAYERS`` players, else by conjugate gradients preconditioned
+    by the diagonal."""
     import numpy as np
     from scipy import linalg
     from scipy.sparse.linalg import cg
 
-    if n <= DENSE_PLAYERS:
-        return np.asarray(linalg.cho_solve(linalg.cho_factor(matrix.toarray()), gradient))  # type: ignore[attr-defined]
-    scale = 1.0 / diagonal
-    step, _ = cg(matrix, gradient, x0=gradient * scale, rtol=1e-10, maxiter=1000, M=_diagonal_operator(scale))
+    if hessian.n <= DENSE_PLAYERS:
+        return np.asarray(linalg.cho_solve(linalg.cho_factor(hessian.dense()), gradient))
+    scale = 1.0 / hessian.diagonal
+    step, _ = cg(
+        hessian.operator(), gradient, x0=gradient * scale, rtol=1e-10, maxiter=1000, M=_diagonal_operator(scale)
+    )
     return np.asarray(step)
 
 
@@ -346,7 +370,7 @@ def _solve(data: _Comparisons, n: int, prior: float, start: Floats) -> tuple[Flo
     current: float | None = None  # the log-posterior at theta, once computed
     for _ in range(MAX_ITERATIONS):
         gradient, weight, diagonal, cross = _derivatives(theta, log_nu, data, prior, n, tie_rate=tie_rate)
-        step = _newton_step(hessian.at(weight, diagonal, cross), gradient, diagonal, n)
+        step = _newton_step(hessian.at(weight, diagonal, cross), gradient)
         largest = float(np.max(np.abs(step)))
         if largest < TOLERANCE:
             break
@@ -420,8 +444,7 @@ def _standard_errors(
         spread = sparse.csr_array(
             (np.concatenate(values), (np.concatenate(rows), np.concatenate(columns))), shape=(size_all, size_all)
         )
-        matrix = _Hessian(data, n, tie_rate=tie_rate).at(weight, diagonal, cross)
-        inverse = np.linalg.inv(matrix.toarray())[:n]  # type: ignore[attr-defined]
+        inverse = np.linalg.inv(_Hessian(data, n, tie_rate=tie_rate).at(weight, diagonal, cross).dense())[:n]
         centred = inverse - inverse.mean(axis=0)  # A = C H^-1, the ratings' rows
         model = np.diag(centred) - centred[:, :n].mean(axis=1)  # diag(C H^-1 C)
         robust = np.einsum("ij,ij->i", (spread @ centred.T).T, centred) * correction
