@@ -93,7 +93,7 @@ def _indexes(seated: list[P]) -> tuple[list[P], Ints]:
     """The distinct players of ``seated`` in order of first appearance, and each seat's player index."""
     import numpy as np
 
-    if set(map(type, seated)) == {int}:
+    if set(map(type, seated)) == {int} and -(2**63) <= min(seated) and max(seated) < 2**63:  # a pool's ids
         ids = np.fromiter(seated, dtype=np.int64, count=len(seated))
         distinct, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
         order = np.argsort(first)

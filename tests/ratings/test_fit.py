@@ -203,6 +203,13 @@ def test_refused_options(options: dict[str, float], message: str) -> None:
         fit(two_player_games(1, 0, 1), **options)  # type: ignore[arg-type]
 
 
+def test_any_hashable_players_in_order_of_first_appearance() -> None:
+    huge = 2**70  # beyond numpy's integers: numbered as any other key
+    games = [([huge, 5], [0, 1]), ([5, "x"], [0, 1]), ([(1, 2), huge], [1, 0])]
+    assert list(fit(games, intervals=False)) == [huge, 5, "x", (1, 2)]
+    assert list(fit([([9, 2], [0, 1]), ([2, 7], [1, 0])], intervals=False)) == [9, 2, 7]
+
+
 def test_refused_games() -> None:
     with pytest.raises(ValueError, match="cannot sit twice"):
         fit([(["a", "b"], [0, 1]), (["a", "a"], [0, 1])])
