@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Generic, TypeVar
 
 from ratings.elo import check_game, pairwise
-from ratings.fit import CONFIDENCE, fit
+from ratings.fit import CONFIDENCE, PRIOR_DRAWS, check_options, fit_arrays
+from ratings.seats import SeatArrays, seat_arrays
 
 P = TypeVar("P", bound=Hashable)
 
@@ -44,15 +45,6 @@ class Row(Generic[P]):
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass
-class _Tally:
-    games: int = 0
-    wins: int = 0
-    shared_wins: int = 0
-    places: float = 0.0
-    forfeits: int = 0
 
 
 def places(ranks: Sequence[int]) -> list[float]:
@@ -79,41 +71,67 @@ def summarize(
     """
     if forfeited is not None and len(forfeited) != len(games):
         raise ValueError(f"forfeited lists {len(forfeited)} games, but there are {len(games)} games")
-    ratings = fit(games, intervals=intervals, confidence=confidence, start=start, counts=counts)  # checks them too
-    tallies = {player: _Tally() for player in ratings}
-    for index, (players, ranks) in enumerate(games):
-        times = counts[index] if counts is not None else 1
-        best = min(ranks)
-        at_best = sum(rank == best for rank in ranks)
-        forfeits = forfeited[index] if forfeited is not None else ()
-        if any(not 0 <= seat < len(players) for seat in forfeits):
-            raise ValueError(f"game {index} has {len(players)} seats but forfeited lists seats {sorted(forfeits)}")
-        for seat, (player, place) in enumerate(zip(players, places(ranks), strict=True)):
-            tally = tallies[player]
-            tally.games += times
-            tally.places += times * place
-            if ranks[seat] == best:
-                if at_best == 1:
-                    tally.wins += times
-                else:
-                    tally.shared_wins += times
-            if seat in forfeits:
-                tally.forfeits += times
+    check_options(confidence, PRIOR_DRAWS)
+    arrays = seat_arrays(games, counts)  # checks them too
+    ratings = fit_arrays(arrays, intervals=intervals, confidence=confidence, start=start)
+    tally = _tallies(arrays)
+    if forfeited is not None:
+        tally["forfeits"] = _forfeits(arrays.players, games, forfeited, counts)
     rows = [
         Row(
             player=player,
-            games=tally.games,
-            wins=tally.wins,
-            shared_wins=tally.shared_wins,
-            mean_rank=tally.places / tally.games,
-            forfeits=tally.forfeits,
+            games=int(tally["games"][index]),
+            wins=int(tally["wins"][index]),
+            shared_wins=int(tally["shared_wins"][index]),
+            mean_rank=float(tally["places"][index] / tally["games"][index]),
+            forfeits=int(tally["forfeits"][index]),
             elo=ratings[player].elo,
             low=ratings[player].low,
             high=ratings[player].high,
         )
-        for player, tally in tallies.items()
+        for index, player in enumerate(arrays.players)
     ]
     return sorted(rows, key=lambda row: -row.elo)
+
+
+def _tallies(arrays: SeatArrays[P]) -> dict[str, Any]:
+    """Per player (by index), summed over the games and their counts: games, wins, shared wins, places and no
+    forfeits (see :func:`_forfeits`)."""
+    import numpy as np
+
+    n = len(arrays.players)
+    tally = {name: np.zeros(n) for name in ("games", "wins", "shared_wins", "places", "forfeits")}
+    for table in arrays.tables.values():
+        ranks, weights = table.ranks, table.weights[:, None]
+        ahead = (ranks[:, None, :] < ranks[:, :, None]).sum(axis=2)
+        tied = (ranks[:, None, :] == ranks[:, :, None]).sum(axis=2)  # itself included
+        at_best = ranks == ranks.min(axis=1, keepdims=True)
+        alone = at_best & (at_best.sum(axis=1, keepdims=True) == 1)
+        seated = table.players.ravel()
+        for name, values in (
+            ("games", np.ones(ranks.shape)),
+            ("wins", alone),
+            ("shared_wins", at_best & ~alone),
+            ("places", ahead + (tied + 1) / 2.0),  # as places(): the mean of the places the tied seats occupy
+        ):
+            tally[name] += np.bincount(seated, (weights * values).ravel(), n)
+    return tally
+
+
+def _forfeits(
+    players: Sequence[P],
+    games: Sequence[tuple[Sequence[P], Sequence[int]]],
+    forfeited: Sequence[Collection[int]],
+    counts: Sequence[int] | None,
+) -> list[int]:
+    index = {player: position for position, player in enumerate(players)}
+    forfeits = [0] * len(players)
+    for number, ((seated, _), seats) in enumerate(zip(games, forfeited, strict=True)):
+        if any(not 0 <= seat < len(seated) for seat in seats):
+            raise ValueError(f"game {number} has {len(seated)} seats but forfeited lists seats {sorted(seats)}")
+        for seat in seats:
+            forfeits[index[seated[seat]]] += counts[number] if counts is not None else 1
+    return forfeits
 
 
 def head_to_head(games: Sequence[tuple[Sequence[P], Sequence[int]]]) -> dict[tuple[P, P], tuple[float, int]]:

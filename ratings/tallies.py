@@ -10,12 +10,16 @@ and let a pool leave the games with a forfeit out of its fit (``ratings.pool``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
 from ratings.elo import check_game
 
 FORFEITED = "f"
 """The mark of a seat that forfeited, after its rank."""
+_KEY = re.compile(r"\d+:-?\d+(?::f)?(?:,\d+:-?\d+(?::f)?)*")
+"""A key as :func:`config_key` writes it: ``player:rank`` or ``player:rank:f`` per seat, comma-separated (ids are
+not negative)."""
 
 
 def config_key(players: Sequence[int], ranks: Sequence[int], forfeited: Collection[int] = ()) -> str:
@@ -34,12 +38,17 @@ def config_key(players: Sequence[int], ranks: Sequence[int], forfeited: Collecti
 def parse_game(key: str) -> tuple[list[int], list[int], set[int]]:
     """(players, ranks, seats that forfeited) of a key written by :func:`config_key` (``ValueError`` for another
     text)."""
-    seats = [seat.split(":") for seat in key.split(",")]
-    if any(len(seat) not in (2, 3) or (len(seat) == 3 and seat[2] != FORFEITED) for seat in seats):
+    if not _KEY.fullmatch(key):
         raise ValueError(f"not a game's key: {key!r}")
-    players, ranks = [int(seat[0]) for seat in seats], [int(seat[1]) for seat in seats]
+    if ":" + FORFEITED not in key:  # most keys: a pool's refit reads a million of them, so kept lean
+        numbers = list(map(int, key.replace(":", ",").split(",")))
+        players, ranks, forfeited = numbers[0::2], numbers[1::2], set()
+    else:
+        seats = [seat.split(":") for seat in key.split(",")]
+        players, ranks = [int(seat[0]) for seat in seats], [int(seat[1]) for seat in seats]
+        forfeited = {index for index, seat in enumerate(seats) if len(seat) == 3}
     check_game(players, ranks)
-    return players, ranks, {index for index, seat in enumerate(seats) if len(seat) == 3}
+    return players, ranks, forfeited
 
 
 def parse(key: str) -> tuple[list[int], list[int]]:

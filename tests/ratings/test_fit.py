@@ -51,9 +51,19 @@ def test_a_75_percent_score_is_190_8_elo() -> None:
     assert 189.0 < shrunk["a"].elo - shrunk["b"].elo < 190.85
 
 
-def test_a_draw_is_half_a_win() -> None:
-    # 50 wins and 50 draws is a 75% score, like 75 wins and 25 losses.
-    assert fit(two_player_games(50, 50, 0), intervals=False) == fit(two_player_games(75, 0, 25), intervals=False)
+def test_a_draw_is_neither_a_win_nor_a_loss_but_the_odds_of_the_others_count() -> None:
+    """Davidson's tie model: the rating difference is the log-odds of a win against a loss, whatever the ties. 50
+    wins, 20 draws and 30 losses (a 60% score, as 60 wins and 40 losses) is 400 * log10(50 / 30) = 88.7 Elo, where
+    counting each draw as half a win would give 400 * log10(60 / 40) = 70.4 Elo, shrinking the scale."""
+    tied = fit(two_player_games(50, 20, 30), intervals=False, prior_draws=TINY_PRIOR)
+    assert tied["a"].elo - tied["b"].elo == pytest.approx(400 * math.log10(50 / 30), abs=1e-4)
+    untied = fit(two_player_games(60, 0, 40), intervals=False, prior_draws=TINY_PRIOR)
+    assert untied["a"].elo - untied["b"].elo == pytest.approx(400 * math.log10(60 / 40), abs=1e-4)
+    even = fit(two_player_games(30, 40, 30), intervals=False)
+    assert even["a"].elo == pytest.approx(0.0, abs=1e-9)
+    everything_tied = fit(two_player_games(0, 10, 0))  # no finite tie parameter: the ratings stay at the origin
+    assert everything_tied["a"].elo == pytest.approx(0.0, abs=1e-9)
+    assert all(math.isfinite(value) for value in everything_tied["a"].to_json().values())
 
 
 def test_fitted_ratings_expect_each_player_s_actual_score() -> None:
@@ -191,6 +201,13 @@ def test_no_interval_when_not_asked_and_no_games_no_ratings() -> None:
 def test_refused_options(options: dict[str, float], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         fit(two_player_games(1, 0, 1), **options)  # type: ignore[arg-type]
+
+
+def test_any_hashable_players_in_order_of_first_appearance() -> None:
+    huge = 2**70  # beyond numpy's integers: numbered as any other key
+    games = [([huge, 5], [0, 1]), ([5, "x"], [0, 1]), ([(1, 2), huge], [1, 0])]
+    assert list(fit(games, intervals=False)) == [huge, 5, "x", (1, 2)]
+    assert list(fit([([9, 2], [0, 1]), ([2, 7], [1, 0])], intervals=False)) == [9, 2, 7]
 
 
 def test_refused_games() -> None:
