@@ -13,7 +13,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from ratings.elo import check_game
 
@@ -93,8 +93,9 @@ def _indexes(seated: list[P]) -> tuple[list[P], Ints]:
     """The distinct players of ``seated`` in order of first appearance, and each seat's player index."""
     import numpy as np
 
-    if set(map(type, seated)) == {int} and -(2**63) <= min(seated) and max(seated) < 2**63:  # a pool's ids
-        ids = np.fromiter(seated, dtype=np.int64, count=len(seated))
+    numbers = cast("list[int]", seated)
+    if set(map(type, seated)) == {int} and -(2**63) <= min(numbers) and max(numbers) < 2**63:  # a pool's ids
+        ids = np.fromiter(numbers, dtype=np.int64, count=len(numbers))
         distinct, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
         order = np.argsort(first)
         position = np.empty(len(order), dtype=np.int64)
