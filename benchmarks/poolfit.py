@@ -12,7 +12,8 @@ figure: under 10 s. The old fit (``tests/ratings/exact_fit.py``, cubic in the bo
 
 Every case is measured once per round, the cases in turn (in reverse order in the odd rounds, so a drift of the
 machine's load falls on all alike): CPU seconds (``time.process_time``, this process's threads) and wall seconds of
-one call, from the games handed over to the rows, with the 1-minute load average when it ended. The pools are
+one call, from the games handed over to the rows (``from tally keys``: from the keys a pool's tallies hold for the
+same games, as a refit reads them), with the 1-minute load average when it ended. The pools are
 generated before the rounds and not timed. The medians over the rounds are printed last. The machine is shared:
 compare cases within a run, not figures across runs.
 """
@@ -31,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ratings import pool  # ratings.fit sets numpy's thread count before numpy loads (numpy: in functions only)
 from ratings.fit import fit
+from ratings.tallies import config_key, parse_games
 
 Game = tuple[list[int], list[int]]
 
@@ -62,6 +64,17 @@ def exact_fit() -> Callable[[Sequence[Game]], object]:
     return exact
 
 
+def from_keys(keys: list[str]) -> Callable[[Sequence[Game]], object]:
+    """A refit's work from the pool's tally keys (``tournament/standings/tables.py``): the keys read
+    (``ratings.tallies.parse_games``), then the standings; the games handed over are ignored (the keys are theirs)."""
+
+    def refit(_: Sequence[Game]) -> object:
+        games, forfeited = parse_games(keys)
+        return pool.standings(games, None, [1] * len(games), forfeited)
+
+    return refit
+
+
 def measure(call: Callable[[Sequence[Game]], object], games: Sequence[Game]) -> dict[str, float]:
     """CPU and wall seconds of one ``call(games)``, and the 1-minute load average when it ended."""
     wall, cpu = time.perf_counter(), time.process_time()
@@ -74,7 +87,9 @@ def run(bots: Sequence[int], per_bot: Sequence[int], exact: Sequence[int], round
     cases: list[tuple[str, int, list[Game], Callable[[Sequence[Game]], object]]] = []
     for count in bots:
         for factor in per_bot:
-            cases.append(("standings", count, random_pool(count, count * factor, seed), pool.standings))
+            games = random_pool(count, count * factor, seed)
+            cases.append(("standings", count, games, pool.standings))
+            cases.append(("from tally keys", count, games, from_keys([config_key(*game) for game in games])))
     for count in exact:
         games = random_pool(count, count * 100, seed)
         cases.append(("fit", count, games, fit))

@@ -7,7 +7,7 @@ rated, ``wins`` (games finished alone at the best rank), ``shared_wins`` (first 
 ``DECIMALS`` places: the fit is the same whatever the order of the games or the solver's start, up to the last bits
 of a float, and the rounding makes the stored table exactly the same too. Equal ratings are ordered by bot id.
 
-Groups: players who never met, directly or through others (``ratings.fit.connected_groups``), have no rating
+Groups: players who never met, directly or through others (the connected components of the games' seats), have no rating
 difference the games can tell; a single fit would place the groups by its prior alone, interleaved, with intervals
 that miss. So each connected group is fitted on its own games, with its own anchor (mean 1500 within the group), and
 each row carries its ``group``: 1 for the largest, then by size (equal sizes by their smallest player id). Ratings
@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ratings.elo import INITIAL_RATING
-from ratings.fit import connected_groups
+from ratings.seats import seat_arrays
 from ratings.summary import summarize
 
 DECIMALS = 3
@@ -93,25 +93,32 @@ def standings(
     gave_up = list(forfeited) if forfeited is not None else [()] * len(games)
     if len(times) != len(games) or len(gave_up) != len(games):
         raise ValueError(f"{len(games)} games, but {len(times)} counts and {len(gave_up)} lists of forfeits")
-    played: Counter[int] = Counter()
     forfeits: Counter[int] = Counter()
-    rated: list[int] = []
-    for index, ((players, _), seats) in enumerate(zip(games, gave_up, strict=True)):
-        if any(not 0 <= seat < len(players) for seat in seats):
-            raise ValueError(f"game {index} has {len(players)} seats but forfeited lists seats {sorted(seats)}")
-        for seat, player in enumerate(players):
-            played[player] += times[index]
-            if seat in seats:
-                forfeits[player] += times[index]
-        if rate_forfeits or not seats:
-            rated.append(index)
+    for index, seats in enumerate(gave_up):
+        if seats:  # few games: only theirs are walked
+            players = games[index][0]
+            if any(not 0 <= seat < len(players) for seat in seats):
+                raise ValueError(
+                    f"game {index} has {len(players)} seats but forfeited lists seats {sorted(seats)}"
+                )
+            for seat in seats:
+                forfeits[players[seat]] += times[index]
+    rated = (
+        list(range(len(games))) if rate_forfeits else [index for index, seats in enumerate(gave_up) if not seats]
+    )
+    every = _Linked(games, times)
+    linked = every if len(rated) == len(games) else _Linked([games[index] for index in rated])
+    played = every.played()
     centred = {bot: rating - INITIAL_RATING for bot, rating in (start or {}).items()}
     rows: list[PoolRow] = []
-    for number, indices in enumerate(groups_of([games[index] for index in rated]), start=1):
+    found = linked.groups()
+    for number, indices in enumerate(found, start=1):
+        whole = len(found) == 1 and len(rated) == len(games)  # the usual pool: no list of a million games copied
         fitted = summarize(
-            [games[rated[index]] for index in indices],
+            games if whole else [games[rated[index]] for index in indices],
             start=centred,
-            counts=[times[rated[index]] for index in indices],
+            counts=times if whole else [times[rated[index]] for index in indices],
+            arrays=every.arrays if whole else None,
         )
         group = [
             PoolRow(
@@ -134,14 +141,59 @@ def standings(
 
 
 def groups_of(games: Sequence[Game]) -> list[list[int]]:
-    """The indices of the games of each connected group of players (``ratings.fit.connected_groups``), the group
-    with the most players first, equal sizes in the order of their smallest player id."""
-    players = sorted(connected_groups(games), key=lambda group: (-len(group), min(group)))
-    number = {player: index for index, group in enumerate(players) for player in group}
-    found: list[list[int]] = [[] for _ in players]
-    for index, (seated, _) in enumerate(games):
-        found[number[seated[0]]].append(index)
-    return found
+    """The indices of the games of each connected group of players (who met, directly or through others), the
+    group with the most players first, equal sizes in the order of their smallest player id."""
+    return _Linked(games).groups()
+
+
+class _Linked:
+    """Games read once as arrays (``ratings.seats``): each player's games played (weighted by the counts) and the
+    connected groups, by array arithmetic and scipy's connected components, whatever the number of games."""
+
+    def __init__(self, games: Sequence[Game], counts: Sequence[int] | None = None) -> None:
+        import numpy as np
+
+        self.count = len(games)
+        self.arrays = seat_arrays(games, counts)
+        size = len(self.arrays.players)
+        self.weights = np.zeros(size)
+        for seats, table in self.arrays.tables.items():
+            self.weights += np.bincount(
+                table.players.ravel(), weights=np.repeat(table.weights, seats), minlength=size
+            )
+
+    def played(self) -> dict[int, float]:
+        """Each player's games (their counts summed)."""
+        return dict(zip(self.arrays.players, self.weights.tolist(), strict=True))
+
+    def groups(self) -> list[list[int]]:
+        """The games' indices, group by group (see :func:`groups_of`)."""
+        import numpy as np
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        players = self.arrays.players
+        if not players:
+            return []
+        tables = self.arrays.tables.values()
+        first = [table.players[:, 0] for table in tables for _ in range(1, table.players.shape[1])]
+        other = [table.players[:, seat] for table in tables for seat in range(1, table.players.shape[1])]
+        rows, columns = np.concatenate(first), np.concatenate(other)
+        graph = coo_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(players), len(players)))
+        count, label = connected_components(graph, directed=False)
+        if count == 1:
+            return [list(range(self.count))]
+        ids = np.array(players, dtype=np.int64)
+        sizes = np.bincount(label, minlength=count)
+        smallest = np.full(count, np.iinfo(np.int64).max)
+        np.minimum.at(smallest, label, ids)
+        order = sorted(range(count), key=lambda group: (-int(sizes[group]), int(smallest[group])))
+        number = np.empty(count, dtype=np.int64)
+        number[order] = np.arange(count)
+        of_game = np.empty(self.count, dtype=np.int64)
+        for table in tables:
+            of_game[table.numbers] = number[label[table.players[:, 0]]]
+        return [np.flatnonzero(of_game == group).tolist() for group in range(count)]
 
 
 def groups(rows: Sequence[Mapping[str, Any]]) -> int:

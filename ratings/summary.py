@@ -62,17 +62,20 @@ def summarize(
     confidence: float = CONFIDENCE,
     start: Mapping[P, float] | None = None,
     counts: Sequence[int] | None = None,
+    arrays: SeatArrays[P] | None = None,
 ) -> list[Row[P]]:
     """The standings, best fitted rating first (equal ratings in order of first appearance).
 
     ``forfeited[g]``, if given, holds the seats that forfeited game ``g`` (one entry per game, empty for none).
     ``intervals``, ``confidence``, ``start`` (ratings to start the solver from) and ``counts`` (how many times each
-    game was played) are :func:`ratings.fit.fit`'s.
+    game was played) are :func:`ratings.fit.fit`'s. ``arrays``: the same games and counts already read by
+    :func:`ratings.seats.seat_arrays` (a pool's standings read them once for the groups and the fit).
     """
     if forfeited is not None and len(forfeited) != len(games):
         raise ValueError(f"forfeited lists {len(forfeited)} games, but there are {len(games)} games")
     check_options(confidence, PRIOR_DRAWS)
-    arrays = seat_arrays(games, counts)  # checks them too
+    if arrays is None:
+        arrays = seat_arrays(games, counts)  # checks them too
     ratings = fit_arrays(arrays, intervals=intervals, confidence=confidence, start=start)
     tally = _tallies(arrays)
     if forfeited is not None:

@@ -10,6 +10,7 @@ and let a pool leave the games with a forfeit out of its fit (``ratings.pool``).
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Collection, Sequence
 
@@ -20,6 +21,8 @@ FORFEITED = "f"
 _KEY = re.compile(r"\d+:-?\d+(?::f)?(?:,\d+:-?\d+(?::f)?)*")
 """A key as :func:`config_key` writes it: ``player:rank`` or ``player:rank:f`` per seat, comma-separated (ids are
 not negative)."""
+_CHARACTERS = re.compile(r"[0-9,-]*")
+"""The characters of keys turned into a list of numbers."""
 
 
 def config_key(players: Sequence[int], ranks: Sequence[int], forfeited: Collection[int] = ()) -> str:
@@ -40,15 +43,54 @@ def parse_game(key: str) -> tuple[list[int], list[int], set[int]]:
     text)."""
     if not _KEY.fullmatch(key):
         raise ValueError(f"not a game's key: {key!r}")
-    if ":" + FORFEITED not in key:  # most keys: a pool's refit reads a million of them, so kept lean
-        numbers = list(map(int, key.replace(":", ",").split(",")))
-        players, ranks, forfeited = numbers[0::2], numbers[1::2], set()
-    else:
-        seats = [seat.split(":") for seat in key.split(",")]
-        players, ranks = [int(seat[0]) for seat in seats], [int(seat[1]) for seat in seats]
-        forfeited = {index for index, seat in enumerate(seats) if len(seat) == 3}
+    seats = [seat.split(":") for seat in key.split(",")]
+    players, ranks = [int(seat[0]) for seat in seats], [int(seat[1]) for seat in seats]
     check_game(players, ranks)
-    return players, ranks, forfeited
+    return players, ranks, {index for index, seat in enumerate(seats) if len(seat) == 3}
+
+
+def parse_games(keys: Sequence[str]) -> tuple[list[tuple[list[int], list[int]]], list[set[int]]]:
+    """What :func:`parse_game` makes of each key, at once: the games ``(players, ranks)`` and each game's seats that
+    forfeited (``ValueError`` naming the first key that is not one). A pool's refit reads up to a million keys: their
+    numbers are read by numpy in one pass, and checked by their count and characters; the players seated twice are
+    left to the fit's check of the games (``ratings.seats``), as that costs a loop here."""
+    import numpy as np
+
+    mark = ":" + FORFEITED
+    forfeited: list[set[int]] = [set() for _ in keys]
+    joined = "\n".join(keys)
+    if mark in joined:  # few keys: only theirs are split seat by seat
+        for index, key in enumerate(keys):
+            if mark in key:
+                forfeited[index] = parse_game(key)[2]
+        joined = joined.replace(mark, "")
+    sizes = [key.count(",") + 1 for key in keys]
+    text = joined.replace(":", ",").replace("\n", ",")
+    numbers = np.zeros(0, dtype=np.int64)
+    signs_on_ranks = (
+        ",-" not in joined and "\n-" not in joined and not joined.startswith("-")
+    )  # ids are not negative
+    if keys and _CHARACTERS.fullmatch(text) and ",," not in text and not text.endswith(",") and signs_on_ranks:
+        numbers = np.fromstring(text, dtype=np.int64, sep=",")
+    if numbers.size != 2 * sum(sizes) or joined.count(":") != sum(sizes):
+        for key in keys:
+            parse_game(key)  # raises for the first key that is not one
+    gc_was = gc.isenabled()
+    gc.disable()  # a million small lists: the collector would walk them all, again and again
+    try:
+        if len(set(sizes)) == 1:  # a pool's games all have its table size
+            seats = sizes[0]
+            players, ranks = numbers[0::2].reshape(-1, seats).tolist(), numbers[1::2].reshape(-1, seats).tolist()
+            return list(zip(players, ranks, strict=True)), forfeited
+        flat_players, flat_ranks = numbers[0::2].tolist(), numbers[1::2].tolist()
+        games, at = [], 0
+        for seats in sizes:
+            games.append((flat_players[at : at + seats], flat_ranks[at : at + seats]))
+            at += seats
+        return games, forfeited
+    finally:
+        if gc_was:
+            gc.enable()
 
 
 def parse(key: str) -> tuple[list[int], list[int]]:

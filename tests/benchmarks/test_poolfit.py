@@ -11,10 +11,10 @@ from benchmarks import poolfit
 def test_every_case_every_round(capsys: pytest.CaptureFixture[str]) -> None:
     poolfit.main(["--bots", "20,40", "--per-bot", "10", "--exact", "12", "--rounds", "2"])
     out = capsys.readouterr().out
-    assert out.count("round 0") == 4 and out.count("round 1") == 4
+    assert out.count("round 0") == 6 and out.count("round 1") == 6  # standings and from keys at 2 sizes, 2 exact
     assert "exact fit (before)" in out and "load average after" in out
     medians = out.split("medians over the rounds:")[1]
-    assert "standings" in medians and "    40 bots       400 results" in medians
+    assert "standings" in medians and "from tally keys" in medians and "    40 bots       400 results" in medians
 
 
 def test_a_pool_is_what_it_says() -> None:

@@ -12,7 +12,7 @@ import pytest
 from ratings import pool
 from ratings.fit import fit
 from ratings.summary import summarize
-from ratings.tallies import config_key, parse, parse_game
+from ratings.tallies import config_key, parse, parse_game, parse_games
 
 
 def random_games(seed: int, count: int, players: int = 5) -> list[tuple[list[int], list[int]]]:
@@ -67,3 +67,28 @@ def test_counts_must_match_the_games() -> None:
         fit(games, counts=[1, 2])
     with pytest.raises(ValueError):
         fit(games, counts=[1, 0, 1])
+
+
+def test_parse_games_reads_every_key_as_parse_game_does() -> None:
+    rng = random.Random(5)
+    keys = []
+    for _ in range(500):
+        seats = rng.choice([2, 3, 4])
+        players = rng.sample(range(1, 60), seats)
+        ranks = [rng.randint(1, seats) for _ in range(seats)]
+        forfeited = {seat for seat in range(seats) if rng.random() < 0.1}
+        keys.append(config_key(players, ranks, forfeited))
+    for chosen in (keys, [key for key in keys if key.count(",") == 3]):  # mixed table sizes, and one
+        games, forfeited = parse_games(chosen)
+        assert games == [parse_game(key)[:2] for key in chosen]
+        assert forfeited == [parse_game(key)[2] for key in chosen]
+    assert parse_games([]) == ([], [])
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["1:1,x", "1::1", "1:1,", "1,1", "1:1:1", ":", "1:2,3", "", "-1:1,2:2", "1:1,-2:2", "1:1:g,2:2", "1:1,,2:2"],
+)
+def test_parse_games_names_a_key_that_is_not_one(bad: str) -> None:
+    with pytest.raises(ValueError, match="not a game's key"):
+        parse_games(["1:1,2:2", "3:2,4:1:f", bad, "5:1,6:2"])

@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from ratings import pool
 from ratings.elo import INITIAL_RATING
 from ratings.summary import head_to_head, summarize
-from ratings.tallies import parse_game
+from ratings.tallies import parse_games
 from runtime.jobqueue import FIT_JOB, LocalQueue, RQQueue
 from runtime.settings import rate_forfeits
 from store.fastlane import param
@@ -95,14 +95,8 @@ def pool_table(
         .join(Tournament, Tournament.id == Result.tournament_id)
         .where(*_counted_tournaments(game, variant, table_size))
     )
-    played = [parse_game(config) for config, _ in counted]
-    table = pool.standings(
-        [(players, ranks) for players, ranks, _ in played],
-        start,
-        [count for _, count in counted],
-        [forfeited for _, _, forfeited in played],
-        rate_forfeits=forfeits_rated,
-    )
+    games, forfeited = parse_games([config for config, _ in counted])
+    table = pool.standings(games, start, [count for _, count in counted], forfeited, rate_forfeits=forfeits_rated)
     versions = {
         version_id: (bot_id, number, name)
         for version_id, bot_id, number, name in session.execute(
