@@ -17,7 +17,7 @@ separate groups that never met have no defined offset. So each player also gets 
 (one by default) against a virtual reference player fixed at the scale's origin (a logistic prior on each rating,
 whatever the tie parameter). That is the mode of the posterior; it keeps every rating finite and the fit unique,
 shrinks ratings slightly toward the middle (a 75% score over 100 games gives 189.6 instead of 190.8), and matters
-little once a player has more than a few dozen comparisons. Groups that never met (see :func:`connected_groups`) are
+little once a player has more than a few dozen comparisons. Groups that never met (``ratings.pool.groups_of``) are
 placed relative to each other by the prior alone: compare ratings within a group only.
 
 The solver: the games are read into arrays per table size (``ratings.seats``) and their comparisons summed per pair
@@ -475,26 +475,3 @@ def _bernoulli_variance(theta: Floats) -> Floats:
 
     sigma = 1.0 / (1.0 + np.exp(-theta))
     return sigma * (1.0 - sigma)
-
-
-def connected_groups(games: Sequence[tuple[Sequence[P], Sequence[int]]]) -> list[list[P]]:
-    """The groups of players linked by games (a player is linked to everyone they met, and to their links),
-    largest first; players in order of first appearance. More than one group: ratings compare within a group."""
-    parent: dict[P, P] = {}
-
-    def root(player: P) -> P:
-        while parent[player] != player:
-            parent[player] = parent[parent[player]]
-            player = parent[player]
-        return player
-
-    for game_players, _ in games:
-        for player in game_players:
-            parent.setdefault(player, player)
-        first = root(game_players[0])
-        for player in game_players[1:]:
-            parent[root(player)] = first
-    groups: dict[P, list[P]] = {}
-    for player in parent:
-        groups.setdefault(root(player), []).append(player)
-    return sorted(groups.values(), key=len, reverse=True)

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 import pytest
 
 from ratings.elo import expected
-from ratings.fit import Rating, connected_groups, fit
+from ratings.fit import Rating, fit
+from ratings.pool import groups_of
 
 Game = tuple[list[str], list[int]]
 TRUE_ELO = {"d": 0.0, "c": 100.0, "b": 200.0, "a": 400.0}
@@ -113,16 +114,20 @@ def test_unbeaten_and_winless_players_stay_finite() -> None:
 
 def test_groups_that_never_met_are_placed_by_the_prior_only() -> None:
     games: list[Game] = two_player_games(30, 0, 10) + [(["c", "d"], [1, 0])] * 30 + [(["c", "d"], [0, 1])] * 10
-    assert connected_groups(games) == [["a", "b"], ["c", "d"]]
+    assert groups_of([([ord(name) for name in players], ranks) for players, ranks in games]) == [
+        list(range(40)),
+        list(range(40, 80)),
+    ]
     ratings = fit(games)
     assert ratings["a"].elo - ratings["b"].elo == pytest.approx(ratings["d"].elo - ratings["c"].elo)
     assert ratings["a"].elo == pytest.approx(ratings["d"].elo)  # symmetric groups sit at the same place
 
 
-def test_connected_groups_links_multiplayer_tables() -> None:
-    games: list[Game] = [(["a", "b", "c"], [0, 1, 2]), (["d", "e"], [0, 1]), (["c", "f"], [0, 1])]
-    assert connected_groups(games) == [["a", "b", "c", "f"], ["d", "e"]]
-    assert connected_groups([]) == []
+def test_groups_link_multiplayer_tables() -> None:
+    """The games of each group, the group of most players first, equal sizes by their smallest player id."""
+    games = [([1, 2, 3], [0, 1, 2]), ([4, 5], [0, 1]), ([3, 6], [0, 1]), ([8, 7], [1, 0]), ([0, 9], [0, 1])]
+    assert groups_of(games) == [[0, 2], [4], [1], [3]]
+    assert groups_of([]) == []
 
 
 @pytest.mark.parametrize("table_sizes", [[2], [4], [2, 4]], ids=["2-seat", "4-seat", "mixed"])
