@@ -47,11 +47,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TypeVar
 
 from ratings.elo import check_game, pairwise
+from ratings.fit import Rating
 
 P = TypeVar("P", bound=Hashable)
 
@@ -67,18 +68,6 @@ MAX_STEP = 4.0
 NEAR_MODE = 1e-3
 """Newton steps smaller than this (in log-strength) are taken whole, without a line search."""
 ELO_PER_LOG_STRENGTH = 400.0 / math.log(10.0)
-
-
-@dataclass(frozen=True)
-class Rating:
-    """A fitted rating on the Elo scale (mean 0 over the players fitted together) and its interval."""
-
-    elo: float
-    low: float
-    high: float
-
-    def to_json(self) -> dict[str, float]:
-        return asdict(self)
 
 
 @dataclass

@@ -41,23 +41,9 @@ def test_a_cancelled_tournaments_own_table_counts_every_result_it_has(database_u
             session.commit()
             for number in range(PLAYED):
                 seats = bots if number % 2 == 0 else bots[::-1]
-                game = Game(game="card", settings={}, seed=number, seats=2, status="over", state="{}")
-                game.created_by = owner.id
-                session.add(game)
-                session.flush()
-                scheduled = TournamentGame(
-                    tournament_id=tournament_id,
-                    number=number,
-                    round=number // 2,
-                    bot_ids=seats,
-                    seed=number,
-                    game_id=game.id,
-                    status="done",
-                )
-                session.add(scheduled)
-                session.flush()
+                game_id, scheduled_id = played_game(session, owner.id, tournament_id, number, number // 2, seats)
                 ranks = [0, 1] if rng.random() < (0.8 if seats[0] == bots[0] else 0.3) else [1, 0]
-                write_result(session, result(tournament_id, scheduled.id, game.id, seats, versions, ranks))
+                write_result(session, result(tournament_id, scheduled_id, game_id, seats, versions, ranks))
                 session.commit()
                 tables.refresh_tournament(session, tournament_id)  # as the worker that wrote it does
 
@@ -96,6 +82,29 @@ def test_a_cancelled_tournaments_own_table_counts_every_result_it_has(database_u
         assert upkeep.refit_behind(sessions) == [], "nothing behind any more"
     finally:
         dispose(app)
+
+
+def played_game(
+    session: Any, owner_id: int, tournament_id: int, number: int, round_number: int, seats: list[int]
+) -> tuple[int, int]:
+    """A finished 2-seat card game of the tournament and its schedule row, written as a worker leaves them (the
+    result aside): their ids."""
+    game = Game(game="card", settings={}, seed=number, seats=2, status="over", state="{}")
+    game.created_by = owner_id
+    session.add(game)
+    session.flush()
+    scheduled = TournamentGame(
+        tournament_id=tournament_id,
+        number=number,
+        round=round_number,
+        bot_ids=seats,
+        seed=number,
+        game_id=game.id,
+        status="done",
+    )
+    session.add(scheduled)
+    session.flush()
+    return game.id, scheduled.id
 
 
 def result(

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from store.models import BotVersion, Game, TournamentGame
+from store.models import BotVersion
 from tests.apikit import API, new_player
 from tests.arenakit import arena_app, register, tournament_row, write_result
 from tests.conftest import dispose
-from tests.tournament.test_cancelled_standings import result
+from tests.tournament.test_cancelled_standings import played_game, result
 from tournament.standings import tables
 
 PAIRS = (("ann", "bob"), ("bob", "cid"), ("dan", "eve"))
@@ -41,23 +41,9 @@ def test_a_tournament_of_bots_that_never_all_met_is_shown_group_by_group(databas
             session.commit()
             for number in range(20):  # a refit at 20 of 40 games (every 10)
                 seats = [bots[name] for name in PAIRS[number % 3]]
-                game = Game(game="card", settings={}, seed=number, seats=2, status="over", state="{}")
-                game.created_by = owner.id
-                session.add(game)
-                session.flush()
-                scheduled = TournamentGame(
-                    tournament_id=tournament_id,
-                    number=number,
-                    round=number // 3,
-                    bot_ids=seats,
-                    seed=number,
-                    game_id=game.id,
-                    status="done",
-                )
-                session.add(scheduled)
-                session.flush()
+                game_id, scheduled_id = played_game(session, owner.id, tournament_id, number, number // 3, seats)
                 ranks = [0, 1] if rng.random() < 0.6 else [1, 0]
-                write_result(session, result(tournament_id, scheduled.id, game.id, seats, versions, ranks))
+                write_result(session, result(tournament_id, scheduled_id, game_id, seats, versions, ranks))
                 session.commit()
             table = tables.tournament_table(session, tournament_id, list(bots.values()))
             assert tables.refresh_tournament(session, tournament_id) is False
