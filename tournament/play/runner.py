@@ -217,9 +217,15 @@ def play_leased(
 
     ply, written = saving.until_stored(session, holding, write_end, f"game {play.game_id}'s end")
     play.stored(ply)
-    rated = tournament.rated and final["void_reason"] is None  # a void result changes no pool
     if tables.refresh(
-        session, place.queue, tournament.id, tournament.game, tournament.variant, tournament.table_size, rated
+        session,
+        place.queue,
+        tournament.id,
+        tournament.game,
+        tournament.variant,
+        tournament.table_size,
+        tournament.rated,
+        void=final["void_reason"] is not None,  # a void result changes no pool
     ):
         with writing(session):
             results.complete(session, tournament.id, tournament.games_total)

@@ -281,14 +281,18 @@ def refresh(
     variant: str,
     table_size: int,
     rated: bool,
+    void: bool = False,
 ) -> bool:
     """After a result: the tournament's table (:func:`refresh_tournament`), a match's test, a rated pool's refit
-    asked for (``queue`` takes the refit job).
+    asked for (``queue`` takes the refit job). ``rated``: the tournament is; ``void``: this result is (it changes no
+    pool, but a rated tournament's last result asks for the refit at once all the same, as the results before it
+    may have been asked for within the interval and left to the workers' clock).
     Whether every result of the tournament was in when its results were counted: only then may it be complete
     (``results.complete``); a result written after that count is its own writer's to complete."""
     complete = refresh_tournament(session, tournament_id)
     if rated:  # a match's tournament is never rated (``service/api/matches.py``): no match to test
-        ask_refit(session, queue, game, variant, table_size, 0.0 if complete else POOL_REFIT_SECONDS)
+        if complete or not void:
+            ask_refit(session, queue, game, variant, table_size, 0.0 if complete else POOL_REFIT_SECONDS)
     else:
         matches.refresh(session, tournament_id)  # a match's test after each completed pair
     return complete
