@@ -37,6 +37,7 @@ from tests.service.web.webkit import elements, page
 from tournament.standings import tables, upkeep
 
 CARD = {"players": 2, "pawns": 2}
+SLACK_MS = 20_000  # the prompt bots' deadline: a loaded machine must not add a timeout fault the test counts
 
 
 @pytest.fixture
@@ -54,7 +55,13 @@ def apart(database_url: str) -> Iterator[tuple[Flask, dict[str, int]]]:
         }
         for names in ("abcd", "efx"):
             created = create_tournament(
-                client, owner, [bots[name] for name in names], game="card", settings=CARD, rounds=1
+                client,
+                owner,
+                [bots[name] for name in names],
+                game="card",
+                settings=CARD,
+                rounds=1,
+                move_timeout_ms=SLACK_MS,
             )
             wait_done(client, created["id"])
     app.extensions["queue"].wait(timeout=60)
