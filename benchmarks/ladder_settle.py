@@ -118,7 +118,7 @@ class Ladder:
         rng.shuffle(table)
         return table
 
-    def round(self, matchmaking: bool, rng: random.Random) -> None:
+    def play_round(self, matchmaking: bool, rng: random.Random) -> None:
         """One game for every bot (as many as whole tables allow), each table anchored by the free bot with the
         fewest games, then idle longest; its opponents by ``pick_table`` or drawn at random."""
         free = set(range(len(self.truth)))
@@ -156,7 +156,7 @@ def warmed_pool(bots: int, seats: int, warmup: int, matchmaking: bool, rng: rand
     for _ in range(bots):
         ladder.add(rng.gauss(0.0, TRUE_SD))
     for _ in range(warmup):
-        ladder.round(matchmaking, rng)
+        ladder.play_round(matchmaking, rng)
     return ladder
 
 
@@ -218,7 +218,7 @@ def newcomer(
     steps: list[Step] = []
     fitted: dict[int, Rating] = {}
     while ladder.played(bot) < max_games:
-        ladder.round(matchmaking, rng)
+        ladder.play_round(matchmaking, rng)
         games = ladder.played(bot)
         if games % every and games < max_games:
             continue

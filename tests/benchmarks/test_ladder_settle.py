@@ -36,7 +36,7 @@ def test_a_round_seats_every_bot_once_the_fewest_games_first(matchmaking: bool) 
     assert all(sigma < SIGMA for _, sigma in pool.ratings)
     ladder = pool.copy()
     bot = ladder.add(0.0)
-    ladder.round(matchmaking, rng)
+    ladder.play_round(matchmaking, rng)
     players, ranks = ladder.games[len(pool.games)]
     assert bot in players and sorted(ranks) == [0, 1, 2]  # the newcomer's table is made first
     assert len(pool.truth) == 13 and len(pool.games) == 5 * 4  # the newcomer joined a copy
