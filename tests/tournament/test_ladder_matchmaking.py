@@ -89,7 +89,7 @@ def in_play_bots(session: Session, ladder_id: int) -> Counter[int]:
 
 
 def test_a_round_seats_idle_bots_once_within_max_in_play(session: Session) -> None:
-    ladder_id, bot_ids = ladder_of(session, 10, max_in_play=3)
+    ladder_id, _ = ladder_of(session, 10, max_in_play=3)
     made = ladders.make_games(session, ladder_id, now(), rng=random.Random(1))
     assert len(made) == 3
     seated = in_play_bots(session, ladder_id)
@@ -126,7 +126,7 @@ def test_a_bot_over_its_hourly_budget_waits(session: Session) -> None:
 
 
 def test_rounds_at_once_never_seat_a_bot_twice(sessions: Any, session: Session) -> None:
-    ladder_id, bot_ids = ladder_of(session, 40, max_in_play=64)
+    ladder_id, _ = ladder_of(session, 40, max_in_play=64)
     errors: list[BaseException] = []
 
     def round_(seed: int) -> None:
@@ -181,7 +181,7 @@ def test_a_void_game_frees_its_bots_and_rates_nothing(session: Session) -> None:
 def test_a_streak_of_faulty_games_pauses_the_bot(session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SORRY_ARENA_LADDER_PAUSE_AFTER", raising=False)  # the default: 3
     ladder_id, _ = ladder_of(session, 2)
-    faulty = None
+    faulty = 0
     for game_number in range(3):
         (made,) = ladders.make_games(session, ladder_id, now() + timedelta(seconds=game_number))
         game = session.get(TournamentGame, made)

@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session
 
 from store.fastlane import param
 from store.models import Tournament, TournamentGame
+from store.models import now as clock
 from store.models.ladders import NEW, Ladder, LadderEntry, LadderGame, LadderPair, LadderSeat
 from tournament.plans.ladderpick import Candidate, pick_table
 from tournament.plans.schedule import game_seed
@@ -366,6 +367,7 @@ def make_game(session: Session, ladder: LadderSettings, seats: list[Candidate], 
         if not connection.execute(_CLAIM, {"ladder": ladder.id, "bot": bot.bot_id}).rowcount:
             session.rollback()
             return None
+    now = max(now, clock())  # made after its bots' last results: the moment it is made, not the round's start
     bot_ids = [bot.bot_id for bot in seats]
     seed = game_seed(ladder.seed, number + 1, bot_ids, ladder.seed_salt)
     game = {"tournament_id": ladder.tournament_id, "number": number, "round": number + 1, "bot_ids": bot_ids}
