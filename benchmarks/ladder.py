@@ -41,12 +41,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from store import migrate  # noqa: E402
-from store.database import make_engine  # noqa: E402
-from store.models import Player, Tournament, TournamentGame, now  # noqa: E402
-from store.models.ladders import LadderEntry, LadderGame, LadderPair, LadderSeat  # noqa: E402
-from tests.ladderkit import bulk_bots, new_ladder  # noqa: E402
-from tournament.plans import ladders  # noqa: E402
+from store import migrate
+from store.database import make_engine
+from store.models import Player, Tournament, TournamentGame, now
+from store.models.ladders import LadderEntry, LadderGame, LadderPair, LadderSeat
+from tests.ladderkit import bulk_bots, new_ladder
+from tournament.plans import ladders
 
 BATCH = 5_000
 TABLE = 2

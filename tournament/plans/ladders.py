@@ -199,8 +199,11 @@ _SEAT = insert(LadderSeat).values(
 _PAIRS_MET = select(LadderPair.low, LadderPair.high, LadderPair.games).where(
     LadderPair.ladder_id == param("ladder_id"),
     LadderPair.low.in_(bindparam("bots", expanding=True)),
-    LadderPair.high.in_(bindparam("bots_too", expanding=True)),
+    (LadderPair.high + 0).in_(bindparam("bots_too", expanding=True)),
 )
+"""The pairs among the candidates that met, along the key's ``low`` only: ``high`` is compared as an expression, a
+filter, because PostgreSQL 15 costs two lists on one key as the product of their descents (37 x 37) and read every
+pair of the ladder instead (19 ms at 100,000 pairs, against 0.6 ms)."""
 _PAIR_MORE = (
     update(LadderPair)
     .where(
@@ -394,7 +397,6 @@ def make_games(
         near = candidates_near(session, ladder_id, anchor, now, span, rng)
         met = together(session, ladder_id, sorted({anchor.bot_id, *(found.bot_id for found in near)}))
         seats = pick_table(anchor, near, met, ladder.table_size, rng)
-        session.rollback()  # the reads end here: the game's transaction starts with its number
         if seats is None:
             break
         by_id = {found.bot_id: found for found in (anchor, *near)}
@@ -412,7 +414,9 @@ def make_games(
 
 def make_game(session: Session, ladder: LadderSettings, seats: list[Candidate], now: datetime) -> int | None:
     """Make one game of ``seats`` (in seat order) and commit it: the scheduled game's id; ``None``, rolled back, if
-    the ladder has its ``max_in_play`` now or a bot is no longer idle."""
+    the ladder has its ``max_in_play`` now or a bot is no longer idle. The reads before it took no lock (on
+    PostgreSQL, read committed, each statement reads what is committed when it runs; SQLite's reads outside a write
+    take none): its first write locks the ladder's tournament row, and what it counts and claims after that holds."""
     connection = session.connection()
     number = int(connection.execute(_NUMBER, {"tournament_id": ladder.tournament_id}).scalar_one()) - 1
     if in_play(session, ladder.id) >= ladder.max_in_play:  # counted again with the ladder's row locked
