@@ -188,7 +188,9 @@ def seed_history(
         ],
     )
     ids = session.scalars(
-        select(TournamentGame.id).where(TournamentGame.tournament_id == tournament_id).order_by(TournamentGame.number)
+        select(TournamentGame.id)
+        .where(TournamentGame.tournament_id == tournament_id)
+        .order_by(TournamentGame.number)
     ).all()
     made = [start + timedelta(seconds=number * 30 * 86400 / games) for number in range(games)]
     insert_all(
@@ -215,7 +217,10 @@ def seed_history(
     insert_all(
         session,
         LadderPair,
-        [{"ladder_id": ladder_id, "low": low, "high": high, "games": count} for (low, high), count in pairs.items()],
+        [
+            {"ladder_id": ladder_id, "low": low, "high": high, "games": count}
+            for (low, high), count in pairs.items()
+        ],
     )
     session.execute(update(Tournament).where(Tournament.id == tournament_id).values(games_total=first + games))
 
