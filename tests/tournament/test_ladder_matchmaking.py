@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from ratings import wenglin
 from store.models import Player, Tournament, TournamentGame, now
-from store.models.ladders import LadderPoint, LadderSeat
+from store.models.ladders import LadderPair, LadderPoint, LadderSeat
 from tests.ladderkit import bulk_bots, close, entries, ladder_games, new_ladder
 from tournament.plans import ladders
 from tournament.standings import ladderstate
@@ -250,3 +250,19 @@ def test_a_closed_ladder_makes_no_game_and_ends_once_settled(session: Session) -
     session.expire_all()
     assert session.get(Tournament, tournament_id).status == "done"  # type: ignore[union-attr]
     assert ladders.open_ladders(session) == []
+
+
+def test_a_round_at_three_seats_weighs_every_pair_and_balances_seats(session: Session) -> None:
+    ladder_id, _ = ladder_of(session, 9, table_size=3, max_in_play=3)
+    for number in range(12):
+        made = ladders.make_games(session, ladder_id, now() + timedelta(seconds=number), rng=random.Random(number))
+        assert made and all(len(set(session.get(TournamentGame, game).bot_ids)) == 3 for game in made)  # type: ignore[union-attr]
+        for game in made:
+            record(session, game, outcome(3))
+    pairs = session.scalars(select(LadderPair).where(LadderPair.ladder_id == ladder_id)).all()
+    tables = ladder_games(session, ladder_id)
+    assert sum(pair.games for pair in pairs) == 3 * len(tables)  # each table's three pairs counted
+    found = entries(session, ladder_id)
+    assert sum(sum(entry.seat_counts) for entry in found.values()) == 3 * len(tables)
+    assert all(len(entry.seat_counts) == 3 for entry in found.values())
+    assert max(max(entry.seat_counts) - min(entry.seat_counts) for entry in found.values()) <= 2

@@ -202,6 +202,19 @@ _PAIRS_MET = select(LadderPair.low, LadderPair.high, LadderPair.games).where(
     LadderPair.high.in_(bindparam("bots_too", expanding=True)),
 )
 """The pairs among the candidates that met, along the key ``(ladder_id, low, high)`` (SQLite seeks each pair)."""
+_ANCHOR_PAIRS = union_all(
+    select(LadderPair.low, LadderPair.high, LadderPair.games).where(
+        LadderPair.ladder_id == param("ladder_id"),
+        LadderPair.low == param("anchor"),
+        LadderPair.high.in_(bindparam("bots", expanding=True)),
+    ),
+    select(LadderPair.low, LadderPair.high, LadderPair.games).where(
+        LadderPair.ladder_id == param("ladder_id"),
+        LadderPair.low.in_(bindparam("bots", expanding=True)),
+        LadderPair.high == param("anchor"),
+    ),
+)
+"""The anchor's pairs with the candidates that met, each an exact probe of the key ``(ladder_id, low, high)``."""
 _PAIRS_MET_BY_LOW = select(LadderPair.low, LadderPair.high, LadderPair.games).where(
     LadderPair.ladder_id == param("ladder_id"),
     LadderPair.low.in_(bindparam("bots", expanding=True)),
@@ -362,13 +375,19 @@ def candidates_near(
     return list(found.values())
 
 
-def together(session: Session, ladder_id: int, bot_ids: list[int]) -> dict[tuple[int, int], int]:
-    """How many games each pair of ``bot_ids`` was made to play together (``(low, high)``; a pair never met is not
-    there)."""
+def together(
+    session: Session, ladder_id: int, anchor: int, bot_ids: list[int], table_size: int
+) -> dict[tuple[int, int], int]:
+    """How many games pairs of ``bot_ids`` were made to play together (``(low, high)``; a pair never met is not
+    there): at two seats the anchor's pairs (the only ones ``pick_table`` weighs then), one index probe each; at
+    more, every pair among them."""
     if len(bot_ids) < 2:
         return {}
-    values = {"ladder_id": ladder_id, "bots": bot_ids, "bots_too": bot_ids}
     connection = session.connection()
+    if table_size == 2:
+        values = {"ladder_id": ladder_id, "anchor": anchor, "bots": bot_ids}
+        return {(low, high): games for low, high, games in connection.execute(_ANCHOR_PAIRS, values)}
+    values = {"ladder_id": ladder_id, "bots": bot_ids, "bots_too": bot_ids}
     statement = _PAIRS_MET if connection.dialect.name == "sqlite" else _PAIRS_MET_BY_LOW
     return {(low, high): games for low, high, games in connection.execute(statement, values)}
 
@@ -403,7 +422,8 @@ def make_games(
             break  # nobody idle, or the one idle longest finds no table: the next round tries again
         tried.add(anchor.bot_id)
         near = candidates_near(session, ladder_id, anchor, now, span, rng)
-        met = together(session, ladder_id, sorted({anchor.bot_id, *(found.bot_id for found in near)}))
+        bots = sorted({anchor.bot_id, *(found.bot_id for found in near)})
+        met = together(session, ladder_id, anchor.bot_id, bots, ladder.table_size)
         seats = pick_table(anchor, near, met, ladder.table_size, rng)
         if seats is None:
             break
