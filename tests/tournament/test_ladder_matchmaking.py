@@ -22,6 +22,7 @@ from store.models import Player, Tournament, TournamentGame, now
 from store.models.ladders import LadderPair, LadderPoint, LadderSeat
 from tests.ladderkit import bulk_bots, close, entries, ladder_games, new_ladder
 from tournament.plans import ladders
+from tournament.plans.runs import utc
 from tournament.standings import ladderstate
 
 
@@ -119,7 +120,7 @@ def test_a_bot_over_its_hourly_budget_waits(session: Session) -> None:
     record(session, second[0], outcome(2))
     assert ladders.make_games(session, ladder_id, start + timedelta(minutes=30)) == []
     for entry in entries(session, ladder_id).values():  # free an hour after the first of its last 2 seats
-        assert ladders.utc(entry.free_at) >= start + timedelta(hours=1) - timedelta(seconds=1)
+        assert utc(entry.free_at) >= start + timedelta(hours=1) - timedelta(seconds=1)
     assert len(ladders.make_games(session, ladder_id, start + timedelta(hours=1, seconds=2))) == 1
     seats = session.scalar(select(func.count()).select_from(LadderSeat).where(LadderSeat.ladder_id == ladder_id))
     assert seats == 6

@@ -18,7 +18,7 @@ from store.models.ladders import Ladder, LadderGame, LadderPoint
 from tests.apikit import Player
 from tests.arenakit import push_bots, random_choice, register, wait_for
 from tests.ladderkit import close, entries, ladder_games, new_ladder
-from tournament.plans.ladders import utc
+from tournament.plans.runs import utc
 
 ROUND_JOB = "tournament.jobs.ladder_round"
 

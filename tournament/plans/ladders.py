@@ -5,7 +5,7 @@ A ladder (``store/models/ladders.py``) is a tournament whose games are not laid 
 and has an idle bot: it takes the bot idle longest (a newcomer, without a rated game yet, first; idle: in the ladder,
 not paused, in no game, under its hourly budget), reads the bots nearest its rating along
 ``ix_ladder_entries_rating`` (a few above, a few below, and a few at a random rating so that no pair is starved),
-how often each pair of them met, and lets ``tournament.plans.ladderpick`` pick the table and its seat order. Then, in
+how often the anchor met each of them (at three or four seats, each pair of them), and lets ``tournament.plans.ladderpick`` pick the table and its seat order. Then, in
 one transaction, it numbers the game (the tournament's row locked: one game made at a time per ladder), counts the
 games in play again, claims each bot (``busy`` 0 to 1, a conditional ``UPDATE`` whose row count says whether the bot
 was still idle: two rounds at once never seat a bot twice), and appends the scheduled game with its seed derived as
@@ -14,8 +14,9 @@ any tournament game's (``schedule.game_seed``, its number as its round), its :cl
 The queue's fair dispatch (``tournament/dispatch/feed.py``) feeds the games like any tournament's.
 
 Every statement reads a few rows along an index (the idle bots along partial indexes, by the time they fell idle;
-the games in play along ``ix_ladder_games_unsettled``; a bot's seats of the last hour along ``ix_ladder_seats_made``):
-a game costs the same at 100 bots or 10,000, after no games or a million (``benchmarks/ladder.py``).
+the games in play along ``ix_ladder_games_unsettled``; a bot's seats of the last hour along ``ix_ladder_seats_made``;
+the anchor's pairs by their key): none reads more rows as the ladder or its history grows (``benchmarks/ladder.py``
+measures a game made at 100 to 10,000 bots, after none and after 100,000 games).
 
 A closed ladder makes no game; its tournament is marked done once its last game in play is settled
 (:func:`finish_closed`). The games of a closed ladder not started are cancelled by the closing; a cancelled game
@@ -27,7 +28,7 @@ from __future__ import annotations
 import functools
 import random
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import DateTime, Integer, bindparam, case, func, insert, literal, select, text, union_all, update
@@ -38,6 +39,7 @@ from store.models import Tournament, TournamentGame
 from store.models import now as clock
 from store.models.ladders import Ladder, LadderEntry, LadderGame, LadderPair, LadderSeat
 from tournament.plans.ladderpick import Candidate, pick_table
+from tournament.plans.runs import utc
 from tournament.plans.schedule import game_seed
 
 NEAR = 16
@@ -298,11 +300,6 @@ _LADDER_OF = select(Ladder.id).where(Ladder.tournament_id == param("tournament_i
 _OPEN = (
     select(Ladder.id).join(Tournament, Tournament.id == Ladder.tournament_id).where(Tournament.status == "running")
 )
-
-
-def utc(moment: datetime) -> datetime:
-    """``moment`` in UTC (SQLite gives back naive datetimes: they were written in UTC)."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def settings_of(session: Session, ladder_id: int) -> LadderSettings | None:
