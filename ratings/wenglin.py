@@ -18,7 +18,8 @@ strength drifts by a quarter of an Elo a game.
 
 These ratings choose the ladder's games (``tournament/plans/ladderpick.py``); the standings show the ladder's fit
 (``tournament/standings/ladderfit.py``), as an online rating of bots paired by their ratings stretches the scale
-(by a fifth at 4 seats in ``benchmarks/ladder_settle.py``'s simulation) and its intervals cover the truth too rarely.
+(by a fifth to a quarter at 3 and 4 seats in ``benchmarks/ladder_settle.py``'s simulation, where the fit of the
+same games keeps it) and its intervals cover the truth too rarely.
 
 A rating is shown on the Elo scale: a difference of 400 Elo between two bots of ``sigma`` 0 means odds of 10 to 1
 (:func:`win_probability`), so one ``mu`` is ``ELO_PER_MU`` Elo (about 29.5) and ``MU`` is 1500. Its 95% interval is
