@@ -98,6 +98,7 @@ def test_a_round_seats_idle_bots_once_within_max_in_play(session: Session) -> No
     found = entries(session, ladder_id)
     assert {bot for bot, entry in found.items() if entry.busy} == set(seated)
     assert ladders.make_games(session, ladder_id, now()) == []  # at max_in_play
+    assert ladders.open_ladders(session, now()) == [ladder_id]  # 4 bots idle: the clock's round looks
     numbers = session.scalars(select(TournamentGame.number).where(TournamentGame.id.in_(made))).all()
     assert sorted(numbers) == [0, 1, 2]
     tournament = session.scalar(select(Tournament).join(TournamentGame).where(TournamentGame.id == made[0]))
@@ -119,6 +120,7 @@ def test_a_bot_over_its_hourly_budget_waits(session: Session) -> None:
     assert len(second) == 1
     record(session, second[0], outcome(2))
     assert ladders.make_games(session, ladder_id, start + timedelta(minutes=30)) == []
+    assert ladders.open_ladders(session, start + timedelta(minutes=30)) == []  # nobody under budget: no round
     for entry in entries(session, ladder_id).values():  # free an hour after the first of its last 2 seats
         assert utc(entry.free_at) >= start + timedelta(hours=1) - timedelta(seconds=1)
     assert len(ladders.make_games(session, ladder_id, start + timedelta(hours=1, seconds=2))) == 1
@@ -250,7 +252,7 @@ def test_a_closed_ladder_makes_no_game_and_ends_once_settled(session: Session) -
     assert ladders.make_games(session, ladder_id, now()) == []
     session.expire_all()
     assert session.get(Tournament, tournament_id).status == "done"  # type: ignore[union-attr]
-    assert ladders.open_ladders(session) == []
+    assert ladders.open_ladders(session, now()) == []
 
 
 def test_a_round_at_three_seats_weighs_every_pair_and_balances_seats(session: Session) -> None:

@@ -31,7 +31,20 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import DateTime, Integer, bindparam, case, func, insert, literal, select, text, union_all, update
+from sqlalchemy import (
+    DateTime,
+    Integer,
+    bindparam,
+    case,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    text,
+    union_all,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from store.fastlane import param
@@ -297,9 +310,20 @@ _DONE = (
     .values(status="done", finished_at=param("now"))
 )
 _LADDER_OF = select(Ladder.id).where(Ladder.tournament_id == param("tournament_id"))
-_OPEN = (
-    select(Ladder.id).join(Tournament, Tournament.id == Ladder.tournament_id).where(Tournament.status == "running")
+_IDLE_NOW = (
+    select(LadderEntry.bot_id)
+    .where(LadderEntry.ladder_id == Ladder.id, IDLE, LadderEntry.free_at <= param("now"))
+    .limit(1)
+    .exists()
 )
+_OPEN = (
+    select(Ladder.id)
+    .join(Tournament, Tournament.id == Ladder.tournament_id)
+    .where(Tournament.status == "running", or_(Ladder.status != "open", _IDLE_NOW))
+    .order_by(Ladder.id)
+)
+"""The ladders a round has work for: the open ones with a bot idle and under its budget now (a probe of
+``ix_ladder_entries_idle`` each), and the closed ones not done yet."""
 
 
 def settings_of(session: Session, ladder_id: int) -> LadderSettings | None:
@@ -314,10 +338,11 @@ def ladder_of(session: Session, tournament_id: int) -> int | None:
     return None if found is None else int(found)
 
 
-def open_ladders(session: Session) -> list[int]:
-    """The ladders whose rounds still have work: the open ones, and the closed ones whose tournament is not done yet
-    (their last games in play to settle)."""
-    return list(session.scalars(_OPEN))
+def open_ladders(session: Session, now: datetime) -> list[int]:
+    """The ladders whose rounds may have work at ``now``: the open ones with a bot idle and under its budget (the
+    clock's round is one statement for a ladder whose bots all play), and the closed ones whose tournament is not
+    done yet (their last games in play to settle, its cancelled games' bots to free)."""
+    return [int(ladder_id) for ladder_id in session.connection().execute(_OPEN, {"now": now}).scalars()]
 
 
 def in_play(session: Session, ladder_id: int) -> int:
