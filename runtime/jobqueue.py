@@ -26,6 +26,7 @@ GAME_JOB = "tournament.jobs.play_game"
 START_JOB = "tournament.jobs.start_tournament"
 CANCELLED_JOB = "tournament.jobs.cancelled"
 FIT_JOB = "tournament.jobs.fit_pool"
+LADDER_ROUND_JOB = "tournament.jobs.ladder_round"
 CONFIGURE = "tournament.jobs.configure"
 MAINTAIN_EMBEDDED = "tournament.jobs.maintain_embedded"
 ADMIT_EMBEDDED = "tournament.jobs.admit_embedded"
@@ -76,14 +77,25 @@ class RQQueue:
             CANCELLED_JOB, tournament_id, "its cancellation's job", "its pool is refitted later"
         )
 
-    def _after_commit(self, dotted: str, tournament_id: int, job: str, meanwhile: str) -> bool:
+    def queue_ladder_round(self, ladder_id: int) -> bool:
+        """Queue a matchmaking round of a ladder just created, joined or resumed (its games start at once);
+        ``False``, logged, when Redis cannot take it: every worker's clock runs a round for every ladder each
+        second once Redis answers."""
+        return self._after_commit(
+            LADDER_ROUND_JOB, ladder_id, "its matchmaking round", "the workers' clock runs it", subject="ladder"
+        )
+
+    def _after_commit(
+        self, dotted: str, tournament_id: int, job: str, meanwhile: str, subject: str = "tournament"
+    ) -> bool:
         import redis
 
         try:
             return self.enqueue(dotted, tournament_id, at_front=True)
         except redis.RedisError as error:
             log.warning(
-                "tournament %s: %s was not queued (Redis: %s); %s once Redis answers",
+                "%s %s: %s was not queued (Redis: %s); %s once Redis answers",
+                subject,
                 tournament_id,
                 job,
                 " ".join(str(error).split()) or error.__class__.__name__,
@@ -182,6 +194,11 @@ class LocalQueue:
     def queue_cancelled(self, tournament_id: int) -> bool:
         """Queue the job that follows a committed cancellation (this process's threads: it cannot fail)."""
         return self.enqueue(CANCELLED_JOB, tournament_id)
+
+    def queue_ladder_round(self, ladder_id: int) -> bool:
+        """Queue a matchmaking round of a ladder just created, joined or resumed (this process's threads: it cannot
+        fail)."""
+        return self.enqueue(LADDER_ROUND_JOB, ladder_id, at_front=True)
 
     def _work(self) -> None:
         while True:
