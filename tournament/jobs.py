@@ -13,6 +13,7 @@ the work to the floor that does it:
 - ``ladder_round``: a ladder's matchmaking round, its games fed (``tournament.dispatch.ladderrounds``): the service
   enqueues it when a ladder is created, a bot joins it or is resumed, so that its games start at once;
 - ``fit_pool``: a rating pool's refit, off the game path (``tournament.standings.poolfit``);
+- ``fit_ladder``: a ladder's standings refit, off the game path (``tournament.standings.ladderfit``);
 - ``maintain_embedded``: the embedded queue's maintenance (no Redis), every second on a thread of the service
   (``tournament.dispatch.recovery``);
 - ``admit_embedded``: not a job: the embedded queue's question before a thread takes a job, whether its game may
@@ -29,12 +30,13 @@ from store.models import Tournament, now
 from tournament.dispatch import context, ladderrounds, playing, recovery, starts
 from tournament.dispatch.context import configure
 from tournament.dispatch.feed import feed_games
-from tournament.standings import poolfit, tables
+from tournament.standings import ladderfit, poolfit, tables
 
 __all__ = [
     "admit_embedded",
     "cancelled",
     "configure",
+    "fit_ladder",
     "fit_pool",
     "ladder_round",
     "maintain_embedded",
@@ -80,6 +82,12 @@ def ladder_round(ladder_id: int) -> int:
     if made:
         feed_games(ctx)
     return len(made)
+
+
+def fit_ladder(ladder_id: int) -> str:
+    """Refit the ladder's standings on its rated results (``ladderfit.fit``), off the game path."""
+    with context.get().sessions() as session:
+        return ladderfit.fit(session, ladder_id)
 
 
 def fit_pool(game: str, variant: str, table_size: int = 2) -> str:

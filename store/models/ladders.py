@@ -5,13 +5,15 @@ tournament's rows and machinery) with this row beside it: the budget of games pe
 has in play at once. Its games are not laid out in advance: matchmaking (``tournament/plans/ladders.py``) appends
 them to the tournament's schedule as bots fall idle, one :class:`LadderGame` and a :class:`LadderSeat` per seat
 beside each. Each bot in the ladder is a :class:`LadderEntry`, with its incremental rating (Weng-Lin, ``ratings.wenglin``)
-updated in the transaction of each of its results; :class:`LadderPoint` keeps the rating's history for the chart and
-:class:`LadderPair` how often two bots met (matchmaking prefers the pairs that met least).
+updated in the transaction of each of its results, which chooses its games; :class:`LadderPoint` keeps that rating's
+history and :class:`LadderPair` how often two bots met (matchmaking prefers the pairs that met least). The standings
+show the ladder's fit of its results (``Ladder.standings``), refit off the game path at most every few seconds.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, false, text
 from sqlalchemy.orm import Mapped, mapped_column
@@ -42,6 +44,14 @@ class Ladder(Base):
     """``open`` (matchmaking makes games) or ``closed`` (no new game; those in play finish)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    rated: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Its results rated (not void), counted with each (``tournament/standings/ladderstate.py``)."""
+    standings: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The fit of its rated results (``tournament/standings/ladderfit.py``): what the standings show."""
+    fitted: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """How many rated results ``standings`` counts."""
+    fit_requested_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When its fit was last asked for (at most one per interval)."""
 
 
 class LadderEntry(Base):

@@ -1,7 +1,7 @@
 """A worker's clock: every second it starts the tournament runs that are due (``starts.start_overdue``), runs a
 matchmaking round for every ladder (``ladderrounds.run_rounds``) and tops the queue up with the next games of every account's turn (``feed.feed_games``), so that every worker's slots find
 games although each account has only a few in the queue at once; and it asks for the refit of the rating pools
-whose table is behind (``poolfit.ask_due``). A worker's clock also writes the worker's figures for the operator (its
+whose table is behind (``poolfit.ask_due``) and of the ladders' standings behind (``ladderfit.ask_due``). A worker's clock also writes the worker's figures for the operator (its
 slots busy, moves per second, bots stalling: ``runtime/workerstats.py``).
 
 Start times and repeats are kept here rather than in RQ's scheduler: every worker runs a clock, starting a run is
@@ -25,7 +25,7 @@ from tournament.dispatch import context
 from tournament.dispatch.feed import feed_games
 from tournament.dispatch.ladderrounds import run_rounds
 from tournament.dispatch.starts import start_overdue
-from tournament.standings import poolfit
+from tournament.standings import ladderfit, poolfit
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,7 @@ class Clock:
             run_rounds(self.ctx)
             feed_games(self.ctx)
             poolfit.ask_due(self.ctx.sessions, self.ctx.queue)
+            ladderfit.ask_due(self.ctx.sessions, self.ctx.queue)
         except (SQLAlchemyError, RedisError) as error:  # the database or Redis restarts: the next tick tries again
             if not self._failing:
                 log.warning("the clock waits: %s", first_line(error))

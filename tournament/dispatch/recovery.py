@@ -44,7 +44,7 @@ from tournament.dispatch.ladderrounds import run_rounds
 from tournament.dispatch.starts import start_overdue
 from tournament.play import leases, results
 from tournament.play.writes import writing
-from tournament.standings import poolfit, tables
+from tournament.standings import ladderfit, poolfit, tables
 
 log = logging.getLogger(__name__)
 
@@ -141,12 +141,13 @@ def archive_moves(ctx: context.Context) -> int:
 
 def maintain_embedded(ctx: context.Context) -> list[int]:
     """The embedded queue's maintenance (no Redis, no worker): start the runs due, ask for the refits of the rating
-    pools behind (``poolfit.ask_due``), enqueue (at the front) every game fed that needs a job and is not already
+    pools behind (``poolfit.ask_due``) and of the ladders' standings behind (``ladderfit.ask_due``), enqueue (at the front) every game fed that needs a job and is not already
     this process's (a game left by a killed process once its lease ran out; every pending game fed at start-up),
     run a matchmaking round for every ladder (``ladderrounds.run_rounds``), feed the queue, then fold the finished games into their bots' tallies, archive the old ones and delete the
     expired idempotency keys. Returns the games enqueued again."""
     start_overdue(ctx)
     poolfit.ask_due(ctx.sessions, ctx.queue)
+    ladderfit.ask_due(ctx.sessions, ctx.queue)
     held = {holding.scheduled_id for holding in ctx.heartbeat.held()}
     with ctx.sessions() as session:
         wanted = [

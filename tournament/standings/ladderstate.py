@@ -12,7 +12,10 @@ words for its owner, and matchmaking makes no game for it until it is resumed.
 
 :func:`after_result` is what the worker does after a ladder's result, in the place of a tournament's table refresh
 (a ladder has no table of its own and is never complete while open): the pool's refit asked for as after any rated
-result, and a matchmaking round (``tournament/plans/ladders.py``) for the bots just freed.
+result, the ladder's standings refit asked for (``tournament/standings/ladderfit.py``: at most every few seconds,
+off the game path), and a matchmaking round (``tournament/plans/ladders.py``) for the bots just freed.
+
+The Weng-Lin ratings written here choose the games; the standings show the ladder's fit (``ladderfit``).
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ from runtime.jobqueue import LocalQueue, RQQueue
 from runtime.settings import ladder_pause_after
 from store.fastlane import param
 from store.models import now
-from store.models.ladders import LadderEntry, LadderPoint
+from store.models.ladders import Ladder, LadderEntry, LadderPoint
 from tournament.plans import ladders
-from tournament.standings import tables
+from tournament.standings import ladderfit, tables
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +88,8 @@ _PAUSE = (
     )
     .values(paused=True, pause_reason=param("reason"), paused_at=param("at"))
 )
+_COUNTED = update(Ladder).where(Ladder.id == param("ladder_id")).values(rated=Ladder.rated + 1)
+"""One more rated result of the ladder: its fit is behind while it counts fewer (``ladderfit.ask_due``)."""
 _LAST_POINT = select(func.max(LadderPoint.number)).where(
     LadderPoint.ladder_id == param("ladder_id"), LadderPoint.bot_id == param("bot_id")
 )
@@ -153,6 +158,7 @@ def rate(
         before.append((mu, sigma))
     after = wenglin.update(before, ranks)
     connection = session.connection()
+    connection.execute(_COUNTED, {"ladder_id": ladder_id})
     seats = sorted(range(len(bot_ids)), key=lambda seat: bot_ids[seat])  # rows locked in one order
     for seat in seats:
         bot_id, (mu, sigma), (version_id, prior, games) = bot_ids[seat], after[seat], versions[seat]
@@ -209,11 +215,14 @@ def after_result(
     void: bool,
 ) -> list[int]:
     """After a ladder's result: its rating pool's refit asked for (within the interval, as after any rated result;
-    a void result changes no pool), then a matchmaking round for the bots it freed; the games made. Commits. Call it
+    a void result changes no pool), its standings' fit asked for (within ``ladderfit.REFIT_SECONDS``), then a
+    matchmaking round for the bots it freed; the games made. Commits. Call it
     under ``tournament.play.writes.writing`` on SQLite."""
     if rated and not void:
         tables.ask_refit(session, queue, game, variant, table_size, tables.POOL_REFIT_SECONDS)
     ladder_id = ladders.ladder_of(session, tournament_id)
     if ladder_id is None:
         return []
+    if not void:
+        ladderfit.ask(session, queue, ladder_id)
     return ladders.make_games(session, ladder_id, now())
