@@ -29,6 +29,7 @@ from store.models import (
     TournamentGame,
 )
 from store.models.base import as_utc
+from store.models.ladders import UNSETTLED
 
 CHART_POINTS = 200
 """The most points of each bot's line the chart shows (every ``step``-th game, and the latest)."""
@@ -57,11 +58,7 @@ def summary(session: Session, ladder: Ladder) -> dict[str, Any]:
     made and not finished yet."""
     tournament = session.get_one(Tournament, ladder.tournament_id)
     owner = session.get_one(Player, tournament.owner_id)
-    in_play = session.scalar(
-        select(func.count())
-        .select_from(LadderGame)
-        .where(LadderGame.ladder_id == ladder.id, LadderGame.settled.is_(False))
-    )
+    in_play = session.scalar(select(func.count()).select_from(games_query(ladder.id, "in_play").subquery()))
     return {
         "id": ladder.id,
         "tournament_id": tournament.id,
@@ -148,13 +145,14 @@ def standings(
 
 
 def games_query(ladder_id: int, state: str) -> Select[*tuple[Any, ...]]:
-    """The ladder's games in ``state`` (:data:`GAME_STATES`), in the order listed: in play, the oldest made first;
-    finished, the latest result first."""
+    """The ladder's games in ``state`` (:data:`GAME_STATES`), in the order listed: in play (made and not settled,
+    along ``ix_ladder_games_unsettled``, but a game a closing cancelled, which the workers settle), the oldest made
+    first; finished, the latest result first."""
     if state == "in_play":
         return (
             select(LadderGame, TournamentGame.game_id, TournamentGame.status, TournamentGame.number)
             .join(TournamentGame, TournamentGame.id == LadderGame.tournament_game_id)
-            .where(LadderGame.ladder_id == ladder_id, LadderGame.settled.is_(False))
+            .where(UNSETTLED, LadderGame.ladder_id == ladder_id, TournamentGame.status != "cancelled")
             .order_by(LadderGame.made_at, LadderGame.tournament_game_id)
         )
     return (

@@ -13,19 +13,18 @@ name after each change that may let a game start) and rate them as they end. Her
 - a bot is paused by its owner, the ladder's owner or the operator (the reason says who), and resumed by its owner
   or the operator, which also clears its streak of games with faults (the workers pause a bot after
   ``SORRY_ARENA_LADDER_PAUSE_AFTER`` of them);
-- the ladder's owner or the operator closes it: no game is made any more, its games not begun are cancelled (their
-  bots freed), those being played finish, and its tournament is done once none is left (the workers mark it so at
-  the last one's end).
+- the ladder's owner or the operator closes it: no game is made any more, its games not begun are cancelled, those
+  being played finish; the workers free the bots of the cancelled games and mark its tournament done once none of
+  its games is in play (``tournament/plans/ladders.py``: the round the API asks for after the closing).
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections import Counter
 from typing import Any
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -34,7 +33,7 @@ from runtime import metrics
 from runtime.settings import Settings
 from service.errors import fail
 from store.accountlocks import lock_account
-from store.models import Bot, Ladder, LadderEntry, LadderGame, Tournament, TournamentGame, new_seed_salt, now
+from store.models import Bot, Ladder, LadderEntry, Tournament, TournamentGame, new_seed_salt, now
 
 log = logging.getLogger(__name__)
 
@@ -245,16 +244,16 @@ def active(ladder: Ladder, bot: Bot, entry: LadderEntry) -> None:
 
 def close(session: Session, ladder: Ladder, caller_id: int, operator: bool) -> int:
     """Close the ladder, committed (its owner or the operator; a 409 if it is closed already): no game is made any
-    more; its games not begun are cancelled and their bots freed; those being played finish. Its tournament is done
-    at once if no game is left in play (else the workers mark it done at the last one's end). Returns how many games
-    were cancelled. ``ladder`` must have been read locked (:func:`found` with ``lock``)."""
+    more, its games not begun are cancelled, those being played finish. The workers' next round of the ladder
+    (which the caller asks for) settles the cancelled games, freeing their bots, and marks its tournament done once
+    no game of it is in play. Returns how many games were cancelled. ``ladder`` must have been read locked
+    (:func:`found` with ``lock``)."""
     tournament = session.get_one(Tournament, ladder.tournament_id)
     if not operator and caller_id != tournament.owner_id:
         fail(403, f"ladder {ladder.id} is not yours (only its owner or the operator may close it)")
     if ladder.status != "open":
         fail(409, f"ladder {ladder.id} is closed already")
-    moment = now()
-    ladder.status, ladder.closed_at = "closed", moment
+    ladder.status, ladder.closed_at = "closed", now()
     # A game not begun has no game row: a worker taking its lease now either went first (the game is running and
     # finishes) or finds it cancelled.
     cancelled = session.scalars(
@@ -267,27 +266,6 @@ def close(session: Session, ladder: Ladder, caller_id: int, operator: bool) -> i
         .values(status="cancelled", worker=None, lease_until=None)
         .returning(TournamentGame.id)
     ).all()
-    if cancelled:
-        settled = session.scalars(
-            update(LadderGame)
-            .where(LadderGame.tournament_game_id.in_(cancelled), LadderGame.settled.is_(False))
-            .values(settled=True)
-            .returning(LadderGame.bot_ids)
-        ).all()
-        freed = Counter(bot_id for bot_ids in settled for bot_id in bot_ids)
-        for bot_id, games in freed.items():
-            session.execute(
-                update(LadderEntry)
-                .where(LadderEntry.ladder_id == ladder.id, LadderEntry.bot_id == bot_id)
-                .values(busy=case((LadderEntry.busy > games, LadderEntry.busy - games), else_=0))
-            )
-    in_play = session.scalar(
-        select(func.count())
-        .select_from(LadderGame)
-        .where(LadderGame.ladder_id == ladder.id, LadderGame.settled.is_(False))
-    )
-    if not in_play:
-        tournament.status, tournament.finished_at = "done", moment
     session.commit()
-    log.info("ladder %s closed: %d game(s) not begun cancelled, %d in play", ladder.id, len(cancelled), in_play)
+    log.info("ladder %s closed: %d game(s) not begun cancelled", ladder.id, len(cancelled))
     return len(cancelled)

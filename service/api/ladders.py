@@ -264,5 +264,6 @@ class CloseLadder(MethodView):
         session = db.session()
         ladder = ladders.found(session, ladder_id, lock=True)
         ladders.close(session, ladder, caller.id, auth.is_operator())
+        matchmaking(ladder.id)  # its cancelled games settled, its tournament done once none is in play
         session.refresh(ladder)
         return detail(session, ladder)
