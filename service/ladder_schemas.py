@@ -164,7 +164,7 @@ class LadderGameSchema(Schema):
     bot_ids = fields.List(fields.Integer(), required=True, metadata={"description": "the bot of each seat"})
     names = fields.List(fields.String(), required=True, metadata={"description": "the name of each seat's bot"})
     ranks = fields.List(
-        fields.Integer(), metadata={"description": "finished games: per seat, 0 first; equal ranks tie"}
+        fields.Integer(), metadata={"description": "finished games: per seat, 1 best; equal ranks tie"}
     )
     reason = fields.String(metadata={"description": "finished games: how it ended"})
     forfeited = fields.List(fields.Integer(), metadata={"description": "finished games: the seats that forfeited"})

@@ -43,11 +43,9 @@ BY_LADDER_OWNER = "paused by the ladder's owner"
 BY_OPERATOR = "paused by the operator"
 
 
-def found(session: Session, ladder_id: int, lock: bool = False) -> Ladder:
-    """The ladder (its row locked until the commit with ``lock``: two closings, or a closing and a matchmaking round,
-    one after the other), or a 404 that names the id."""
-    query = select(Ladder).where(Ladder.id == ladder_id)
-    ladder = session.scalar(query.with_for_update() if lock else query) if 0 < ladder_id <= 2**31 - 1 else None
+def found(session: Session, ladder_id: int) -> Ladder:
+    """The ladder, or a 404 that names the id."""
+    ladder = session.get(Ladder, ladder_id) if 0 < ladder_id <= 2**31 - 1 else None
     if ladder is None:
         fail(404, f"no ladder {ladder_id}")
     return ladder
@@ -246,9 +244,13 @@ def close(session: Session, ladder: Ladder, caller_id: int, operator: bool) -> i
     """Close the ladder, committed (its owner or the operator; a 409 if it is closed already): no game is made any
     more, its games not begun are cancelled, those being played finish. The workers' next round of the ladder
     (which the caller asks for) settles the cancelled games, freeing their bots, and marks its tournament done once
-    no game of it is in play. Returns how many games were cancelled. ``ladder`` must have been read locked
-    (:func:`found` with ``lock``)."""
-    tournament = session.get_one(Tournament, ladder.tournament_id)
+    no game of it is in play. Returns how many games were cancelled."""
+    # Its tournament's row locked first, as matchmaking locks it to make a game: a game being made now is made
+    # before the closing (and cancelled below, not begun) or not at all (matchmaking reads the ladder's status
+    # again); then the ladder's, read again (two closings at once: the second finds it closed). FOR NO KEY UPDATE:
+    # the rows that reference them (a result, a ladder game) are still written meanwhile.
+    tournament = session.get_one(Tournament, ladder.tournament_id, with_for_update={"key_share": True})
+    session.refresh(ladder, with_for_update={"key_share": True})
     if not operator and caller_id != tournament.owner_id:
         fail(403, f"ladder {ladder.id} is not yours (only its owner or the operator may close it)")
     if ladder.status != "open":

@@ -262,7 +262,7 @@ class CloseLadder(MethodView):
         those being played finish; its standings stay"""
         caller = auth.required_player()
         session = db.session()
-        ladder = ladders.found(session, ladder_id, lock=True)
+        ladder = ladders.found(session, ladder_id)
         ladders.close(session, ladder, caller.id, auth.is_operator())
         matchmaking(ladder.id)  # its cancelled games settled, its tournament done once none is in play
         session.refresh(ladder)

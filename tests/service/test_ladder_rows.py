@@ -148,7 +148,7 @@ def test_games_in_play_and_recent(arena: Flask, client: FlaskClient) -> None:
                         rated=True,
                         bot_ids=[first, second],
                         version_ids=[1, 2],
-                        ranks=[number % 2, 1 - number % 2],
+                        ranks=[1 + number % 2, 2 - number % 2],
                         reason="finished",
                         forfeited=[],
                         faults=[0, number],
@@ -165,7 +165,7 @@ def test_games_in_play_and_recent(arena: Flask, client: FlaskClient) -> None:
     recent = client.get(f"{API}/ladders/{ladder}/games", query_string={"state": "recent", "page_size": 2})
     shown = recent.get_json()
     assert [game["game_id"] for game in shown] == [played[2], played[1]]  # latest first
-    assert shown[0]["void"] is True and shown[0]["void_reason"] == "excluded" and shown[1]["ranks"] == [1, 0]
+    assert shown[0]["void"] is True and shown[0]["void_reason"] == "excluded" and shown[1]["ranks"] == [2, 1]
     assert shown[1]["faults"] == [0, 1] and shown[1]["status"] == "done"
     assert '"total": 3' in recent.headers["X-Pagination"]
     page_two = client.get(

@@ -134,6 +134,9 @@ _NUMBER = (
     .returning(Tournament.games_total)
 )
 """The game's number, the tournament's row locked until the commit: one game made at a time per ladder."""
+_STILL_OPEN = select(Ladder.status).where(Ladder.id == param("ladder_id"))
+"""The ladder's status, read again once the tournament's row is locked: a closing (``service/ladders.py``) locks that
+row too, so a game is made either before it (and the closing cancels it) or not at all."""
 _CLAIM = (
     update(LadderEntry)
     .where(LadderEntry.ladder_id == param("ladder"), LadderEntry.bot_id == param("bot"), *_ELIGIBLE)
@@ -360,6 +363,9 @@ def make_game(session: Session, ladder: LadderSettings, seats: list[Candidate], 
     the ladder has its ``max_in_play`` now or a bot is no longer idle."""
     connection = session.connection()
     number = int(connection.execute(_NUMBER, {"tournament_id": ladder.tournament_id}).scalar_one()) - 1
+    if connection.execute(_STILL_OPEN, {"ladder_id": ladder.id}).scalar_one() != "open":  # closed meanwhile
+        session.rollback()
+        return None
     if in_play(session, ladder.id) >= ladder.max_in_play:  # counted again with the ladder's row locked
         session.rollback()
         return None
