@@ -326,3 +326,22 @@ def test_unknown_ladders_are_a_404(client: FlaskClient) -> None:
         assert missing.status_code == 404 and "no ladder 424242" in missing.get_json()["message"]
     assert client.post(f"{API}/ladders/424242/close", headers=ada.headers).status_code == 404
     assert client.get(f"{API}/ladders/99999999999").status_code == 404
+
+
+def test_the_operator_closes_a_disabled_accounts_ladders_and_cancels_no_ladders_tournament(
+    arena: Flask, client: FlaskClient
+) -> None:
+    ada = new_player(client, "ada")
+    made = open_ladder(client, ada.headers)
+    refused = client.post(f"{API}/admin/tournaments/{made['tournament_id']}/cancel", headers=OPERATOR)
+    assert refused.status_code == 409 and f"ladder {made['id']}'s" in refused.get_json()["message"]
+    disabled = client.post(f"{API}/admin/accounts/{ada.id}/disable", headers=OPERATOR)
+    assert disabled.status_code == 200, disabled.get_data(as_text=True)
+    assert (disabled.get_json()["closed_ladders"], disabled.get_json()["cancelled_tournaments"]) == (
+        [made["id"]],
+        [],
+    )
+    assert client.get(f"{API}/ladders/{made['id']}").get_json()["status"] == "closed"
+    assert arena.extensions["queue"].rounds[-1] == made["id"]
+    with database(arena) as session:
+        assert session.get_one(Tournament, made["tournament_id"]).status == "running"  # the workers finish it
