@@ -136,8 +136,12 @@ class LadderDetailSchema(LadderSchema):
     standings = fields.List(
         fields.Nested(LadderRowSchema),
         required=True,
-        metadata={"description": "best rating first; the bots that left after the others"},
+        metadata={
+            "description": "the first 100 rows, best rating first, the bots that left after the others; all: "
+            "GET .../standings, page by page"
+        },
     )
+    standings_total = fields.Integer(required=True, metadata={"description": "how many bots the standings list"})
 
 
 class LadderListQuerySchema(Schema):
@@ -185,6 +189,14 @@ class LadderLineSchema(Schema):
             "at most about 200 of them (every n-th game, and the latest)",
             "example": [[1, 1540.2, 1100.5, 1979.9, "2026-11-29T20:00:00+00:00"]],
         },
+    )
+
+
+class LadderChartQuerySchema(Schema):
+    bot_id = fields.List(
+        fields.Integer(validate=validate.Range(min=1, max=MAX_INT)),
+        validate=validate.Length(max=20),
+        metadata={"description": "the bots whose lines to draw (repeated, up to 20); default: the 20 best rated"},
     )
 
 

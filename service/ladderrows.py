@@ -9,10 +9,11 @@ the workers' (matchmaking and results).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy import Select, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from ratings import wenglin
@@ -82,12 +83,14 @@ def summary(session: Session, ladder: Ladder) -> dict[str, Any]:
     }
 
 
-def seat_counts(session: Session, ladder_id: int, since: datetime, bot_id: int | None = None) -> dict[int, int]:
-    """The seats made for each bot of the ladder (or for ``bot_id`` only) since ``since`` (bots with none left
+def seat_counts(
+    session: Session, ladder_id: int, since: datetime, bot_ids: Collection[int] | None = None
+) -> dict[int, int]:
+    """The seats made for each bot of the ladder (or of ``bot_ids`` only) since ``since`` (bots with none left
     out)."""
     query = select(LadderSeat.bot_id, func.count()).where(LadderSeat.ladder_id == ladder_id)
-    if bot_id is not None:
-        query = query.where(LadderSeat.bot_id == bot_id)
+    if bot_ids is not None:
+        query = query.where(LadderSeat.bot_id.in_(bot_ids))
     rows = session.execute(query.where(LadderSeat.made_at >= since).group_by(LadderSeat.bot_id))
     return {int(bot_id): int(count) for bot_id, count in rows}
 
@@ -97,14 +100,33 @@ def start_of_day(moment: datetime) -> datetime:
     return as_utc(moment).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
+STANDING = (case((LadderEntry.left_at.is_(None), 0), else_=1), LadderEntry.mu.desc(), LadderEntry.bot_id)
+"""The standings' order: the bots in the ladder before those that left, each best rating first."""
+
+
+def standings_count(session: Session, ladder_id: int) -> int:
+    """How many bots the ladder's standings list (those that left included)."""
+    counted = select(func.count()).select_from(LadderEntry).where(LadderEntry.ladder_id == ladder_id)
+    return int(session.scalar(counted) or 0)
+
+
+def leaders(session: Session, ladder_id: int, count: int) -> list[int]:
+    """The ``count`` bots of the ladder with the best ratings (of those in it)."""
+    best = select(LadderEntry.bot_id).where(LadderEntry.ladder_id == ladder_id, LadderEntry.left_at.is_(None))
+    return [int(bot_id) for bot_id in session.scalars(best.order_by(*STANDING).limit(count))]
+
+
 def standings(
     session: Session,
     ladder: Ladder,
     now: datetime,
     inactive_days: int = DEFAULT_INACTIVE_DAYS,
     bot_id: int | None = None,
+    offset: int = 0,
+    limit: int | None = None,
 ) -> list[dict[str, Any]]:
-    """The ladder's bots, best rating first, the bots that left after the others (greyed on the page).
+    """The ladder's bots, best rating first, the bots that left after the others (greyed on the page): all of
+    them, or ``limit`` from the ``offset``-th.
 
     Each row: the bot and the version its rating is of (and the version it took its prior from), the rating with
     its interval, its games, whether it is provisional, inactive (no game for ``inactive_days``: since it joined,
@@ -113,9 +135,11 @@ def standings(
     query = select(LadderEntry, Bot.name).join(Bot, Bot.id == LadderEntry.bot_id)
     if bot_id is not None:
         query = query.where(LadderEntry.bot_id == bot_id)
-    entries = session.execute(query.where(LadderEntry.ladder_id == ladder.id)).all()
-    today = seat_counts(session, ladder.id, start_of_day(now), bot_id)
-    hour = seat_counts(session, ladder.id, now - timedelta(hours=1), bot_id)
+    query = query.where(LadderEntry.ladder_id == ladder.id).order_by(*STANDING).offset(offset)
+    entries = session.execute(query.limit(limit) if limit is not None else query).all()
+    shown = [entry.bot_id for entry, _ in entries] if bot_id is not None or limit is not None else None
+    today = seat_counts(session, ladder.id, start_of_day(now), shown)
+    hour = seat_counts(session, ladder.id, now - timedelta(hours=1), shown)
     stale = now - timedelta(days=inactive_days)
     rows = []
     for entry, name in entries:
@@ -140,7 +164,6 @@ def standings(
                 "busy": entry.busy > 0,
             }
         )
-    rows.sort(key=lambda row: (row["left"], -row["rating"], row["bot_id"]))
     return rows
 
 
@@ -211,24 +234,22 @@ def bot_names(session: Session, bot_ids: set[int]) -> dict[int, str]:
     }
 
 
-def chart(session: Session, ladder_id: int) -> list[dict[str, Any]]:
-    """Each bot's rating line in the ladder: ``points``, each ``[number, rating, low, high, at]`` after its
-    ``number``-th rated game there, thinned in the database to at most about :data:`CHART_POINTS` (every
-    ``step``-th game, and the latest); bots by id."""
+def chart(session: Session, ladder_id: int, bot_ids: Collection[int] | None = None) -> list[dict[str, Any]]:
+    """Each bot's rating line in the ladder (of ``bot_ids`` only, or of every bot): ``points``, each ``[number,
+    rating, low, high, at]`` after its ``number``-th rated game there, thinned in the database to at most about
+    :data:`CHART_POINTS` (every ``step``-th game, and the latest); bots by id."""
+    mine = (LadderPoint.ladder_id == ladder_id, *(() if bot_ids is None else (LadderPoint.bot_id.in_(bot_ids),)))
     top = (
         select(LadderPoint.bot_id, func.max(LadderPoint.number).label("top"))
-        .where(LadderPoint.ladder_id == ladder_id)
+        .where(*mine)
         .group_by(LadderPoint.bot_id)
         .subquery()
     )
     step = top.c.top // CHART_POINTS + 1
     rows = session.execute(
         select(LadderPoint.bot_id, LadderPoint.number, LadderPoint.mu, LadderPoint.sigma, LadderPoint.at)
-        .join(top, and_(top.c.bot_id == LadderPoint.bot_id))
-        .where(
-            LadderPoint.ladder_id == ladder_id,
-            or_(LadderPoint.number % step == 0, LadderPoint.number == top.c.top),
-        )
+        .join(top, top.c.bot_id == LadderPoint.bot_id)
+        .where(*mine, or_(LadderPoint.number % step == 0, LadderPoint.number == top.c.top))
         .order_by(LadderPoint.bot_id, LadderPoint.number)
     ).all()
     names = bot_names(session, {int(row.bot_id) for row in rows})

@@ -24,6 +24,7 @@ from service import auth, db, idempotency, ladderrows, ladders
 from service.api.tournaments import variant_of
 from service.errors import ErrorSchema, fail
 from service.ladder_schemas import (
+    LadderChartQuerySchema,
     LadderChartSchema,
     LadderCreateSchema,
     LadderDetailSchema,
@@ -45,10 +46,21 @@ UNAUTHORIZED = {"schema": ErrorSchema, "description": "a missing or unknown bear
 NOT_FOUND = {"schema": ErrorSchema, "description": "no such ladder, or no such bot (in it)"}
 
 
+DETAIL_STANDINGS = 100
+"""The standings rows a ladder's detail holds: its first, best first; all of them, page by page, at
+``GET /ladders/{id}/standings``, so that no answer grows with the ladder."""
+CHART_BOTS = 20
+"""The most bots a chart draws: those asked for, or the best rated."""
+
+
 def detail(session: Any, ladder: Ladder) -> dict[str, Any]:
-    """The ladder with its standings."""
+    """The ladder with the first rows of its standings and how many there are."""
     days = current_app.extensions["settings"].ladder_inactive_days
-    return {**ladderrows.summary(session, ladder), "standings": ladderrows.standings(session, ladder, now(), days)}
+    return {
+        **ladderrows.summary(session, ladder),
+        "standings": ladderrows.standings(session, ladder, now(), days, limit=DETAIL_STANDINGS),
+        "standings_total": ladderrows.standings_count(session, ladder.id),
+    }
 
 
 def row(session: Any, ladder: Ladder, bot_id: int) -> dict[str, Any]:
@@ -132,6 +144,25 @@ class OneLadder(MethodView):
         return detail(session, ladders.found(session, ladder_id))
 
 
+@blp.route("/<int:ladder_id>/standings")
+class LadderStandings(MethodView):
+    @blp.response(200, LadderRowSchema(many=True))
+    @blp.alt_response(404, **NOT_FOUND)
+    @blp.paginate(page_size=MAX_PAGE_SIZE, max_page_size=MAX_PAGE_SIZE)
+    def get(self, ladder_id: int, pagination_parameters: Any) -> list[dict[str, Any]]:
+        """A ladder's standings, best rating first, the bots that left after the others (paginated: page,
+        page_size; X-Pagination and Link)"""
+        session = db.session()
+        ladder = ladders.found(session, ladder_id)
+        pagination_parameters.item_count = ladderrows.standings_count(session, ladder.id)
+        found = window(pagination_parameters)
+        if found is None:
+            return []
+        offset, limit = found
+        days = current_app.extensions["settings"].ladder_inactive_days
+        return ladderrows.standings(session, ladder, now(), days, offset=offset, limit=limit)
+
+
 @blp.route("/<int:ladder_id>/games")
 class LadderGames(MethodView):
     @blp.arguments(LadderGamesQuerySchema, location="query")
@@ -152,14 +183,16 @@ class LadderGames(MethodView):
 
 @blp.route("/<int:ladder_id>/chart")
 class LadderChart(MethodView):
+    @blp.arguments(LadderChartQuerySchema, location="query")
     @blp.response(200, LadderChartSchema)
     @blp.alt_response(404, **NOT_FOUND)
-    def get(self, ladder_id: int) -> dict[str, Any]:
-        """Each bot's rating line in a ladder: [number, rating, low, high, at] after its number-th rated game there,
-        at most about 200 points a bot"""
+    def get(self, query: dict[str, Any], ladder_id: int) -> dict[str, Any]:
+        """Bots' rating lines in a ladder (?bot_id=, repeated, up to 20; default: the 20 best rated): [number,
+        rating, low, high, at] after its number-th rated game there, at most about 200 points a bot"""
         session = db.session()
         ladder = ladders.found(session, ladder_id)
-        lines = ladderrows.chart(session, ladder.id)
+        chosen = query.get("bot_id") or ladderrows.leaders(session, ladder.id, CHART_BOTS)
+        lines = ladderrows.chart(session, ladder.id, chosen)
         for line in lines:
             line["points"] = [[*point[:4], point[4].isoformat()] for point in line["points"]]
         return {"ladder_id": ladder.id, "lines": lines}

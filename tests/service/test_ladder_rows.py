@@ -14,6 +14,7 @@ from sqlalchemy import update
 from ratings import wenglin
 from service.ladderrows import CHART_POINTS, start_of_day
 from store.models import LadderEntry, LadderGame, LadderPoint, LadderSeat, Result, TournamentGame, now
+from tests import ladderkit
 from tests.apikit import API, create_game, new_player
 from tests.service.ladderkit import arena, client, database, join, open_ladder, pull_bot
 
@@ -181,6 +182,8 @@ def test_the_chart_is_thinned_to_about_200_points_a_bot(arena: Flask, client: Fl
     ada = new_player(client, "ada")
     ladder = open_ladder(client, ada.headers)["id"]
     busy, few = (pull_bot(client, ada, name)["id"] for name in ("busy", "few"))
+    for bot_id in (busy, few):
+        assert join(client, ada.headers, ladder, bot_id).status_code == 201
     start = now() - timedelta(days=1)
     with database(arena) as session:
         for bot_id, games in ((busy, 1001), (few, 5)):
@@ -211,3 +214,28 @@ def test_the_chart_is_thinned_to_about_200_points_a_bot(arena: Flask, client: Fl
         pytest.approx(rating + wenglin.half_width(7.975)),
     )
     assert at.startswith(str((start + timedelta(minutes=5)).date()))
+    chosen = client.get(f"{API}/ladders/{ladder}/chart", query_string={"bot_id": [few]}).get_json()["lines"]
+    assert [line["bot_id"] for line in chosen] == [few]
+    too_many = client.get(f"{API}/ladders/{ladder}/chart", query_string={"bot_id": list(range(1, 22))})
+    assert too_many.status_code == 422 and "bot_id" in too_many.get_data(as_text=True)
+    left = client.delete(f"{API}/ladders/{ladder}/bots/{busy}", headers=ada.headers)
+    assert left.status_code == 200
+    leaders = client.get(f"{API}/ladders/{ladder}/chart").get_json()["lines"]
+    assert [line["bot_id"] for line in leaders] == [few]  # by default, the best rated of the bots in the ladder
+
+
+def test_the_detail_holds_the_first_100_rows_and_the_standings_page_the_rest(
+    arena: Flask, client: FlaskClient
+) -> None:
+    ada = new_player(client, "ada")
+    ladder = open_ladder(client, ada.headers)["id"]
+    with database(arena) as session:
+        bot_ids = ladderkit.bulk_bots(session, ada.id, 130)
+        ladderkit.join(session, ladder, 2, bot_ids)
+        for rank, bot_id in enumerate(bot_ids):  # the last registered best
+            session.execute(update(LadderEntry).where(LadderEntry.bot_id == bot_id).values(mu=10.0 + rank / 10))
+    shown = client.get(f"{API}/ladders/{ladder}").get_json()
+    assert len(shown["standings"]) == 100 and shown["standings_total"] == 130
+    assert [row["bot_id"] for row in shown["standings"]] == bot_ids[::-1][:100]
+    rest = client.get(f"{API}/ladders/{ladder}/standings", query_string={"page": 2}).get_json()
+    assert [row["bot_id"] for row in rest] == bot_ids[::-1][100:]

@@ -28,6 +28,7 @@ def test_a_ladder_opens_with_its_defaults_and_is_listed_and_read(arena: Flask, c
     assert made["rated"] is True and made["official"] is False and made["status"] == "open"
     assert made["settings"]["players"] == 2 and made["variant"] == "standard"
     assert (made["games_made"], made["games_in_play"], made["standings"], made["closed_at"]) == (0, 0, [], None)
+    assert made["standings_total"] == 0
     assert arena.extensions["queue"].rounds == [made["id"]]
     with database(arena) as session:
         tournament = session.get_one(Tournament, made["tournament_id"])
@@ -211,6 +212,9 @@ def test_a_bot_leaves_and_joins_again_with_its_rating(arena: Flask, client: Flas
     assert (back.get_json()["left"], back.get_json()["mu"], back.get_json()["games"]) == (False, 30.0, 40)
     standings = client.get(f"{API}/ladders/{ladder}").get_json()["standings"]
     assert [row["name"] for row in standings] == ["strong", "weak"]  # best first
+    paged = client.get(f"{API}/ladders/{ladder}/standings", query_string={"page_size": 1, "page": 2})
+    assert [row["name"] for row in paged.get_json()] == ["weak"] and '"total": 2' in paged.headers["X-Pagination"]
+    assert client.get(f"{API}/ladders/{ladder}").get_json()["standings_total"] == 2
     # the ladder's owner takes another's bot out; nobody takes out a bot that is not in
     assert client.delete(f"{API}/ladders/{ladder}/bots/{weak['id']}", headers=ada.headers).status_code == 200
     outsider = pull_bot(client, bob, "outsider")
