@@ -86,12 +86,12 @@ def summary(session: Session, ladder: Ladder) -> dict[str, Any]:
 def seat_counts(
     session: Session, ladder_id: int, since: datetime, bot_ids: Collection[int] | None = None
 ) -> dict[int, int]:
-    """The seats made for each bot of the ladder (or of ``bot_ids`` only) since ``since`` (bots with none left
+    """The seats made for each bot of the ladder (or of ``bot_ids`` only) after ``since`` (bots with none left
     out)."""
     query = select(LadderSeat.bot_id, func.count()).where(LadderSeat.ladder_id == ladder_id)
     if bot_ids is not None:
         query = query.where(LadderSeat.bot_id.in_(bot_ids))
-    rows = session.execute(query.where(LadderSeat.made_at >= since).group_by(LadderSeat.bot_id))
+    rows = session.execute(query.where(LadderSeat.made_at > since).group_by(LadderSeat.bot_id))
     return {int(bot_id): int(count) for bot_id, count in rows}
 
 
@@ -138,8 +138,8 @@ def standings(
     query = query.where(LadderEntry.ladder_id == ladder.id).order_by(*STANDING).offset(offset)
     entries = session.execute(query.limit(limit) if limit is not None else query).all()
     shown = [entry.bot_id for entry, _ in entries] if bot_id is not None or limit is not None else None
-    today = seat_counts(session, ladder.id, start_of_day(now), shown)
-    hour = seat_counts(session, ladder.id, now - timedelta(hours=1), shown)
+    today = seat_counts(session, ladder.id, start_of_day(now) - timedelta(microseconds=1), shown)
+    hour = seat_counts(session, ladder.id, now - timedelta(hours=1), shown)  # as matchmaking counts a budget
     stale = now - timedelta(days=inactive_days)
     rows = []
     for entry, name in entries:
