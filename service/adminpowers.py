@@ -171,6 +171,7 @@ def set_paused(session: Session, actor_id: int, bot: Bot, paused: bool) -> None:
 def delete_bot(session: Session, actor_id: int, bot: Bot) -> None:
     changed = bot.active
     bot.active = False
+    ladders.leave_all(session, bot.id)
     record(session, actor_id, "delete_bot", "bot", bot.id, changed=changed, owner_id=bot.owner_id)
     session.commit()
 

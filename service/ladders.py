@@ -8,8 +8,8 @@ name after each change that may let a game start) and rate them as they end. Her
 - a bot joins on its owner's word; the ladder's owner may add another account's bot only if that bot is open to
   others (``open_to_others``), as in tournaments; the operator may add any bot. A bot that left joins again with the
   rating it had;
-- a bot leaves on its owner's, the ladder's owner's or the operator's word: no game is made for it any more, the
-  one it plays finishes, and its row stays (greyed) with its rating;
+- a bot leaves on its owner's, the ladder's owner's or the operator's word, or when it is deleted: no game is made
+  for it any more, the one it plays finishes, and its row stays (greyed) with its rating;
 - a bot is paused by its owner, the ladder's owner or the operator (the reason says who), and resumed by its owner
   or the operator, which also clears its streak of games with faults (the workers pause a bot after
   ``SORRY_ARENA_LADDER_PAUSE_AFTER`` of them);
@@ -199,6 +199,20 @@ def leave(session: Session, ladder: Ladder, bot: Bot, caller_id: int, operator: 
     entry.left_at = now()
     session.commit()
     return entry
+
+
+def leave_all(session: Session, bot_id: int) -> None:
+    """Take a deleted bot out of every open ladder it is in, in the caller's transaction (its rows stay, greyed,
+    with their ratings)."""
+    session.execute(
+        update(LadderEntry)
+        .where(
+            LadderEntry.bot_id == bot_id,
+            LadderEntry.left_at.is_(None),
+            LadderEntry.ladder_id.in_(select(Ladder.id).where(Ladder.status == "open")),
+        )
+        .values(left_at=now())
+    )
 
 
 def pause(session: Session, ladder: Ladder, bot: Bot, caller_id: int, operator: bool) -> LadderEntry:

@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 from botlink import protocols
 from botlink.calls import BotConnection, BotReply
 from botlink.netguard import RefusedAddress, UnresolvableHost, check_url, parse_allowlist, resolve
-from service import auth, db, idempotency, ladderrows, ratelimits, versions
+from service import auth, db, idempotency, ladderrows, ladders, ratelimits, versions
 from service.bot_schemas import (
     SECRET_NEEDED,
     BotCreatedSchema,
@@ -348,9 +348,10 @@ class OneBot(MethodView):
     @blp.alt_response(403, schema=ErrorSchema, description="not the bot's owner, or a bot's own token")
     @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
     def delete(self, bot_id: int) -> None:
-        """Delete a bot (owner only): it joins no new tournament; its rated games stay"""
+        """Delete a bot (owner only): it joins no new tournament and leaves its ladders; its rated games stay"""
         bot = owned_bot(bot_id)
         bot.active = False
+        ladders.leave_all(db.session(), bot.id)
         db.session().commit()
 
 

@@ -349,3 +349,18 @@ def test_the_operator_closes_a_disabled_accounts_ladders_and_cancels_no_ladders_
     assert arena.extensions["queue"].rounds[-1] == made["id"]
     with database(arena) as session:
         assert session.get_one(Tournament, made["tournament_id"]).status == "running"  # the workers finish it
+
+
+def test_a_deleted_bot_leaves_its_ladders(client: FlaskClient) -> None:
+    ada = new_player(client, "ada")
+    ladders = [open_ladder(client, ada.headers)["id"] for _ in range(2)]
+    bot, kept = pull_bot(client, ada, "gone"), pull_bot(client, ada, "kept")
+    for ladder in ladders:
+        for joined in (bot, kept):
+            assert join(client, ada.headers, ladder, joined["id"]).status_code == 201
+    assert client.delete(f"{API}/bots/{bot['id']}", headers=ada.headers).status_code == 204
+    for ladder in ladders:
+        rows = {row["name"]: row for row in client.get(f"{API}/ladders/{ladder}").get_json()["standings"]}
+        assert (rows["gone"]["left"], rows["kept"]["left"]) == (True, False)
+    gone = join(client, ada.headers, ladders[0], bot["id"])
+    assert gone.status_code == 404 and f"no bot {bot['id']}" in gone.get_json()["message"]
