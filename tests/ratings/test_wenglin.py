@@ -27,7 +27,8 @@ from ratings.wenglin import (
     win_probability,
 )
 
-MODEL = BradleyTerryFull()
+MODEL = BradleyTerryFull(tau=wenglin.TAU, gamma=lambda *_: 1.0)
+"""openskill's model with the ladder's choices: ``TAU`` a tenth of its default, and ``gamma`` 1 (``ratings/wenglin.py``)."""
 
 
 def openskill_update(ratings: list[tuple[float, float]], ranks: list[int]) -> list[tuple[float, float]]:

@@ -19,9 +19,10 @@ from sqlalchemy.orm import Session
 
 from ratings import wenglin
 from store.models import Player, Tournament, TournamentGame, now
-from store.models.ladders import LadderPoint, LadderSeat
+from store.models.ladders import LadderPair, LadderPoint, LadderSeat
 from tests.ladderkit import bulk_bots, close, entries, ladder_games, new_ladder
 from tournament.plans import ladders
+from tournament.plans.runs import utc
 from tournament.standings import ladderstate
 
 
@@ -97,6 +98,7 @@ def test_a_round_seats_idle_bots_once_within_max_in_play(session: Session) -> No
     found = entries(session, ladder_id)
     assert {bot for bot, entry in found.items() if entry.busy} == set(seated)
     assert ladders.make_games(session, ladder_id, now()) == []  # at max_in_play
+    assert ladders.open_ladders(session, now()) == [ladder_id]  # 4 bots idle: the clock's round looks
     numbers = session.scalars(select(TournamentGame.number).where(TournamentGame.id.in_(made))).all()
     assert sorted(numbers) == [0, 1, 2]
     tournament = session.scalar(select(Tournament).join(TournamentGame).where(TournamentGame.id == made[0]))
@@ -118,8 +120,9 @@ def test_a_bot_over_its_hourly_budget_waits(session: Session) -> None:
     assert len(second) == 1
     record(session, second[0], outcome(2))
     assert ladders.make_games(session, ladder_id, start + timedelta(minutes=30)) == []
+    assert ladders.open_ladders(session, start + timedelta(minutes=30)) == []  # nobody under budget: no round
     for entry in entries(session, ladder_id).values():  # free an hour after the first of its last 2 seats
-        assert ladders.utc(entry.free_at) >= start + timedelta(hours=1) - timedelta(seconds=1)
+        assert utc(entry.free_at) >= start + timedelta(hours=1) - timedelta(seconds=1)
     assert len(ladders.make_games(session, ladder_id, start + timedelta(hours=1, seconds=2))) == 1
     seats = session.scalar(select(func.count()).select_from(LadderSeat).where(LadderSeat.ladder_id == ladder_id))
     assert seats == 6
@@ -249,4 +252,20 @@ def test_a_closed_ladder_makes_no_game_and_ends_once_settled(session: Session) -
     assert ladders.make_games(session, ladder_id, now()) == []
     session.expire_all()
     assert session.get(Tournament, tournament_id).status == "done"  # type: ignore[union-attr]
-    assert ladders.open_ladders(session) == []
+    assert ladders.open_ladders(session, now()) == []
+
+
+def test_a_round_at_three_seats_weighs_every_pair_and_balances_seats(session: Session) -> None:
+    ladder_id, _ = ladder_of(session, 9, table_size=3, max_in_play=3)
+    for number in range(12):
+        made = ladders.make_games(session, ladder_id, now() + timedelta(seconds=number), rng=random.Random(number))
+        assert made and all(len(set(session.get(TournamentGame, game).bot_ids)) == 3 for game in made)  # type: ignore[union-attr]
+        for game in made:
+            record(session, game, outcome(3))
+    pairs = session.scalars(select(LadderPair).where(LadderPair.ladder_id == ladder_id)).all()
+    tables = ladder_games(session, ladder_id)
+    assert sum(pair.games for pair in pairs) == 3 * len(tables)  # each table's three pairs counted
+    found = entries(session, ladder_id)
+    assert sum(sum(entry.seat_counts) for entry in found.values()) == 3 * len(tables)
+    assert all(len(entry.seat_counts) == 3 for entry in found.values())
+    assert max(max(entry.seat_counts) - min(entry.seat_counts) for entry in found.values()) <= 2

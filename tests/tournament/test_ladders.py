@@ -18,7 +18,7 @@ from store.models.ladders import Ladder, LadderGame, LadderPoint
 from tests.apikit import Player
 from tests.arenakit import push_bots, random_choice, register, wait_for
 from tests.ladderkit import close, entries, ladder_games, new_ladder
-from tournament.plans.ladders import utc
+from tournament.plans.runs import utc
 
 ROUND_JOB = "tournament.jobs.ladder_round"
 
@@ -57,7 +57,7 @@ def test_a_ladder_plays_rates_and_closes(arena: Flask, client: FlaskClient, owne
         with sessions() as session:
             ladder = new_ladder(session, owner.id, "card", None, 2, 3600, 2, bot_ids)
             ladder_id, tournament_id = ladder.id, ladder.tournament_id
-        arena.extensions["queue"].enqueue(ROUND_JOB, ladder_id)
+        assert arena.extensions["queue"].queue_ladder_round(ladder_id)  # as the service does after a creation
         with sessions() as session:
             wait_for("16 ladder results", lambda: results_of(session, tournament_id) >= 16)
             close(session, ladder_id)

@@ -11,7 +11,7 @@ from store.models import Result, Tournament
 from tests.apikit import new_player
 from tests.arenakit import push_bots, random_choice, register, wait_for
 from tests.ladderkit import close, entries, ladder_games, new_ladder
-from tests.tournament.test_ladders import ROUND_JOB, most_at_once, results_of, spans
+from tests.tournament.test_ladders import most_at_once, results_of, spans
 from tests.tournament.test_rq import Workers, arena, pg_url, rq_redis, workers  # noqa: F401 (fixtures)
 
 
@@ -26,7 +26,7 @@ def test_two_workers_play_a_ladder(arena: Flask, workers: Workers) -> None:  # n
             ladder_id, tournament_id = ladder.id, ladder.tournament_id
         workers.start("--name", "east")
         workers.start("--name", "west")
-        arena.extensions["queue"].enqueue(ROUND_JOB, ladder_id)
+        assert arena.extensions["queue"].queue_ladder_round(ladder_id)
         with sessions() as session:
             wait_for("20 ladder results", lambda: results_of(session, tournament_id) >= 20)
             close(session, ladder_id)

@@ -31,10 +31,11 @@ def run_round(ctx: context.Context, ladder_id: int) -> list[int]:
 
 
 def run_rounds(ctx: context.Context) -> list[int]:
-    """A round for every ladder still running (open, or closed with games to settle); the games made. A ladder whose
+    """A round for every ladder that may have work (open with a bot idle, or closed with games to settle); the
+    games made. A ladder whose
     round fails (its database answers no more) is logged and left to the next tick; the others go on."""
     with ctx.sessions() as session:
-        ladder_ids = ladders.open_ladders(session)
+        ladder_ids = ladders.open_ladders(session, now())
     made: list[int] = []
     for ladder_id in ladder_ids:
         try:

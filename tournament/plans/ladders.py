@@ -5,7 +5,7 @@ A ladder (``store/models/ladders.py``) is a tournament whose games are not laid 
 and has an idle bot: it takes the bot idle longest (a newcomer, without a rated game yet, first; idle: in the ladder,
 not paused, in no game, under its hourly budget), reads the bots nearest its rating along
 ``ix_ladder_entries_rating`` (a few above, a few below, and a few at a random rating so that no pair is starved),
-how often each pair of them met, and lets ``tournament.plans.ladderpick`` pick the table and its seat order. Then, in
+how often the anchor met each of them (at three or four seats, each pair of them), and lets ``tournament.plans.ladderpick`` pick the table and its seat order. Then, in
 one transaction, it numbers the game (the tournament's row locked: one game made at a time per ladder), counts the
 games in play again, claims each bot (``busy`` 0 to 1, a conditional ``UPDATE`` whose row count says whether the bot
 was still idle: two rounds at once never seat a bot twice), and appends the scheduled game with its seed derived as
@@ -14,8 +14,9 @@ any tournament game's (``schedule.game_seed``, its number as its round), its :cl
 The queue's fair dispatch (``tournament/dispatch/feed.py``) feeds the games like any tournament's.
 
 Every statement reads a few rows along an index (the idle bots along partial indexes, by the time they fell idle;
-the games in play along ``ix_ladder_games_unsettled``; a bot's seats of the last hour along ``ix_ladder_seats_made``):
-a game costs the same at 100 bots or 10,000, after no games or a million (``benchmarks/ladder.py``).
+the games in play along ``ix_ladder_games_unsettled``; a bot's seats of the last hour along ``ix_ladder_seats_made``;
+the anchor's pairs by their key): none reads more rows as the ladder or its history grows (``benchmarks/ladder.py``
+measures a game made at 100 to 10,000 bots, after none and after 100,000 games).
 
 A closed ladder makes no game; its tournament is marked done once its last game in play is settled
 (:func:`finish_closed`). The games of a closed ladder not started are cancelled by the closing; a cancelled game
@@ -24,19 +25,34 @@ writes no result, so :func:`sweep` settles it here, freeing its bots.
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import DateTime, Integer, bindparam, case, func, insert, select, update
+from sqlalchemy import (
+    DateTime,
+    Integer,
+    bindparam,
+    case,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    text,
+    union_all,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from store.fastlane import param
 from store.models import Tournament, TournamentGame
 from store.models import now as clock
-from store.models.ladders import NEW, Ladder, LadderEntry, LadderGame, LadderPair, LadderSeat
+from store.models.ladders import Ladder, LadderEntry, LadderGame, LadderPair, LadderSeat
 from tournament.plans.ladderpick import Candidate, pick_table
+from tournament.plans.runs import utc
 from tournament.plans.schedule import game_seed
 
 NEAR = 16
@@ -78,7 +94,19 @@ _SETTINGS = (
     .join(Tournament, Tournament.id == Ladder.tournament_id)
     .where(Ladder.id == param("ladder_id"))
 )
-_IN_PLAY = select(func.count()).where(LadderGame.ladder_id == param("ladder_id"), LadderGame.settled.is_(False))
+UNSETTLED = text("NOT ladder_games.settled")
+"""A game not settled, spelled as the predicate of the partial index ``ix_ladder_games_unsettled`` (both planners read
+along a partial index only for a query whose condition is written as the index's)."""
+IDLE = text("ladder_entries.busy = 0 AND NOT ladder_entries.paused AND ladder_entries.left_at IS NULL")
+"""An entry in no game, not paused, not left: the predicate of ``ix_ladder_entries_idle``."""
+NEW = text(
+    "ladder_entries.games = 0 AND ladder_entries.busy = 0 AND NOT ladder_entries.paused "
+    "AND ladder_entries.left_at IS NULL"
+)
+"""An idle entry without a rated game: the predicate of ``ix_ladder_entries_new``."""
+_IN_PLAY = (
+    select(func.count()).select_from(LadderGame).where(LadderGame.ladder_id == param("ladder_id"), UNSETTLED)
+)
 """The ladder's games made and not settled, along ``ix_ladder_games_unsettled``."""
 _ELIGIBLE = (
     LadderEntry.busy == 0,
@@ -96,37 +124,51 @@ _COLUMNS = (
 
 
 def _idle(new_only: bool) -> Any:
-    """The ladder's entry idle longest (a newcomer's, ``new_only``) whose budget allows a game now."""
-    statement = select(*_COLUMNS).where(
-        LadderEntry.ladder_id == param("ladder_id"), *_ELIGIBLE, LadderEntry.free_at <= param("now")
+    """The ladder's entry idle longest (a newcomer's, ``new_only``) whose budget allows a game now, with ``0`` (a
+    newcomer) or ``1`` before its columns."""
+    return select(
+        select(literal(1 - new_only).label("rank"), *_COLUMNS)
+        .where(
+            LadderEntry.ladder_id == param("ladder_id"),
+            NEW if new_only else IDLE,
+            LadderEntry.free_at <= param("now"),
+        )
+        .order_by(LadderEntry.free_at)
+        .limit(1)
+        .subquery()
     )
-    if new_only:
-        statement = statement.where(NEW)
-    return statement.order_by(LadderEntry.free_at).limit(1)
 
 
-_NEWCOMER = _idle(new_only=True)
-_LONGEST_IDLE = _idle(new_only=False)
+_ANCHOR = union_all(_idle(new_only=True), _idle(new_only=False))
+"""The newcomer idle longest and the bot idle longest, each along its partial index, in one statement."""
 
 
-def _near(above: bool) -> Any:
-    """Idle entries whose rating is at or above (``above``), else below, ``mu``, nearest first."""
-    where = LadderEntry.mu >= param("mu") if above else LadderEntry.mu < param("mu")
+def _near(above: bool, mu: str, limit: str) -> Any:
+    """Idle entries whose rating is at or above (``above``), else below, parameter ``mu``, nearest first, parameter
+    ``limit`` of them, along ``ix_ladder_entries_rating``."""
+    where = LadderEntry.mu >= param(mu) if above else LadderEntry.mu < param(mu)
     order = LadderEntry.mu.asc() if above else LadderEntry.mu.desc()
-    return (
+    return select(
         select(*_COLUMNS)
-        .where(LadderEntry.ladder_id == param("ladder_id"), where, *_ELIGIBLE, LadderEntry.free_at <= param("now"))
+        .where(LadderEntry.ladder_id == param("ladder_id"), where, IDLE, LadderEntry.free_at <= param("now"))
         .order_by(order)
-        .limit(param("limit", Integer()))
+        .limit(param(limit, Integer()))
+        .subquery()
     )
 
 
-_ABOVE = _near(above=True)
-_BELOW = _near(above=False)
-_SPAN = select(func.min(LadderEntry.mu), func.max(LadderEntry.mu)).where(
-    LadderEntry.ladder_id == param("ladder_id")
+_NEAR = union_all(_near(True, "mu", "near"), _near(False, "mu", "near"), _near(True, "somewhere", "explore"))
+"""The idle bots nearest a rating on each side, and a few at a random rating: one statement."""
+_LOWEST = (
+    select(LadderEntry.mu).where(LadderEntry.ladder_id == param("ladder_id")).order_by(LadderEntry.mu).limit(1)
 )
-"""The ladder's lowest and highest rating: two ends of ``ix_ladder_entries_rating``."""
+_HIGHEST = (
+    select(LadderEntry.mu)
+    .where(LadderEntry.ladder_id == param("ladder_id"))
+    .order_by(LadderEntry.mu.desc())
+    .limit(1)
+)
+"""The ladder's lowest and highest rating (read once a round): the two ends of ``ix_ladder_entries_rating``."""
 _NUMBER = (
     update(Tournament)
     .where(Tournament.id == param("tournament_id"))
@@ -139,9 +181,11 @@ _STILL_OPEN = select(Ladder.status).where(Ladder.id == param("ladder_id"))
 row too, so a game is made either before it (and the closing cancels it) or not at all."""
 _CLAIM = (
     update(LadderEntry)
-    .where(LadderEntry.ladder_id == param("ladder"), LadderEntry.bot_id == param("bot"), *_ELIGIBLE)
+    .where(LadderEntry.ladder_id == param("ladder"), LadderEntry.bot_id.in_(bindparam("bots", expanding=True)))
+    .where(*_ELIGIBLE)
     .values(busy=1)
 )
+"""The table's bots claimed, each only if still idle: the row count says whether all were (else roll back)."""
 _GAME = (
     insert(TournamentGame)
     .values(
@@ -175,6 +219,28 @@ _PAIRS_MET = select(LadderPair.low, LadderPair.high, LadderPair.games).where(
     LadderPair.low.in_(bindparam("bots", expanding=True)),
     LadderPair.high.in_(bindparam("bots_too", expanding=True)),
 )
+"""The pairs among the candidates that met, along the key ``(ladder_id, low, high)`` (SQLite seeks each pair)."""
+_ANCHOR_PAIRS = union_all(
+    select(LadderPair.low, LadderPair.high, LadderPair.games).where(
+        LadderPair.ladder_id == param("ladder_id"),
+        LadderPair.low == param("anchor"),
+        LadderPair.high.in_(bindparam("bots", expanding=True)),
+    ),
+    select(LadderPair.low, LadderPair.high, LadderPair.games).where(
+        LadderPair.ladder_id == param("ladder_id"),
+        LadderPair.low.in_(bindparam("bots", expanding=True)),
+        LadderPair.high == param("anchor"),
+    ),
+)
+"""The anchor's pairs with the candidates that met, each an exact probe of the key ``(ladder_id, low, high)``."""
+_PAIRS_MET_BY_LOW = select(LadderPair.low, LadderPair.high, LadderPair.games).where(
+    LadderPair.ladder_id == param("ladder_id"),
+    LadderPair.low.in_(bindparam("bots", expanding=True)),
+    (LadderPair.high + 0).in_(bindparam("bots_too", expanding=True)),
+)
+"""The same along the key's ``low`` only, ``high`` compared as an expression (a filter), for PostgreSQL: version 15
+costs two lists on one key as the product of their descents (37 x 37) and read every pair of the ladder instead
+(19 ms at 100,000 pairs, against 0.6 ms)."""
 _PAIR_MORE = (
     update(LadderPair)
     .where(
@@ -187,19 +253,32 @@ _PAIR_MORE = (
 _PAIR_FIRST = insert(LadderPair).values(
     ladder_id=param("ladder"), low=param("pair_low"), high=param("pair_high"), games=1
 )
-_BUDGET_EDGE = (
-    select(LadderSeat.made_at)
-    .where(
-        LadderSeat.ladder_id == param("ladder_id"),
-        LadderSeat.bot_id == param("bot_id"),
-        LadderSeat.made_at > param("since"),
+
+
+@functools.cache
+def budget_edges(seats: int) -> Any:
+    """The statement that reads, for each of ``seats`` bots (parameters ``b0``...), its ``budget``-th latest seat in
+    the last hour (``skip``: budget - 1; ``since``: an hour ago), along ``ix_ladder_seats_made``: the bot is under
+    its budget again an hour after it. Built and compiled once per table size."""
+    return union_all(
+        *(
+            select(
+                select(LadderSeat.bot_id, LadderSeat.made_at)
+                .where(
+                    LadderSeat.ladder_id == param("ladder_id"),
+                    LadderSeat.bot_id == param(f"b{seat}"),
+                    LadderSeat.made_at > param("since"),
+                )
+                .order_by(LadderSeat.made_at.desc())
+                .limit(1)
+                .offset(param("skip", Integer()))
+                .subquery()
+            )
+            for seat in range(seats)
+        )
     )
-    .order_by(LadderSeat.made_at.desc())
-    .limit(1)
-    .offset(param("skip", Integer()))
-)
-"""The ``budget``-th latest seat of the bot in the last hour (``skip``: budget - 1), along ``ix_ladder_seats_made``:
-the bot is under its budget again an hour after it."""
+
+
 _ENTRY_MADE = (
     update(LadderEntry)
     .where(LadderEntry.ladder_id == param("ladder"), LadderEntry.bot_id == param("bot"))
@@ -210,7 +289,7 @@ _UNSETTLED_OVER = (
     .join(TournamentGame, TournamentGame.id == LadderGame.tournament_game_id)
     .where(
         LadderGame.ladder_id == param("ladder_id"),
-        LadderGame.settled.is_(False),
+        UNSETTLED,
         TournamentGame.status.in_(("done", "cancelled")),
     )
 )
@@ -234,14 +313,20 @@ _DONE = (
     .values(status="done", finished_at=param("now"))
 )
 _LADDER_OF = select(Ladder.id).where(Ladder.tournament_id == param("tournament_id"))
-_OPEN = (
-    select(Ladder.id).join(Tournament, Tournament.id == Ladder.tournament_id).where(Tournament.status == "running")
+_IDLE_NOW = (
+    select(LadderEntry.bot_id)
+    .where(LadderEntry.ladder_id == Ladder.id, IDLE, LadderEntry.free_at <= param("now"))
+    .limit(1)
+    .exists()
 )
-
-
-def utc(moment: datetime) -> datetime:
-    """``moment`` in UTC (SQLite gives back naive datetimes: they were written in UTC)."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+_OPEN = (
+    select(Ladder.id)
+    .join(Tournament, Tournament.id == Ladder.tournament_id)
+    .where(Tournament.status == "running", or_(Ladder.status != "open", _IDLE_NOW))
+    .order_by(Ladder.id)
+)
+"""The ladders a round has work for: the open ones with a bot idle and under its budget now (a probe of
+``ix_ladder_entries_idle`` each), and the closed ones not done yet."""
 
 
 def settings_of(session: Session, ladder_id: int) -> LadderSettings | None:
@@ -256,10 +341,11 @@ def ladder_of(session: Session, tournament_id: int) -> int | None:
     return None if found is None else int(found)
 
 
-def open_ladders(session: Session) -> list[int]:
-    """The ladders whose rounds still have work: the open ones, and the closed ones whose tournament is not done yet
-    (their last games in play to settle)."""
-    return list(session.scalars(_OPEN))
+def open_ladders(session: Session, now: datetime) -> list[int]:
+    """The ladders whose rounds may have work at ``now``: the open ones with a bot idle and under its budget (the
+    clock's round is one statement for a ladder whose bots all play), and the closed ones whose tournament is not
+    done yet (their last games in play to settle, its cancelled games' bots to free)."""
+    return [int(ladder_id) for ladder_id in session.connection().execute(_OPEN, {"now": now}).scalars()]
 
 
 def in_play(session: Session, ladder_id: int) -> int:
@@ -276,41 +362,59 @@ def candidate(row: Any, moment: datetime) -> Candidate:
 def anchor_of(session: Session, ladder_id: int, moment: datetime) -> Candidate | None:
     """The bot a game is made for next: the newcomer idle longest, else the bot idle longest (``None``: none idle
     and under its budget)."""
-    values = {"ladder_id": ladder_id, "now": moment}
+    rows = session.connection().execute(_ANCHOR, {"ladder_id": ladder_id, "now": moment}).all()
+    return candidate(min(rows, key=lambda row: row[0])[1:], moment) if rows else None
+
+
+def span_of(session: Session, ladder_id: int) -> tuple[float, float] | None:
+    """The ladder's lowest and highest rating (``None``: no entry)."""
     connection = session.connection()
-    row = connection.execute(_NEWCOMER, values).first() or connection.execute(_LONGEST_IDLE, values).first()
-    return None if row is None else candidate(row, moment)
+    low = connection.execute(_LOWEST, {"ladder_id": ladder_id}).scalar()
+    high = connection.execute(_HIGHEST, {"ladder_id": ladder_id}).scalar()
+    return None if low is None or high is None else (float(low), float(high))
 
 
 def candidates_near(
-    session: Session, ladder_id: int, anchor: Candidate, moment: datetime, rng: random.Random
+    session: Session,
+    ladder_id: int,
+    anchor: Candidate,
+    moment: datetime,
+    span: tuple[float, float] | None,
+    rng: random.Random,
 ) -> list[Candidate]:
     """The idle bots nearest the anchor's rating (:data:`NEAR` on each side) and :data:`EXPLORE` at a random rating
-    within the ladder's span, each once, the anchor left out."""
-    connection = session.connection()
-    values = {"ladder_id": ladder_id, "now": moment, "limit": NEAR}
-    rows = [
-        *connection.execute(_ABOVE, {**values, "mu": anchor.mu}),
-        *connection.execute(_BELOW, {**values, "mu": anchor.mu}),
-    ]
-    low, high = connection.execute(_SPAN, {"ladder_id": ladder_id}).one()
-    if low is not None and high is not None and high > low:
-        somewhere = rng.uniform(float(low), float(high))
-        rows += connection.execute(_ABOVE, {**values, "mu": somewhere, "limit": EXPLORE}).all()
+    within the ladder's ``span``, each once, the anchor left out: one statement."""
+    somewhere = rng.uniform(*span) if span is not None else anchor.mu
+    values = {
+        "ladder_id": ladder_id,
+        "now": moment,
+        "mu": anchor.mu,
+        "near": NEAR,
+        "somewhere": somewhere,
+        "explore": EXPLORE,
+    }
     found: dict[int, Candidate] = {}
-    for row in rows:
+    for row in session.connection().execute(_NEAR, values):
         if row[0] != anchor.bot_id and row[0] not in found:
             found[int(row[0])] = candidate(row, moment)
     return list(found.values())
 
 
-def together(session: Session, ladder_id: int, bot_ids: list[int]) -> dict[tuple[int, int], int]:
-    """How many games each pair of ``bot_ids`` was made to play together (``(low, high)``; a pair never met is not
-    there)."""
+def together(
+    session: Session, ladder_id: int, anchor: int, bot_ids: list[int], table_size: int
+) -> dict[tuple[int, int], int]:
+    """How many games pairs of ``bot_ids`` were made to play together (``(low, high)``; a pair never met is not
+    there): at two seats the anchor's pairs (the only ones ``pick_table`` weighs then), one index probe each; at
+    more, every pair among them."""
     if len(bot_ids) < 2:
         return {}
+    connection = session.connection()
+    if table_size == 2:
+        values = {"ladder_id": ladder_id, "anchor": anchor, "bots": bot_ids}
+        return {(low, high): games for low, high, games in connection.execute(_ANCHOR_PAIRS, values)}
     values = {"ladder_id": ladder_id, "bots": bot_ids, "bots_too": bot_ids}
-    return {(low, high): games for low, high, games in session.connection().execute(_PAIRS_MET, values)}
+    statement = _PAIRS_MET if connection.dialect.name == "sqlite" else _PAIRS_MET_BY_LOW
+    return {(low, high): games for low, high, games in connection.execute(statement, values)}
 
 
 def make_games(
@@ -334,25 +438,28 @@ def make_games(
     if ladder.status != "open":
         finish_closed(session, ladder, now)
         return made
+    playing = in_play(session, ladder_id)  # counted again, exactly, as each game is made (:func:`make_game`)
+    span = span_of(session, ladder_id)
     tried: set[int] = set()
-    while len(made) < limit:
-        if in_play(session, ladder_id) >= ladder.max_in_play:
-            break
+    while len(made) < limit and playing < ladder.max_in_play:
         anchor = anchor_of(session, ladder_id, now)
         if anchor is None or anchor.bot_id in tried:
             break  # nobody idle, or the one idle longest finds no table: the next round tries again
         tried.add(anchor.bot_id)
-        near = candidates_near(session, ladder_id, anchor, now, rng)
-        met = together(session, ladder_id, sorted({anchor.bot_id, *(found.bot_id for found in near)}))
+        near = candidates_near(session, ladder_id, anchor, now, span, rng)
+        bots = sorted({anchor.bot_id, *(found.bot_id for found in near)})
+        met = together(session, ladder_id, anchor.bot_id, bots, ladder.table_size)
         seats = pick_table(anchor, near, met, ladder.table_size, rng)
-        session.rollback()  # the reads end here: the game's transaction starts with its number
         if seats is None:
             break
         by_id = {found.bot_id: found for found in (anchor, *near)}
         scheduled_id = make_game(session, ladder, [by_id[bot_id] for bot_id in seats], now)
-        if scheduled_id is None:
-            continue  # a bot was taken meanwhile (another round, a pause): read again
+        if scheduled_id is None:  # a bot was taken meanwhile (another round, a pause), or the ladder is full
+            playing = in_play(session, ladder_id)
+            session.rollback()
+            continue
         made.append(scheduled_id)
+        playing += 1
         tried.discard(anchor.bot_id)
     session.rollback()
     return made
@@ -360,7 +467,9 @@ def make_games(
 
 def make_game(session: Session, ladder: LadderSettings, seats: list[Candidate], now: datetime) -> int | None:
     """Make one game of ``seats`` (in seat order) and commit it: the scheduled game's id; ``None``, rolled back, if
-    the ladder has its ``max_in_play`` now or a bot is no longer idle."""
+    the ladder has its ``max_in_play`` now or a bot is no longer idle. The reads before it took no lock (on
+    PostgreSQL, read committed, each statement reads what is committed when it runs; SQLite's reads outside a write
+    take none): its first write locks the ladder's tournament row, and what it counts and claims after that holds."""
     connection = session.connection()
     number = int(connection.execute(_NUMBER, {"tournament_id": ladder.tournament_id}).scalar_one()) - 1
     if connection.execute(_STILL_OPEN, {"ladder_id": ladder.id}).scalar_one() != "open":  # closed meanwhile
@@ -369,12 +478,12 @@ def make_game(session: Session, ladder: LadderSettings, seats: list[Candidate], 
     if in_play(session, ladder.id) >= ladder.max_in_play:  # counted again with the ladder's row locked
         session.rollback()
         return None
-    for bot in sorted(seats, key=lambda found: found.bot_id):  # rows locked in one order: no deadlock
-        if not connection.execute(_CLAIM, {"ladder": ladder.id, "bot": bot.bot_id}).rowcount:
-            session.rollback()
-            return None
-    now = max(now, clock())  # made after its bots' last results: the moment it is made, not the round's start
     bot_ids = [bot.bot_id for bot in seats]
+    claimed = connection.execute(_CLAIM, {"ladder": ladder.id, "bots": sorted(bot_ids)}).rowcount
+    if claimed != len(bot_ids):
+        session.rollback()
+        return None
+    now = max(now, clock())  # made after its bots' last results: the moment it is made, not the round's start
     seed = game_seed(ladder.seed, number + 1, bot_ids, ladder.seed_salt)
     game = {"tournament_id": ladder.tournament_id, "number": number, "round": number + 1, "bot_ids": bot_ids}
     scheduled_id = int(connection.execute(_GAME, {**game, "seed": seed}).scalar_one())
@@ -385,13 +494,15 @@ def make_game(session: Session, ladder: LadderSettings, seats: list[Candidate], 
         pair = {"ladder": ladder.id, "pair_low": low, "pair_high": high}
         if not connection.execute(_PAIR_MORE, pair).rowcount:
             connection.execute(_PAIR_FIRST, pair)
+    free_at = under_budget_at(session, ladder, bot_ids, now)
+    rows = []
     for seat, bot in enumerate(seats):
         counts = list(bot.seat_counts) + [0] * (ladder.table_size - len(bot.seat_counts))
         counts[seat] += 1
-        free_at = under_budget_at(session, ladder, bot.bot_id, now)
-        connection.execute(
-            _ENTRY_MADE, {"ladder": ladder.id, "bot": bot.bot_id, "seat_counts": counts, "free_at": free_at}
+        rows.append(
+            {"ladder": ladder.id, "bot": bot.bot_id, "seat_counts": counts, "free_at": free_at[bot.bot_id]}
         )
+    connection.execute(_ENTRY_MADE, rows)
     session.commit()
     return scheduled_id
 
@@ -402,12 +513,15 @@ def pairs_of(bot_ids: list[int]) -> list[tuple[int, int]]:
     return [(low, high) for index, low in enumerate(ordered) for high in ordered[index + 1 :]]
 
 
-def under_budget_at(session: Session, ladder: LadderSettings, bot_id: int, now: datetime) -> datetime:
-    """When the bot may begin a game again, its seat just made counted: now if it began fewer than its budget in
-    the last hour, else an hour after the oldest of its last ``budget`` seats."""
-    values = {"ladder_id": ladder.id, "bot_id": bot_id, "since": now - HOUR, "skip": ladder.budget_per_hour - 1}
-    edge = session.connection().execute(_BUDGET_EDGE, values).scalar()
-    return now if edge is None else max(now, utc(edge) + HOUR)
+def under_budget_at(
+    session: Session, ladder: LadderSettings, bot_ids: list[int], now: datetime
+) -> dict[int, datetime]:
+    """When each bot may begin a game again, its seat just made counted: now if it began fewer than its budget in
+    the last hour, else an hour after the oldest of its last ``budget`` seats (one statement)."""
+    values: dict[str, Any] = {"ladder_id": ladder.id, "since": now - HOUR, "skip": ladder.budget_per_hour - 1}
+    values.update({f"b{seat}": bot_id for seat, bot_id in enumerate(bot_ids)})
+    edges = dict(session.connection().execute(budget_edges(len(bot_ids)), values).all())
+    return {bot_id: now if bot_id not in edges else max(now, utc(edges[bot_id]) + HOUR) for bot_id in bot_ids}
 
 
 def sweep(session: Session, ladder_id: int, now: datetime) -> int:

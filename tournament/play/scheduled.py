@@ -2,7 +2,7 @@
 each bot's health check, and the game it plays once started, each in one statement compiled once
 (``store.fastlane``), not through the ORM.
 
-Whether the tournament is a ladder's rides along the game's read (an ``EXISTS`` on the ladders' unique tournament
+Whether the tournament is a ladder's rides along the game's read (an outer join along the ladders' unique tournament
 index), at no statement more. A worker reads them once per game, before it takes the game's lease (``tournament.play.leases``): none of it changes
 while the game waits to be played (a tournament's settings and a game's seats are fixed at creation), but a bot's
 address, secret and health, which are read afresh for every game.
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, String, bindparam, case, exists, or_, select, update
+from sqlalchemy import Boolean, String, bindparam, case, or_, select, update
 from sqlalchemy.orm import Session
 
 from store.fastlane import param
@@ -91,9 +91,10 @@ _READ = (
         Tournament.rated,
         Tournament.move_timeout_ms,
         Tournament.games_total,
-        exists().where(Ladder.tournament_id == Tournament.id),
+        Ladder.id.is_not(None),
     )
     .join(Tournament, Tournament.id == TournamentGame.tournament_id)
+    .outerjoin(Ladder, Ladder.tournament_id == Tournament.id)
     .where(TournamentGame.id == param("scheduled_id"))
 )
 _BOTS = (
