@@ -44,6 +44,9 @@ class DisabledSchema(Schema):
     cancelled_tournaments = fields.List(
         fields.Integer(), required=True, metadata={"description": "its tournaments cancelled (disable only)"}
     )
+    closed_ladders = fields.List(
+        fields.Integer(), required=True, metadata={"description": "its open ladders closed (disable only)"}
+    )
 
 
 class RevokedSchema(Schema):

@@ -6,7 +6,9 @@ audit row (``admin_actions``) in the transaction of its effect.
   forfeit every new game from its start, uncalled (``tournament/play/runner.py``), in its tournaments and in
   others'. Its tournaments still to play (scheduled or running) are cancelled as their owner would cancel them
   (``service/cancellation.py``): the disable and its audit row commit in the first cancellation's transaction,
-  each further tournament in a transaction of its own. Enabling clears the flags (cancelled tournaments stay so).
+  each further tournament in a transaction of its own; its open ladders are closed (``service/ladders.py``: their
+  results stay rated), each in a transaction of its own. Enabling clears the flags (cancelled tournaments stay so,
+  closed ladders closed).
 - Revoking a token gives the account a new one, returned once to the operator to hand over; the old one is
   unknown from then on (a 401), in every process.
 - A paused bot enters no new tournament (a 422) and forfeits every new game of the tournaments it is in;
@@ -19,12 +21,12 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import select, update
+from sqlalchemy import exists, select, update
 from sqlalchemy.orm import Session
 
-from service import auth, cancellation
+from service import auth, cancellation, ladders
 from service.errors import fail
-from store.models import AdminAction, Bot, Player, Tournament, now
+from store.models import AdminAction, Bot, Ladder, Player, Tournament, now
 
 ACTIONS = (
     "disable",
@@ -70,13 +72,24 @@ def not_the_operator(player: Player, what: str) -> None:
 
 def set_disabled(session: Session, actor_id: int, player: Player, disabled: bool) -> dict[str, Any]:
     """Disable (or enable) the account and its bots' accounts; when disabling, cancel its tournaments still to
-    play. What was done: the bots' accounts and the tournaments cancelled."""
+    play and close its open ladders. What was done: the bots' accounts, the tournaments cancelled and the ladders
+    closed."""
     not_the_operator(player, "be disabled" if disabled else "be enabled")
     bot_accounts = list(session.scalars(select(Bot.player_id).where(Bot.owner_id == player.id).order_by(Bot.id)))
     changed = player.disabled != disabled
     session.execute(update(Player).where(Player.id.in_([player.id, *bot_accounts])).values(disabled=disabled))
     live: list[int] = []
+    open_ladders: list[int] = []
     if disabled:
+        not_a_ladder = ~exists().where(Ladder.tournament_id == Tournament.id)  # a ladder is closed, not cancelled
+        open_ladders = list(
+            session.scalars(
+                select(Ladder.id)
+                .join(Tournament, Tournament.id == Ladder.tournament_id)
+                .where(Tournament.owner_id == player.id, Ladder.status == "open")
+                .order_by(Ladder.id)
+            )
+        )
         live = list(
             session.scalars(
                 select(Tournament.id)
@@ -84,6 +97,7 @@ def set_disabled(session: Session, actor_id: int, player: Player, disabled: bool
                     Tournament.owner_id == player.id,
                     Tournament.status.in_(cancellation.LIVE),
                     Tournament.parent_id.is_(None),
+                    not_a_ladder,
                 )
                 .order_by(Tournament.id)
             )
@@ -110,12 +124,16 @@ def set_disabled(session: Session, actor_id: int, player: Player, disabled: bool
         changed=changed,
         bot_accounts=bot_accounts,
         cancelled_tournaments=live,
+        closed_ladders=open_ladders,
     )
     if not live:
         session.commit()
     for tournament_id in live:
         cancel(session, tournament_id)
-    return {"bot_accounts": bot_accounts, "cancelled_tournaments": live}
+    for ladder_id in open_ladders:
+        ladders.close(session, ladders.found(session, ladder_id), actor_id, operator=True)
+        current_app.extensions["queue"].queue_ladder_round(ladder_id)
+    return {"bot_accounts": bot_accounts, "cancelled_tournaments": live, "closed_ladders": open_ladders}
 
 
 def cancel(session: Session, tournament_id: int) -> bool:
@@ -153,6 +171,7 @@ def set_paused(session: Session, actor_id: int, bot: Bot, paused: bool) -> None:
 def delete_bot(session: Session, actor_id: int, bot: Bot) -> None:
     changed = bot.active
     bot.active = False
+    ladders.leave_all(session, bot.id)
     record(session, actor_id, "delete_bot", "bot", bot.id, changed=changed, owner_id=bot.owner_id)
     session.commit()
 

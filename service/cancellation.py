@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from runtime import metrics
 from service.errors import fail
 from store import gamelog
-from store.models import Game, Tournament, TournamentGame, now
+from store.models import Game, Ladder, Tournament, TournamentGame, now
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,15 @@ LIVE = ("scheduled", "running")
 
 def cancel(session: Session, tournament: Tournament) -> list[tuple[int, int]] | None:
     """Cancel the tournament (see the module docstring); the (game id, ply) of the games begun that it stopped, to
-    wake; ``None`` if it was cancelled already, a 409 if it is over with no run to come."""
+    wake; ``None`` if it was cancelled already, a 409 if it is over with no run to come, or is a ladder's (a ladder
+    is closed, ``service/ladders.py``: its results stay rated)."""
+    ladder_id = session.scalar(select(Ladder.id).where(Ladder.tournament_id == tournament.id))
+    if ladder_id is not None:
+        fail(
+            409,
+            f"tournament {tournament.id} is ladder {ladder_id}'s: close the ladder instead "
+            f"(POST /api/v1/ladders/{ladder_id}/close)",
+        )
     targets = [tournament.id]
     made = 1
     if tournament.parent_id is None:

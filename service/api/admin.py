@@ -92,7 +92,7 @@ class DisableAccount(MethodView):
     @blp.alt_response(409, schema=ErrorSchema, description="the operator's own account")
     def post(self, player_id: int) -> dict[str, Any]:
         """Disable an account: its tokens and its bots' are refused at once, its tournaments still to play are
-        cancelled, its bots forfeit every new game"""
+        cancelled, its open ladders closed, its bots forfeit every new game"""
         actor = operator_id()
         session = db.session()
         done = adminpowers.set_disabled(session, actor, adminpowers.account(session, player_id), True)

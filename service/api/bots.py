@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 from botlink import protocols
 from botlink.calls import BotConnection, BotReply
 from botlink.netguard import RefusedAddress, UnresolvableHost, check_url, parse_allowlist, resolve
-from service import auth, db, idempotency, ratelimits, versions
+from service import auth, db, idempotency, ladderrows, ladders, ratelimits, versions
 from service.bot_schemas import (
     SECRET_NEEDED,
     BotCreatedSchema,
@@ -91,7 +91,8 @@ def protocol_warning(bot: Bot) -> str | None:
 
 def detail(bot: Bot, viewer: int | None) -> dict[str, Any]:
     """The bot with its latest versions (``versions.SHOWN``), oldest first, each with its ratings (its URL to the
-    owner only), and how many it has in all (every one: ``GET /bots/{id}/versions``)."""
+    owner only), and how many it has in all (every one: ``GET /bots/{id}/versions``); and its place in each ladder
+    it is or was in."""
     session = db.session()
     made = versions.latest(session, bot.id)
     return describe(
@@ -100,6 +101,7 @@ def detail(bot: Bot, viewer: int | None) -> dict[str, Any]:
         made[-1].number if made else 1,
         versions=shown_versions(session, bot, viewer, made),
         versions_total=versions.count(session, bot.id),
+        ladders=ladderrows.bot_ladders(session, bot.id),
     )
 
 
@@ -346,9 +348,10 @@ class OneBot(MethodView):
     @blp.alt_response(403, schema=ErrorSchema, description="not the bot's owner, or a bot's own token")
     @blp.alt_response(404, schema=ErrorSchema, description="no such bot")
     def delete(self, bot_id: int) -> None:
-        """Delete a bot (owner only): it joins no new tournament; its rated games stay"""
+        """Delete a bot (owner only): it joins no new tournament and leaves its ladders; its rated games stay"""
         bot = owned_bot(bot_id)
         bot.active = False
+        ladders.leave_all(db.session(), bot.id)
         db.session().commit()
 
 

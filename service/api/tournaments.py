@@ -260,7 +260,9 @@ class CancelTournament(MethodView):
     @blp.alt_response(401, schema=ErrorSchema, description="a missing or unknown bearer token")
     @blp.alt_response(403, schema=ErrorSchema, description="neither the tournament's owner nor the operator")
     @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
-    @blp.alt_response(409, schema=ErrorSchema, description="the tournament is done, with no run to come")
+    @blp.alt_response(
+        409, schema=ErrorSchema, description="the tournament is done, with no run to come, or is a ladder's"
+    )
     def post(self, tournament_id: int) -> dict[str, Any]:
         """Cancel a tournament (its owner or the operator): its games not played are dropped, those being played
         stop at their next step, its results leave the rating pools, its later runs never start

@@ -65,7 +65,7 @@ def json_routes(client: FlaskClient, owner: Player) -> list[tuple[str, str]]:
 
 def body_operations(spec: dict[str, Any], game_id: int, bot_id: int) -> list[tuple[str, str]]:
     """The method and path of every operation of ``spec`` that takes a JSON body, with these ids."""
-    ids = {"game_id": game_id, "bot_id": bot_id, "tournament_id": 1}
+    ids = {"game_id": game_id, "bot_id": bot_id, "tournament_id": 1, "ladder_id": 1}
     routes = [
         (method.upper(), path.format(**ids))
         for path, operations in spec["paths"].items()

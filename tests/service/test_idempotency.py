@@ -28,6 +28,7 @@ CREATES = [
     ("post", "/api/v1/games"),
     ("post", "/api/v1/games/{game_id}/seats"),
     ("post", "/api/v1/gauntlets"),
+    ("post", "/api/v1/ladders"),
     ("post", "/api/v1/matches"),
     ("post", "/api/v1/tournaments"),
 ]

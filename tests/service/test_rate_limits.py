@@ -400,6 +400,7 @@ def test_the_openapi_document_lists_the_429s() -> None:
         ("/api/v1/matches", "post"),
         ("/api/v1/gauntlets", "post"),
         ("/api/v1/challenges", "post"),
+        ("/api/v1/ladders", "post"),  # the open ladders of an account
         # the cap on an account's waiting requests
         ("/api/v1/games/{game_id}/actions", "get"),
         ("/api/v1/decisions", "get"),

@@ -39,7 +39,8 @@ EXAMPLES = int(os.environ.get("SORRY_ARENA_FUZZ_EXAMPLES") or 25)
 
 @pytest.fixture
 def seeded_app(tmp_path: Path, templates: Templates) -> Iterator[tuple[Any, list[int], str]]:
-    """An app on a fresh SQLite file with an active, a finished and an open game; the ids and a seated token."""
+    """An app on a fresh SQLite file with an active, a finished and an open game, and an open ladder; the games' ids
+    and a seated token."""
     url = templates.sqlite(tmp_path / "schemathesis.db")
     app = make_app(url)
     client = app.test_client()
@@ -48,6 +49,12 @@ def seeded_app(tmp_path: Path, templates: Templates) -> Iterator[tuple[Any, list
     play_to_end(client, over, players, random.Random(2))
     waiting = create_game(client, ada, "board", {"variant": "points"}, seats=3)["id"]
     take_seat(client, waiting, new_player(client, "cy"))
+    ladder = client.post(
+        "/api/v1/ladders", json={"game": "card"}, headers={"Authorization": f"Bearer {ada.token}"}
+    )
+    assert ladder.status_code == 201, ladder.get_data(
+        as_text=True
+    )  # ladder 1, so that its operations reach past 404s
     yield app, [active, over, waiting], ada.token
     dispose(app)
 
@@ -82,6 +89,7 @@ BASE_BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("post", "/api/v1/bots"): {"name": "bot", "games": ["card"]},
     ("patch", "/api/v1/bots/{bot_id}"): {"name": "bot"},
     ("post", "/api/v1/tournaments"): {"game": "card", "bot_ids": [1, 2]},
+    ("post", "/api/v1/ladders"): {"game": "card"},
 }
 """A valid-looking body per operation, so that the hostile value is the only thing wrong (an operation missing
 here is sent its hostile fields alone)."""
@@ -147,7 +155,7 @@ def test_hostile_input_gets_a_client_error(
 ) -> None:
     app, games, token = seeded_app
     client = app.test_client()
-    url = path.format(game_id=games[0], bot_id=1, tournament_id=1, seat=0)
+    url = path.format(game_id=games[0], bot_id=1, tournament_id=1, seat=0, ladder_id=1)
     headers = {"Authorization": f"Bearer {token}"}
     if where == "body":
         response = client.open(

@@ -65,6 +65,7 @@ def test_every_get_route_answers_with_the_headers_and_every_page_with_its_policy
         "match_id": 1,
         "gauntlet_id": 1,
         "challenge_id": 1,
+        "ladder_id": 1,  # none: a 404
         "ply": 0,
         "seat": 0,
         "section": "accounts",  # without the operator's token: the 401 page

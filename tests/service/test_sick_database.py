@@ -31,6 +31,8 @@ WRITES = {
     ("post", "/api/v1/bots"),
     ("patch", "/api/v1/bots/{bot_id}"),
     ("post", "/api/v1/tournaments"),
+    ("post", "/api/v1/ladders"),
+    ("post", "/api/v1/ladders/{ladder_id}/bots"),
     ("post", "/api/v1/admin/accounts/{player_id}/disable"),
     ("post", "/api/v1/admin/bots/{bot_id}/pause"),
 }
@@ -39,8 +41,8 @@ WHY = {"read-only": "read-only", "full": "disk is full"}
 
 
 class World:
-    """What the walk's requests name: players, a game in play and one open, two bots of the owner's, an account
-    for the operator's powers."""
+    """What the walk's requests name: players, a game in play and one open, two bots of the owner's, an open ladder
+    of the owner's, an account for the operator's powers."""
 
     def __init__(self, client: FlaskClient) -> None:
         self.client = client
@@ -53,6 +55,9 @@ class World:
         self.bystander = new_player(client, "bystander")  # the operator's powers act on this one's account
         self.open_game = create_game(client, self.owner, *SHORT_CARD)["id"]
         self.bots = [register(client, self.owner, name, None, ("card",))["id"] for name in ("pull1", "pull2")]
+        ladder = client.post("/api/v1/ladders", json={"game": "card"}, headers=self.owner.headers)
+        assert ladder.status_code == 201, ladder.get_data(as_text=True)
+        self.ladder_id = ladder.get_json()["id"]
 
     def request(self, method: str, template: str) -> Any:
         path = template.format(
@@ -64,6 +69,7 @@ class World:
             match_id=1,
             gauntlet_id=1,
             challenge_id=1,
+            ladder_id=self.ladder_id,
         )
         who: Player = self.mover if template.endswith("/actions") else self.owner
         headers = {"Authorization": f"Bearer {OPERATOR_TOKEN}"} if "/admin/" in template else dict(who.headers)
@@ -84,6 +90,8 @@ class World:
             "/api/v1/matches": {"game": "card", "bot_ids": self.bots},
             "/api/v1/gauntlets": {"game": "card", "bot_id": self.bots[0], "opponent_ids": self.bots[1:]},
             "/api/v1/challenges": {"game": "card", "bot_ids": self.bots[:1]},
+            "/api/v1/ladders": {"game": "card"},
+            "/api/v1/ladders/{ladder_id}/bots": {"bot_id": self.bots[1]},
         }
         return bodies.get(template, {})
 

@@ -176,6 +176,9 @@ _NUMBER = (
     .returning(Tournament.games_total)
 )
 """The game's number, the tournament's row locked until the commit: one game made at a time per ladder."""
+_STILL_OPEN = select(Ladder.status).where(Ladder.id == param("ladder_id"))
+"""The ladder's status, read again once the tournament's row is locked: a closing (``service/ladders.py``) locks that
+row too, so a game is made either before it (and the closing cancels it) or not at all."""
 _CLAIM = (
     update(LadderEntry)
     .where(LadderEntry.ladder_id == param("ladder"), LadderEntry.bot_id.in_(bindparam("bots", expanding=True)))
@@ -469,6 +472,9 @@ def make_game(session: Session, ladder: LadderSettings, seats: list[Candidate], 
     take none): its first write locks the ladder's tournament row, and what it counts and claims after that holds."""
     connection = session.connection()
     number = int(connection.execute(_NUMBER, {"tournament_id": ladder.tournament_id}).scalar_one()) - 1
+    if connection.execute(_STILL_OPEN, {"ladder_id": ladder.id}).scalar_one() != "open":  # closed meanwhile
+        session.rollback()
+        return None
     if in_play(session, ladder.id) >= ladder.max_in_play:  # counted again with the ladder's row locked
         session.rollback()
         return None
