@@ -75,7 +75,9 @@ class Api:
             pagination = {}
         return body, pagination if isinstance(pagination, dict) else {}
 
-    def answer(self, method: str, path: str, listing: bool = False, **kwargs: Any) -> tuple[Any, requests.Response]:
+    def answer(
+        self, method: str, path: str, listing: bool = False, **kwargs: Any
+    ) -> tuple[Any, requests.Response]:
         try:
             response = self.session.request(method, self.base + path, timeout=30, **kwargs)
         except requests.RequestException as error:

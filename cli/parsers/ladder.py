@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from cli.options import bounded_int
@@ -79,14 +78,14 @@ def add_parser(commands: Any) -> None:
     )
     create.add_argument("--unrated", action="store_true", help="leave its games out of the Elo standings")
 
-    listing = actions.add_parser("list", help="the ladders, newest first", description="The ladders, a page at a time.")
+    listing = actions.add_parser(
+        "list", help="the ladders, newest first", description="The ladders, a page at a time."
+    )
     add_global_options(listing, after_action=True)
     listing.add_argument("--status", choices=["open", "closed"], default=None, help="only the open or closed ones")
     listing.add_argument("--page", type=bounded_int(1, MAX_ID, "a page number"), default=1, help="the page")
 
-    show = actions.add_parser(
-        "show", help="a ladder and its standings", description="A ladder and its standings."
-    )
+    show = actions.add_parser("show", help="a ladder and its standings", description="A ladder and its standings.")
     add_global_options(show, after_action=True)
     show.add_argument("id", type=ladder_id, help="the ladder's id")
 

@@ -122,7 +122,9 @@ def test_the_services_refusals_are_sentences(service: Service, capsys: pytest.Ca
 @SQLITE_ONLY
 def test_watch_prints_until_ctrl_c_and_ends_by_itself_on_a_closed_ladder(service: Service) -> None:
     client = service.app.test_client()
-    created = client.post(f"{API}/ladders", json={"name": "watched", "game": "card"}, headers=service.owner.headers)
+    created = client.post(
+        f"{API}/ladders", json={"name": "watched", "game": "card"}, headers=service.owner.headers
+    )
     assert created.status_code == 201, created.get_json()
     ladder_id = str(created.get_json()["id"])
     argv = [sys.executable, "-m", "cli.main", "ladder", "watch", ladder_id, "--every", "1", "--api", service.url]
