@@ -78,7 +78,9 @@ def ladders_page(session: Session, page: int) -> tuple[list[LadderLine], int]:
             .group_by(LadderEntry.ladder_id)
         ).all()
     )
-    lines = [LadderLine(ladder, tournament, name, int(bots.get(ladder.id, 0))) for ladder, tournament, name in rows]
+    lines = [
+        LadderLine(ladder, tournament, name, int(bots.get(ladder.id, 0))) for ladder, tournament, name in rows
+    ]
     return lines, listings.pages(count)
 
 
