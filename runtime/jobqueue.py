@@ -26,6 +26,7 @@ GAME_JOB = "tournament.jobs.play_game"
 START_JOB = "tournament.jobs.start_tournament"
 CANCELLED_JOB = "tournament.jobs.cancelled"
 FIT_JOB = "tournament.jobs.fit_pool"
+LADDER_JOB = "tournament.jobs.ladder_round"
 CONFIGURE = "tournament.jobs.configure"
 MAINTAIN_EMBEDDED = "tournament.jobs.maintain_embedded"
 ADMIT_EMBEDDED = "tournament.jobs.admit_embedded"
@@ -76,15 +77,24 @@ class RQQueue:
             CANCELLED_JOB, tournament_id, "its cancellation's job", "its pool is refitted later"
         )
 
-    def _after_commit(self, dotted: str, tournament_id: int, job: str, meanwhile: str) -> bool:
+    def queue_ladder_round(self, ladder_id: int) -> bool:
+        """Queue a matchmaking round of a ladder just changed (made, joined, a bot resumed), so that its games
+        start at once; ``False``, logged, when Redis cannot take it: the change stands, and every worker's clock
+        runs a round for each open ladder once Redis answers."""
+        return self._after_commit(
+            LADDER_JOB, ladder_id, "its matchmaking round", "the workers' clock makes its games", "ladder"
+        )
+
+    def _after_commit(self, dotted: str, key: int, job: str, meanwhile: str, what: str = "tournament") -> bool:
         import redis
 
         try:
-            return self.enqueue(dotted, tournament_id, at_front=True)
+            return self.enqueue(dotted, key, at_front=True)
         except redis.RedisError as error:
             log.warning(
-                "tournament %s: %s was not queued (Redis: %s); %s once Redis answers",
-                tournament_id,
+                "%s %s: %s was not queued (Redis: %s); %s once Redis answers",
+                what,
+                key,
                 job,
                 " ".join(str(error).split()) or error.__class__.__name__,
                 meanwhile,
@@ -182,6 +192,11 @@ class LocalQueue:
     def queue_cancelled(self, tournament_id: int) -> bool:
         """Queue the job that follows a committed cancellation (this process's threads: it cannot fail)."""
         return self.enqueue(CANCELLED_JOB, tournament_id)
+
+    def queue_ladder_round(self, ladder_id: int) -> bool:
+        """Queue a matchmaking round of a ladder just changed (this process's threads: it cannot fail; a job of a
+        release without it fails on its thread, logged, and the request stands)."""
+        return self.enqueue(LADDER_JOB, ladder_id)
 
     def _work(self) -> None:
         while True:

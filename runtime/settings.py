@@ -45,6 +45,13 @@ DEFAULT_QUOTA_MATCH_GAMES = 2000
 """A match's most games (its ``max_games``): the default match's, so that the service accepts its own default."""
 DEFAULT_QUOTA_TOURNAMENTS = 5
 DEFAULT_QUOTA_REPEATS = 100
+DEFAULT_QUOTA_LADDERS = 3
+DEFAULT_LADDER_PAUSE_AFTER = 3
+"""A ladder's bot is paused automatically after this many games in a row with a fault or a forfeit of its own."""
+DEFAULT_LADDER_MAX_IN_PLAY = 8
+"""A new ladder's most games made and not finished at once, unless its creator says otherwise."""
+DEFAULT_LADDER_INACTIVE_DAYS = 30
+"""A ladder's bot whose last rated game there is older than this is shown as inactive."""
 DEFAULT_FEED_WINDOW = 8
 DEFAULT_ACCOUNT_SHARE_PERCENT = 25
 DEFAULT_LIVE_CHALLENGES = 1
@@ -93,6 +100,10 @@ class Settings:
     quota_match_games: int = DEFAULT_QUOTA_MATCH_GAMES
     quota_tournaments: int = DEFAULT_QUOTA_TOURNAMENTS
     quota_repeats: int = DEFAULT_QUOTA_REPEATS
+    quota_ladders: int = DEFAULT_QUOTA_LADDERS
+    ladder_pause_after: int = DEFAULT_LADDER_PAUSE_AFTER
+    ladder_max_in_play: int = DEFAULT_LADDER_MAX_IN_PLAY
+    ladder_inactive_days: int = DEFAULT_LADDER_INACTIVE_DAYS
     operator_token: str | None = None
     feed_window: int = DEFAULT_FEED_WINDOW
     account_share_percent: int = DEFAULT_ACCOUNT_SHARE_PERCENT
@@ -314,6 +325,35 @@ SETTINGS: tuple[Setting, ...] = (
         "the runs of a repeating tournament (2 to 10000); over it, a 422",
     ),
     Setting(
+        "SORRY_ARENA_QUOTA_LADDERS",
+        "quota_ladders",
+        DEFAULT_QUOTA_LADDERS,
+        kinds.whole_between(1, 10_000),
+        "an account's open ladders (1 to 10000); over it, a 429",
+    ),
+    Setting(
+        "SORRY_ARENA_LADDER_PAUSE_AFTER",
+        "ladder_pause_after",
+        DEFAULT_LADDER_PAUSE_AFTER,
+        kinds.whole_between(1, 1000),
+        "a ladder's bot is paused automatically after this many games in a row with a fault or a forfeit of its own "
+        "(1 to 1000); read by the workers",
+    ),
+    Setting(
+        "SORRY_ARENA_LADDER_MAX_IN_PLAY",
+        "ladder_max_in_play",
+        DEFAULT_LADDER_MAX_IN_PLAY,
+        kinds.whole_between(1, 64),
+        "a new ladder's most games made and not finished at once when its creator gives none (1 to 64)",
+    ),
+    Setting(
+        "SORRY_ARENA_LADDER_INACTIVE_DAYS",
+        "ladder_inactive_days",
+        DEFAULT_LADDER_INACTIVE_DAYS,
+        kinds.whole_between(1, 36_500),
+        "days after its last game in a ladder that a bot is shown as inactive there (1 to 36500)",
+    ),
+    Setting(
         "SORRY_ARENA_OPERATOR_TOKEN",
         "operator_token",
         None,
@@ -487,3 +527,11 @@ def rate_forfeits(environ: Mapping[str, str] | None = None) -> bool:
     env = os.environ if environ is None else environ
     setting = next(setting for setting in SETTINGS if setting.name == "SORRY_ARENA_RATE_FORFEITS")
     return bool(setting.value(env))
+
+
+def ladder_pause_after(environ: Mapping[str, str] | None = None) -> int:
+    """``SORRY_ARENA_LADDER_PAUSE_AFTER`` of ``environ`` (default: this process's environment), as the worker that
+    writes a ladder's result reads it; ``ValueError`` for a value out of its range."""
+    env = os.environ if environ is None else environ
+    setting = next(setting for setting in SETTINGS if setting.name == "SORRY_ARENA_LADDER_PAUSE_AFTER")
+    return int(setting.value(env))

@@ -23,6 +23,7 @@ from service.api import (
     decisions,
     games,
     health,
+    ladders,
     matches,
     players,
     ready,
@@ -100,6 +101,7 @@ def create_app(settings: Settings | None = None, **config: Any) -> Flask:
     api.register_blueprint(results.blp)
     api.register_blueprint(matches.blp)
     api.register_blueprint(challenges.blp)
+    api.register_blueprint(ladders.blp)
     api.register_blueprint(streams.blp)
     api.register_blueprint(admin.blp)
     webhooks.init_api(api)

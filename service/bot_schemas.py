@@ -174,7 +174,32 @@ class BotVersionSchema(Schema):
     )
 
 
+class BotLadderSchema(Schema):
+    ladder_id = fields.Integer(required=True)
+    name = fields.String(required=True, metadata={"description": "the ladder's name"})
+    status = fields.String(required=True, metadata={"description": "the ladder's: open or closed"})
+    rating = fields.Float(
+        required=True, metadata={"description": "its Weng-Lin rating there on the Elo scale", "example": 1532.4}
+    )
+    low = fields.Float(required=True, metadata={"description": "95% interval"})
+    high = fields.Float(required=True)
+    games = fields.Integer(required=True, metadata={"description": "its current version's rated games there"})
+    provisional = fields.Boolean(
+        required=True, metadata={"description": "its interval is still 50 Elo or wider either side"}
+    )
+    paused = fields.Boolean(required=True)
+    pause_reason = fields.String(
+        required=True, allow_none=True, metadata={"description": "why it is paused, in words"}
+    )
+    left = fields.Boolean(required=True, metadata={"description": "it left the ladder (its rating kept)"})
+
+
 class BotDetailSchema(BotSchema):
+    ladders = fields.List(
+        fields.Nested(BotLadderSchema),
+        required=True,
+        metadata={"description": "its place in each ladder it is or was in, the newest ladder first"},
+    )
     versions = fields.List(
         fields.Nested(BotVersionSchema),
         required=True,

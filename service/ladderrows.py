@@ -85,13 +85,13 @@ def summary(session: Session, ladder: Ladder) -> dict[str, Any]:
     }
 
 
-def seat_counts(session: Session, ladder_id: int, since: datetime) -> dict[int, int]:
-    """The seats made for each bot of the ladder since ``since`` (bots with none left out)."""
-    rows = session.execute(
-        select(LadderSeat.bot_id, func.count())
-        .where(LadderSeat.ladder_id == ladder_id, LadderSeat.made_at >= since)
-        .group_by(LadderSeat.bot_id)
-    )
+def seat_counts(session: Session, ladder_id: int, since: datetime, bot_id: int | None = None) -> dict[int, int]:
+    """The seats made for each bot of the ladder (or for ``bot_id`` only) since ``since`` (bots with none left
+    out)."""
+    query = select(LadderSeat.bot_id, func.count()).where(LadderSeat.ladder_id == ladder_id)
+    if bot_id is not None:
+        query = query.where(LadderSeat.bot_id == bot_id)
+    rows = session.execute(query.where(LadderSeat.made_at >= since).group_by(LadderSeat.bot_id))
     return {int(bot_id): int(count) for bot_id, count in rows}
 
 
@@ -101,21 +101,24 @@ def start_of_day(moment: datetime) -> datetime:
 
 
 def standings(
-    session: Session, ladder: Ladder, now: datetime, inactive_days: int = DEFAULT_INACTIVE_DAYS
+    session: Session,
+    ladder: Ladder,
+    now: datetime,
+    inactive_days: int = DEFAULT_INACTIVE_DAYS,
+    bot_id: int | None = None,
 ) -> list[dict[str, Any]]:
     """The ladder's bots, best rating first, the bots that left after the others (greyed on the page).
 
     Each row: the bot and the version its rating is of (and the version it took its prior from), the rating with
     its interval, its games, whether it is provisional, inactive (no game for ``inactive_days``: since it joined,
     if it has none), paused and why, left or busy; its games begun today (UTC) and what is left of its hourly
-    budget."""
-    entries = session.execute(
-        select(LadderEntry, Bot.name)
-        .join(Bot, Bot.id == LadderEntry.bot_id)
-        .where(LadderEntry.ladder_id == ladder.id)
-    ).all()
-    today = seat_counts(session, ladder.id, start_of_day(now))
-    hour = seat_counts(session, ladder.id, now - timedelta(hours=1))
+    budget. With ``bot_id``, that bot's row alone (none if it is not in the ladder)."""
+    query = select(LadderEntry, Bot.name).join(Bot, Bot.id == LadderEntry.bot_id)
+    if bot_id is not None:
+        query = query.where(LadderEntry.bot_id == bot_id)
+    entries = session.execute(query.where(LadderEntry.ladder_id == ladder.id)).all()
+    today = seat_counts(session, ladder.id, start_of_day(now), bot_id)
+    hour = seat_counts(session, ladder.id, now - timedelta(hours=1), bot_id)
     stale = now - timedelta(days=inactive_days)
     rows = []
     for entry, name in entries:

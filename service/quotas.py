@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import case, exists, func, select
 from sqlalchemy.orm import Session, aliased
 
 from runtime import metrics
@@ -32,7 +32,7 @@ from runtime.settings import Settings
 from service.errors import fail
 from store.accountlocks import lock_account
 from store.challenges import is_challenge
-from store.models import Tournament, TournamentGame
+from store.models import Ladder, Tournament, TournamentGame
 
 log = logging.getLogger(__name__)
 
@@ -125,10 +125,12 @@ def refused(owner_id: int, quota: str) -> None:
 
 def active_tournaments(session: Session, owner_id: int) -> int:
     """The account's tournaments with a run scheduled, running or still to come, a repeating tournament counted
-    once with all its runs. One statement, so one snapshot: a later run that starts meanwhile is counted once, as
+    once with all its runs (an open ladder's tournament counts in ``SORRY_ARENA_QUOTA_LADDERS`` instead). One statement, so one snapshot: a later run that starts meanwhile is counted once, as
     live or as still to come (read in two, it could be counted as neither)."""
     live: Any = select(func.coalesce(Tournament.parent_id, Tournament.id).label("series")).where(
-        Tournament.owner_id == owner_id, Tournament.status.in_(LIVE)
+        Tournament.owner_id == owner_id,
+        Tournament.status.in_(LIVE),
+        ~exists().where(Ladder.tournament_id == Tournament.id),  # a ladder counts in its own quota
     )
     series = live.union(select(to_come(owner_id).c.id)).subquery()
     return int(session.scalar(select(func.count()).select_from(series)) or 0)

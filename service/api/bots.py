@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 from botlink import protocols
 from botlink.calls import BotConnection, BotReply
 from botlink.netguard import RefusedAddress, UnresolvableHost, check_url, parse_allowlist, resolve
-from service import auth, db, idempotency, ratelimits, versions
+from service import auth, db, idempotency, ladderrows, ratelimits, versions
 from service.bot_schemas import (
     SECRET_NEEDED,
     BotCreatedSchema,
@@ -91,7 +91,8 @@ def protocol_warning(bot: Bot) -> str | None:
 
 def detail(bot: Bot, viewer: int | None) -> dict[str, Any]:
     """The bot with its latest versions (``versions.SHOWN``), oldest first, each with its ratings (its URL to the
-    owner only), and how many it has in all (every one: ``GET /bots/{id}/versions``)."""
+    owner only), and how many it has in all (every one: ``GET /bots/{id}/versions``); and its place in each ladder
+    it is or was in."""
     session = db.session()
     made = versions.latest(session, bot.id)
     return describe(
@@ -100,6 +101,7 @@ def detail(bot: Bot, viewer: int | None) -> dict[str, Any]:
         made[-1].number if made else 1,
         versions=shown_versions(session, bot, viewer, made),
         versions_total=versions.count(session, bot.id),
+        ladders=ladderrows.bot_ladders(session, bot.id),
     )
 
 

@@ -35,7 +35,7 @@ from service.tournament_schemas import (
     TournamentListSchema,
 )
 from store.gamerecords import tournament_records
-from store.models import Bot, Result, Tournament, new_seed_salt, now
+from store.models import Bot, Ladder, Result, Tournament, new_seed_salt, now
 
 blp = Blueprint("tournaments", __name__, url_prefix="/api/v1/tournaments", description="Round-robin tournaments")
 
@@ -260,7 +260,9 @@ class CancelTournament(MethodView):
     @blp.alt_response(401, schema=ErrorSchema, description="a missing or unknown bearer token")
     @blp.alt_response(403, schema=ErrorSchema, description="neither the tournament's owner nor the operator")
     @blp.alt_response(404, schema=ErrorSchema, description="no such tournament")
-    @blp.alt_response(409, schema=ErrorSchema, description="the tournament is done, with no run to come")
+    @blp.alt_response(
+        409, schema=ErrorSchema, description="the tournament is done, with no run to come, or is a ladder's"
+    )
     def post(self, tournament_id: int) -> dict[str, Any]:
         """Cancel a tournament (its owner or the operator): its games not played are dropped, those being played
         stop at their next step, its results leave the rating pools, its later runs never start
@@ -272,6 +274,13 @@ class CancelTournament(MethodView):
         tournament = found(session, tournament_id)
         if tournament.owner_id != player.id and not auth.is_operator():
             fail(403, f"tournament {tournament_id} is not yours (only its owner or the operator may cancel it)")
+        ladder_id = session.scalar(select(Ladder.id).where(Ladder.tournament_id == tournament.id))
+        if ladder_id is not None:
+            fail(
+                409,
+                f"tournament {tournament_id} is ladder {ladder_id}'s: close the ladder instead "
+                f"(POST /api/v1/ladders/{ladder_id}/close)",
+            )
         stopped = cancellation.cancel(session, tournament)
         if stopped is not None:
             for game_id, ply in stopped:  # a game waiting for a pull bot's move stops now, not at its deadline
