@@ -107,8 +107,10 @@ def list_ladders(api: Api, args: argparse.Namespace, console: Console) -> None:
         )
     console.print(table)
     if pagination:
-        pages = pagination.get("total_pages", 1)
-        console.print(f"page {pagination.get('page', args.page)} of {pages}, {pagination.get('total', 0)} ladders")
+        pages, total = pagination.get("total_pages", 1), pagination.get("total", 0)
+        console.print(
+            f"page {pagination.get('page', args.page)} of {pages}; {total} ladder{'' if total == 1 else 's'}"
+        )
 
 
 def watch(api: Api, ladder_id: int, every: int, once: bool, console: Console) -> None:

@@ -82,8 +82,9 @@ def test_a_ladder_from_create_to_close(
     assert table["B"][7].startswith("left (last game: ")
 
     assert ladder(service, "list") == 0
-    listed = rows(capsys.readouterr().out)
-    assert [(row[0], row[1], row[4]) for row in listed] == [("1", "nightly", "open")]
+    out = capsys.readouterr().out
+    assert [(row[0], row[1], row[4]) for row in rows(out)] == [("1", "nightly", "open")]
+    assert out.endswith("page 1 of 1; 1 ladder\n")
     assert ladder(service, "list", "--status", "closed") == 0
     assert rows(capsys.readouterr().out) == []
 
