@@ -10,6 +10,8 @@ the work to the floor that does it:
   (``tournament.dispatch.playing``: in a worker process on one of its slots, the job returning at once);
 - ``cancelled``: after a cancellation (``service/cancellation.py``), the tournament's own table refit on every
   result it has, the rating pool refit without the tournament and the room it left fed to the other accounts' games;
+- ``ladder_round``: a ladder's matchmaking round, its games fed (``tournament.dispatch.ladderrounds``): the service
+  enqueues it when a ladder is created, a bot joins it or is resumed, so that its games start at once;
 - ``fit_pool``: a rating pool's refit, off the game path (``tournament.standings.poolfit``);
 - ``maintain_embedded``: the embedded queue's maintenance (no Redis), every second on a thread of the service
   (``tournament.dispatch.recovery``);
@@ -24,7 +26,7 @@ from typing import Any
 
 from runtime.jobqueue import GAME_JOB
 from store.models import Tournament, now
-from tournament.dispatch import context, playing, recovery, starts
+from tournament.dispatch import context, ladderrounds, playing, recovery, starts
 from tournament.dispatch.context import configure
 from tournament.dispatch.feed import feed_games
 from tournament.standings import poolfit, tables
@@ -34,6 +36,7 @@ __all__ = [
     "cancelled",
     "configure",
     "fit_pool",
+    "ladder_round",
     "maintain_embedded",
     "play_game",
     "start_tournament",
@@ -67,6 +70,16 @@ def cancelled(tournament_id: int) -> str:
             tables.refresh_pool(session, tournament.game, tournament.variant, tournament.table_size)
     feed_games(ctx)
     return "refitted"
+
+
+def ladder_round(ladder_id: int) -> int:
+    """A matchmaking round of the ladder (``tournament.plans.ladders.make_games``), the games it made fed to the
+    queue; how many it made."""
+    ctx = context.get()
+    made = ladderrounds.run_round(ctx, ladder_id)
+    if made:
+        feed_games(ctx)
+    return len(made)
 
 
 def fit_pool(game: str, variant: str, table_size: int = 2) -> str:

@@ -13,10 +13,18 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, false
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, false, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.models.base import Base, now
+
+IDLE = text("busy = 0 AND NOT paused AND left_at IS NULL")
+"""An entry matchmaking may take (when its ``free_at`` is past): in the ladder, not paused, in no game; the predicate
+of the partial index ``ix_ladder_entries_idle``, which holds them by the time they fell idle."""
+NEW = text("games = 0 AND busy = 0 AND NOT paused AND left_at IS NULL")
+"""An idle entry without a rated game yet (matchmaking seats newcomers first): ``ix_ladder_entries_new``."""
+UNSETTLED = text("NOT settled")
+"""A ladder game made and not settled (in play, or waiting for a worker): ``ix_ladder_games_unsettled``."""
 
 
 class Ladder(Base):
@@ -40,7 +48,11 @@ class LadderEntry(Base):
     """A bot in a ladder: whether it is matched now, its rating (of its current version) and its budget's state."""
 
     __tablename__ = "ladder_entries"
-    __table_args__ = (Index("ix_ladder_entries_rating", "ladder_id", "mu"),)
+    __table_args__ = (
+        Index("ix_ladder_entries_rating", "ladder_id", "mu"),
+        Index("ix_ladder_entries_idle", "ladder_id", "free_at", sqlite_where=IDLE, postgresql_where=IDLE),
+        Index("ix_ladder_entries_new", "ladder_id", "free_at", sqlite_where=NEW, postgresql_where=NEW),
+    )
 
     ladder_id: Mapped[int] = mapped_column(ForeignKey("ladders.id", ondelete="CASCADE"), primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
@@ -66,7 +78,8 @@ class LadderEntry(Base):
     busy: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """Its games made and not finished (matchmaking makes one only for a bot at 0)."""
     free_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
-    """When it is under its hourly budget again."""
+    """When it is under its hourly budget again, or fell idle (its last game settled), whichever is later:
+    matchmaking takes the idle entry whose ``free_at`` is oldest first."""
     fault_streak: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """Its games in a row with a fault or a forfeit of its own."""
     last_game_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
@@ -77,7 +90,10 @@ class LadderGame(Base):
     """One game a ladder made: its scheduled game, when it was made, and whether its result was rated here."""
 
     __tablename__ = "ladder_games"
-    __table_args__ = (Index("ix_ladder_games_made", "ladder_id", "made_at"),)
+    __table_args__ = (
+        Index("ix_ladder_games_made", "ladder_id", "made_at"),
+        Index("ix_ladder_games_unsettled", "ladder_id", sqlite_where=UNSETTLED, postgresql_where=UNSETTLED),
+    )
 
     tournament_game_id: Mapped[int] = mapped_column(
         ForeignKey("tournament_games.id", ondelete="CASCADE"), primary_key=True

@@ -1,5 +1,5 @@
-"""A worker's clock: every second it starts the tournament runs that are due (``starts.start_overdue``) and tops
-the queue up with the next games of every account's turn (``feed.feed_games``), so that every worker's slots find
+"""A worker's clock: every second it starts the tournament runs that are due (``starts.start_overdue``), runs a
+matchmaking round for every ladder (``ladderrounds.run_rounds``) and tops the queue up with the next games of every account's turn (``feed.feed_games``), so that every worker's slots find
 games although each account has only a few in the queue at once; and it asks for the refit of the rating pools
 whose table is behind (``poolfit.ask_due``). A worker's clock also writes the worker's figures for the operator (its
 slots busy, moves per second, bots stalling: ``runtime/workerstats.py``).
@@ -23,6 +23,7 @@ from runtime.readiness import ready
 from store.database import first_line
 from tournament.dispatch import context
 from tournament.dispatch.feed import feed_games
+from tournament.dispatch.ladderrounds import run_rounds
 from tournament.dispatch.starts import start_overdue
 from tournament.standings import poolfit
 
@@ -50,6 +51,7 @@ class Clock:
         try:
             self.report()
             started = start_overdue(self.ctx)
+            run_rounds(self.ctx)
             feed_games(self.ctx)
             poolfit.ask_due(self.ctx.sessions, self.ctx.queue)
         except (SQLAlchemyError, RedisError) as error:  # the database or Redis restarts: the next tick tries again

@@ -40,6 +40,7 @@ from store import bottallies, idempotency, retention
 from store.models import Tournament, now
 from tournament.dispatch import context
 from tournament.dispatch.feed import feed_games, game_job_id
+from tournament.dispatch.ladderrounds import run_rounds
 from tournament.dispatch.starts import start_overdue
 from tournament.play import leases, results
 from tournament.play.writes import writing
@@ -142,7 +143,7 @@ def maintain_embedded(ctx: context.Context) -> list[int]:
     """The embedded queue's maintenance (no Redis, no worker): start the runs due, ask for the refits of the rating
     pools behind (``poolfit.ask_due``), enqueue (at the front) every game fed that needs a job and is not already
     this process's (a game left by a killed process once its lease ran out; every pending game fed at start-up),
-    feed the queue, then fold the finished games into their bots' tallies, archive the old ones and delete the
+    run a matchmaking round for every ladder (``ladderrounds.run_rounds``), feed the queue, then fold the finished games into their bots' tallies, archive the old ones and delete the
     expired idempotency keys. Returns the games enqueued again."""
     start_overdue(ctx)
     poolfit.ask_due(ctx.sessions, ctx.queue)
@@ -158,6 +159,7 @@ def maintain_embedded(ctx: context.Context) -> list[int]:
         if ctx.queue.enqueue(GAME_JOB, scheduled_id, job_id=game_job_id(scheduled_id, attempts), at_front=True):
             enqueued.append(scheduled_id)
     given_grace(ctx, enqueued)
+    run_rounds(ctx)
     feed_games(ctx)
     fold_tallies(ctx)
     archive_moves(ctx)

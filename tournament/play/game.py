@@ -299,12 +299,13 @@ class Play:
 
     def outcome(self) -> dict[str, Any]:
         """Final ranks (1 best): the engine's among the seats still playing, every forfeiting seat tied last
-        (:func:`engine.records.final_result`, the rule a game record is checked by), with each seat's faults and
-        the game's void reason (``None``: it is rated, :mod:`tournament.play.voids`)."""
+        (:func:`engine.records.final_result`, the rule a game record is checked by), with each seat's faults (and
+        the kind of its last), the game's void reason (``None``: it is rated, :mod:`tournament.play.voids`)."""
         forfeited = [seat for seat, player in enumerate(self.seats) if player.forfeited]
         return {
             **final_result(engine.result(self.state), len(self.seats), forfeited),
             "faults": [player.faults for player in self.seats],
+            "last_faults": [player.last_fault for player in self.seats],
             "moves": self.ply,  # saved and pending: the last batch is saved after this
             "void_reason": voids.reason(self.seats),
         }

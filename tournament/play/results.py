@@ -4,7 +4,9 @@ The result is a row unique per scheduled game: written once, whoever tries again
 never for a game whose tournament was cancelled meanwhile. It is written in the transaction of the game's last moves
 and end, so a game over always has its result; a rated result is counted in its pool's running state in the same
 transaction (``tournament/standings/poolstate.py``); a void game's (``tournament/play/voids.py``) is written with its
-reason and counted nowhere. A cancelled tournament is never marked done. It records
+reason and counted nowhere. A ladder's result is counted in the ladder in the same transaction too
+(``tournament/standings/ladderstate.py``: its bots freed and, unless void, rated). A cancelled tournament is never
+marked done, nor a ladder's here. It records
 the version of each seat's bot that played: the latest one made before the game began (a version made while a game
 runs plays from the next game on).
 """
@@ -14,26 +16,28 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import bindparam, exists, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from store.challenges import HUMAN
 from store.fastlane import param
 from store.models import BotVersion, Game, Result, Tournament, TournamentGame, now
+from store.models.ladders import Ladder
 from tournament.play.leases import Cancelled
 from tournament.play.scheduled import TournamentSettings
-from tournament.standings import poolstate
+from tournament.standings import ladderstate, poolstate
 
 
 def unfinished_tournaments(session: Session, before: datetime) -> list[int]:
     """Running tournaments with every result written (the last before ``before``) yet not done: the worker that
-    wrote the last result failed before it refreshed the standings or marked the tournament done."""
+    wrote the last result failed before it refreshed the standings or marked the tournament done. A ladder's
+    tournament is never one: its games are made as it goes (``tournament/plans/ladders.py`` ends a closed one)."""
     return list(
         session.scalars(
             select(Tournament.id)
             .join(Result, Result.tournament_id == Tournament.id)
-            .where(Tournament.status == "running")
+            .where(Tournament.status == "running", ~exists().where(Ladder.tournament_id == Tournament.id))
             .group_by(Tournament.id, Tournament.games_total)
             .having(func.count(Result.id) >= Tournament.games_total, func.max(Result.finished_at) < before)
         )
@@ -104,6 +108,8 @@ def finish(
                 finished_at,
                 outcome["forfeited"],
             )
+        if tournament.ladder:  # the ladder's bots freed, their ratings and fault streaks, in this transaction
+            ladderstate.record(session, scheduled_id, bot_ids, version_ids, outcome, finished_at)
         values = {
             "tournament_game_id": scheduled_id,
             "tournament_id": tournament.id,
@@ -152,6 +158,7 @@ def complete(session: Session, tournament_id: int, games_total: int) -> None:
                 Tournament.id == tournament_id,
                 Tournament.status == "running",
                 Tournament.standings_through >= games_total,
+                ~exists().where(Ladder.tournament_id == Tournament.id),  # a ladder ends when closed, not here
             )
             .values(status="done", finished_at=now())
         )

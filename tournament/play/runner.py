@@ -1,6 +1,6 @@
 """Play one scheduled tournament game to its end: take its lease, make or resume its game, play it through the game
 loop (``engine.gameloop``, the seats asked by ``tournament.play.game``), save its end and its result, refresh the
-standings.
+standings (a ladder's game: make the ladder's next games, ``tournament/standings/ladderstate.py``).
 
 The third consecutive fault of a seat forfeits the game for it (ranked last, its later turns played by the fallback
 without asking). A push bot excluded by its health checks, and a bot paused or whose account the operator disabled,
@@ -28,7 +28,7 @@ from tournament.play.scheduled import ScheduledGame
 from tournament.play.seats import SeatState, check_health, give_back, notify_bots, seat_states, send_ends
 from tournament.play.stalls import Stalls
 from tournament.play.writes import writing
-from tournament.standings import tables
+from tournament.standings import ladderstate, tables
 
 log = logging.getLogger(__name__)
 
@@ -217,7 +217,20 @@ def play_leased(
 
     ply, written = saving.until_stored(session, holding, write_end, f"game {play.game_id}'s end")
     play.stored(ply)
-    if tables.refresh(
+    void = final["void_reason"] is not None  # a void result changes no pool
+    if tournament.ladder:  # no table of its own, never complete while open: the bots freed get their next games
+        with writing(session):
+            ladderstate.after_result(
+                session,
+                place.queue,
+                tournament.id,
+                tournament.game,
+                tournament.variant,
+                tournament.table_size,
+                tournament.rated,
+                void,
+            )
+    elif tables.refresh(
         session,
         place.queue,
         tournament.id,
@@ -225,7 +238,7 @@ def play_leased(
         tournament.variant,
         tournament.table_size,
         tournament.rated,
-        void=final["void_reason"] is not None,  # a void result changes no pool
+        void=void,
     ):
         with writing(session):
             results.complete(session, tournament.id, tournament.games_total)

@@ -2,7 +2,8 @@
 each bot's health check, and the game it plays once started, each in one statement compiled once
 (``store.fastlane``), not through the ORM.
 
-A worker reads them once per game, before it takes the game's lease (``tournament.play.leases``): none of it changes
+Whether the tournament is a ladder's rides along the game's read (an ``EXISTS`` on the ladders' unique tournament
+index), at no statement more. A worker reads them once per game, before it takes the game's lease (``tournament.play.leases``): none of it changes
 while the game waits to be played (a tournament's settings and a game's seats are fixed at creation), but a bot's
 address, secret and health, which are read afresh for every game.
 """
@@ -13,11 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, String, bindparam, case, or_, select, update
+from sqlalchemy import Boolean, String, bindparam, case, exists, or_, select, update
 from sqlalchemy.orm import Session
 
 from store.fastlane import param
 from store.models import Bot, Player, Tournament, TournamentGame
+from store.models.ladders import Ladder
 
 SEATS = 4
 """The most seats at a table (both games take 2 to 4 players)."""
@@ -38,6 +40,9 @@ class TournamentSettings:
     rated: bool
     move_timeout_ms: int
     games_total: int
+    ladder: bool = False
+    """Its games are a ladder's (``tournament/plans/ladders.py``): each result is counted in the ladder, and the
+    tournament has no table of its own and is never complete while the ladder is open."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,7 @@ _READ = (
         Tournament.rated,
         Tournament.move_timeout_ms,
         Tournament.games_total,
+        exists().where(Ladder.tournament_id == Tournament.id),
     )
     .join(Tournament, Tournament.id == TournamentGame.tournament_id)
     .where(TournamentGame.id == param("scheduled_id"))

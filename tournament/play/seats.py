@@ -64,11 +64,16 @@ class SeatState(FaultCount):
     """Its health check after it refused the game's calls passed: the bot takes the service's signature, and the
     refusals were its own doing (``tournament/play/voids.py``)."""
 
+    last_fault: str | None = None
+    """The kind of its latest fault in this game (``None``: none), which a ladder's pause names."""
+
     def count(self, fault: str | None) -> None:
         """Count a move's fault (:meth:`FaultCount.count`), and note whether the seat refused the signature or took
-        part otherwise (a ``forfeit``, played without asking, is neither)."""
+        part otherwise (a ``forfeit``, played without asking, is neither), and the fault's kind."""
         super().count(fault)
         self.noted(fault)
+        if fault is not None and fault != FORFEIT:
+            self.last_fault = fault
 
     def noted(self, fault: str | None) -> None:
         """Note how one call of this game came back (a move's, or the ``start`` request's)."""

@@ -1,0 +1,443 @@
+"""Ladders' matchmaking: a round makes games for the ladder's idle bots, each appended to its tournament's schedule.
+
+A ladder (``store/models/ladders.py``) is a tournament whose games are not laid out in advance. A *round*
+(:func:`make_games`) makes games while the ladder is open, has fewer than ``max_in_play`` games made and not settled,
+and has an idle bot: it takes the bot idle longest (a newcomer, without a rated game yet, first; idle: in the ladder,
+not paused, in no game, under its hourly budget), reads the bots nearest its rating along
+``ix_ladder_entries_rating`` (a few above, a few below, and a few at a random rating so that no pair is starved),
+how often each pair of them met, and lets ``tournament.plans.ladderpick`` pick the table and its seat order. Then, in
+one transaction, it numbers the game (the tournament's row locked: one game made at a time per ladder), counts the
+games in play again, claims each bot (``busy`` 0 to 1, a conditional ``UPDATE`` whose row count says whether the bot
+was still idle: two rounds at once never seat a bot twice), and appends the scheduled game with its seed derived as
+any tournament game's (``schedule.game_seed``, its number as its round), its :class:`LadderGame`, a
+:class:`LadderSeat` per seat, the pairs' counts, each bot's seat counts and the moment it is under its budget again.
+The queue's fair dispatch (``tournament/dispatch/feed.py``) feeds the games like any tournament's.
+
+Every statement reads a few rows along an index (the idle bots along partial indexes, by the time they fell idle;
+the games in play along ``ix_ladder_games_unsettled``; a bot's seats of the last hour along ``ix_ladder_seats_made``):
+a game costs the same at 100 bots or 10,000, after no games or a million (``benchmarks/ladder.py``).
+
+A closed ladder makes no game; its tournament is marked done once its last game in play is settled
+(:func:`finish_closed`). The games of a closed ladder not started are cancelled by the closing; a cancelled game
+writes no result, so :func:`sweep` settles it here, freeing its bots.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import DateTime, Integer, bindparam, case, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from store.fastlane import param
+from store.models import Tournament, TournamentGame
+from store.models.ladders import NEW, Ladder, LadderEntry, LadderGame, LadderPair, LadderSeat
+from tournament.plans.ladderpick import Candidate, pick_table
+from tournament.plans.schedule import game_seed
+
+NEAR = 16
+"""Candidates read on each side of the anchor's rating (about 32 in all)."""
+EXPLORE = 4
+"""Candidates read at a random rating, beside the near ones."""
+ROUND_LIMIT = 64
+"""The most games one round makes (a ladder's ``max_in_play`` is at most 64)."""
+HOUR = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class LadderSettings:
+    """What matchmaking needs of a ladder and its tournament, read in one statement."""
+
+    id: int
+    tournament_id: int
+    status: str
+    budget_per_hour: int
+    max_in_play: int
+    table_size: int
+    seed: int
+    seed_salt: str | None
+    tournament_status: str
+
+
+_SETTINGS = (
+    select(
+        Ladder.id,
+        Ladder.tournament_id,
+        Ladder.status,
+        Ladder.budget_per_hour,
+        Ladder.max_in_play,
+        Tournament.table_size,
+        Tournament.seed,
+        Tournament.seed_salt,
+        Tournament.status,
+    )
+    .join(Tournament, Tournament.id == Ladder.tournament_id)
+    .where(Ladder.id == param("ladder_id"))
+)
+_IN_PLAY = select(func.count()).where(LadderGame.ladder_id == param("ladder_id"), LadderGame.settled.is_(False))
+"""The ladder's games made and not settled, along ``ix_ladder_games_unsettled``."""
+_ELIGIBLE = (
+    LadderEntry.busy == 0,
+    LadderEntry.paused.is_(False),
+    LadderEntry.left_at.is_(None),
+)
+_COLUMNS = (
+    LadderEntry.bot_id,
+    LadderEntry.mu,
+    LadderEntry.sigma,
+    LadderEntry.games,
+    LadderEntry.seat_counts,
+    LadderEntry.free_at,
+)
+
+
+def _idle(new_only: bool) -> Any:
+    """The ladder's entry idle longest (a newcomer's, ``new_only``) whose budget allows a game now."""
+    statement = select(*_COLUMNS).where(
+        LadderEntry.ladder_id == param("ladder_id"), *_ELIGIBLE, LadderEntry.free_at <= param("now")
+    )
+    if new_only:
+        statement = statement.where(NEW)
+    return statement.order_by(LadderEntry.free_at).limit(1)
+
+
+_NEWCOMER = _idle(new_only=True)
+_LONGEST_IDLE = _idle(new_only=False)
+
+
+def _near(above: bool) -> Any:
+    """Idle entries whose rating is at or above (``above``), else below, ``mu``, nearest first."""
+    where = LadderEntry.mu >= param("mu") if above else LadderEntry.mu < param("mu")
+    order = LadderEntry.mu.asc() if above else LadderEntry.mu.desc()
+    return (
+        select(*_COLUMNS)
+        .where(LadderEntry.ladder_id == param("ladder_id"), where, *_ELIGIBLE, LadderEntry.free_at <= param("now"))
+        .order_by(order)
+        .limit(param("limit", Integer()))
+    )
+
+
+_ABOVE = _near(above=True)
+_BELOW = _near(above=False)
+_SPAN = select(func.min(LadderEntry.mu), func.max(LadderEntry.mu)).where(
+    LadderEntry.ladder_id == param("ladder_id")
+)
+"""The ladder's lowest and highest rating: two ends of ``ix_ladder_entries_rating``."""
+_NUMBER = (
+    update(Tournament)
+    .where(Tournament.id == param("tournament_id"))
+    .values(games_total=Tournament.games_total + 1)
+    .returning(Tournament.games_total)
+)
+"""The game's number, the tournament's row locked until the commit: one game made at a time per ladder."""
+_CLAIM = (
+    update(LadderEntry)
+    .where(LadderEntry.ladder_id == param("ladder"), LadderEntry.bot_id == param("bot"), *_ELIGIBLE)
+    .values(busy=1)
+)
+_GAME = (
+    insert(TournamentGame)
+    .values(
+        tournament_id=param("tournament_id"),
+        number=param("number"),
+        round=param("round"),
+        bot_ids=param("bot_ids"),
+        seed=param("seed"),
+        status="pending",
+        fed=False,
+        attempts=0,
+    )
+    .returning(TournamentGame.id)
+)
+_LADDER_GAME = insert(LadderGame).values(
+    tournament_game_id=param("scheduled_id"),
+    ladder_id=param("ladder_id"),
+    made_at=param("now"),
+    bot_ids=param("bot_ids"),
+    settled=False,
+)
+_SEAT = insert(LadderSeat).values(
+    tournament_game_id=param("scheduled_id"),
+    seat=param("seat"),
+    ladder_id=param("ladder_id"),
+    bot_id=param("bot_id"),
+    made_at=param("now"),
+)
+_PAIRS_MET = select(LadderPair.low, LadderPair.high, LadderPair.games).where(
+    LadderPair.ladder_id == param("ladder_id"),
+    LadderPair.low.in_(bindparam("bots", expanding=True)),
+    LadderPair.high.in_(bindparam("bots_too", expanding=True)),
+)
+_PAIR_MORE = (
+    update(LadderPair)
+    .where(
+        LadderPair.ladder_id == param("ladder"),
+        LadderPair.low == param("pair_low"),
+        LadderPair.high == param("pair_high"),
+    )
+    .values(games=LadderPair.games + 1)
+)
+_PAIR_FIRST = insert(LadderPair).values(
+    ladder_id=param("ladder"), low=param("pair_low"), high=param("pair_high"), games=1
+)
+_BUDGET_EDGE = (
+    select(LadderSeat.made_at)
+    .where(
+        LadderSeat.ladder_id == param("ladder_id"),
+        LadderSeat.bot_id == param("bot_id"),
+        LadderSeat.made_at > param("since"),
+    )
+    .order_by(LadderSeat.made_at.desc())
+    .limit(1)
+    .offset(param("skip", Integer()))
+)
+"""The ``budget``-th latest seat of the bot in the last hour (``skip``: budget - 1), along ``ix_ladder_seats_made``:
+the bot is under its budget again an hour after it."""
+_ENTRY_MADE = (
+    update(LadderEntry)
+    .where(LadderEntry.ladder_id == param("ladder"), LadderEntry.bot_id == param("bot"))
+    .values(seat_counts=param("seat_counts"), free_at=param("free_at"))
+)
+_UNSETTLED_OVER = (
+    select(LadderGame.tournament_game_id)
+    .join(TournamentGame, TournamentGame.id == LadderGame.tournament_game_id)
+    .where(
+        LadderGame.ladder_id == param("ladder_id"),
+        LadderGame.settled.is_(False),
+        TournamentGame.status.in_(("done", "cancelled")),
+    )
+)
+"""The ladder's games over (cancelled, as a closing does to the games not started) and not settled."""
+_SETTLE = (
+    update(LadderGame)
+    .where(LadderGame.tournament_game_id == param("scheduled_id"), LadderGame.settled.is_(False))
+    .values(settled=True)
+    .returning(LadderGame.ladder_id, LadderGame.bot_ids)
+)
+_NOW = param("now", DateTime(timezone=True))
+_FREE = (
+    update(LadderEntry)
+    .where(LadderEntry.ladder_id == param("ladder"), LadderEntry.bot_id == param("bot"))
+    .values(busy=0, free_at=case((LadderEntry.free_at > _NOW, LadderEntry.free_at), else_=_NOW))
+)
+"""A bot of a settled game idle again, since now unless over its budget until later."""
+_DONE = (
+    update(Tournament)
+    .where(Tournament.id == param("tournament_id"), Tournament.status == "running")
+    .values(status="done", finished_at=param("now"))
+)
+_LADDER_OF = select(Ladder.id).where(Ladder.tournament_id == param("tournament_id"))
+_OPEN = (
+    select(Ladder.id).join(Tournament, Tournament.id == Ladder.tournament_id).where(Tournament.status == "running")
+)
+
+
+def utc(moment: datetime) -> datetime:
+    """``moment`` in UTC (SQLite gives back naive datetimes: they were written in UTC)."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def settings_of(session: Session, ladder_id: int) -> LadderSettings | None:
+    """The ladder's settings and its tournament's (``None``: no such ladder)."""
+    row = session.connection().execute(_SETTINGS, {"ladder_id": ladder_id}).first()
+    return None if row is None else LadderSettings(*row)
+
+
+def ladder_of(session: Session, tournament_id: int) -> int | None:
+    """The ladder whose games the tournament holds (``None``: it is no ladder's)."""
+    found = session.connection().execute(_LADDER_OF, {"tournament_id": tournament_id}).scalar()
+    return None if found is None else int(found)
+
+
+def open_ladders(session: Session) -> list[int]:
+    """The ladders whose rounds still have work: the open ones, and the closed ones whose tournament is not done yet
+    (their last games in play to settle)."""
+    return list(session.scalars(_OPEN))
+
+
+def in_play(session: Session, ladder_id: int) -> int:
+    """The ladder's games made and not settled."""
+    return int(session.connection().execute(_IN_PLAY, {"ladder_id": ladder_id}).scalar_one())
+
+
+def candidate(row: Any, moment: datetime) -> Candidate:
+    bot_id, mu, sigma, games, seat_counts, free_at = row
+    waited = max(0.0, (moment - utc(free_at)).total_seconds())
+    return Candidate(int(bot_id), float(mu), float(sigma), int(games), tuple(seat_counts), waited)
+
+
+def anchor_of(session: Session, ladder_id: int, moment: datetime) -> Candidate | None:
+    """The bot a game is made for next: the newcomer idle longest, else the bot idle longest (``None``: none idle
+    and under its budget)."""
+    values = {"ladder_id": ladder_id, "now": moment}
+    connection = session.connection()
+    row = connection.execute(_NEWCOMER, values).first() or connection.execute(_LONGEST_IDLE, values).first()
+    return None if row is None else candidate(row, moment)
+
+
+def candidates_near(
+    session: Session, ladder_id: int, anchor: Candidate, moment: datetime, rng: random.Random
+) -> list[Candidate]:
+    """The idle bots nearest the anchor's rating (:data:`NEAR` on each side) and :data:`EXPLORE` at a random rating
+    within the ladder's span, each once, the anchor left out."""
+    connection = session.connection()
+    values = {"ladder_id": ladder_id, "now": moment, "limit": NEAR}
+    rows = [
+        *connection.execute(_ABOVE, {**values, "mu": anchor.mu}),
+        *connection.execute(_BELOW, {**values, "mu": anchor.mu}),
+    ]
+    low, high = connection.execute(_SPAN, {"ladder_id": ladder_id}).one()
+    if low is not None and high is not None and high > low:
+        somewhere = rng.uniform(float(low), float(high))
+        rows += connection.execute(_ABOVE, {**values, "mu": somewhere, "limit": EXPLORE}).all()
+    found: dict[int, Candidate] = {}
+    for row in rows:
+        if row[0] != anchor.bot_id and row[0] not in found:
+            found[int(row[0])] = candidate(row, moment)
+    return list(found.values())
+
+
+def together(session: Session, ladder_id: int, bot_ids: list[int]) -> dict[tuple[int, int], int]:
+    """How many games each pair of ``bot_ids`` was made to play together (``(low, high)``; a pair never met is not
+    there)."""
+    if len(bot_ids) < 2:
+        return {}
+    values = {"ladder_id": ladder_id, "bots": bot_ids, "bots_too": bot_ids}
+    return {(low, high): games for low, high, games in session.connection().execute(_PAIRS_MET, values)}
+
+
+def make_games(
+    session: Session,
+    ladder_id: int,
+    now: datetime,
+    limit: int = ROUND_LIMIT,
+    rng: random.Random | None = None,
+) -> list[int]:
+    """One matchmaking round of the ladder: games made (each committed on its own) while it is open, under its
+    ``max_in_play`` and has idle bots enough for a table, ``limit`` at most; the scheduled games made. A closed
+    ladder makes none: its games over are settled (:func:`sweep`) and its tournament marked done once none is in
+    play (:func:`finish_closed`). Call it under ``tournament.play.writes.writing`` on SQLite."""
+    rng = rng or random.Random()
+    made: list[int] = []
+    sweep(session, ladder_id, now)
+    ladder = settings_of(session, ladder_id)
+    if ladder is None or ladder.tournament_status != "running":
+        session.rollback()
+        return made
+    if ladder.status != "open":
+        finish_closed(session, ladder, now)
+        return made
+    tried: set[int] = set()
+    while len(made) < limit:
+        if in_play(session, ladder_id) >= ladder.max_in_play:
+            break
+        anchor = anchor_of(session, ladder_id, now)
+        if anchor is None or anchor.bot_id in tried:
+            break  # nobody idle, or the one idle longest finds no table: the next round tries again
+        tried.add(anchor.bot_id)
+        near = candidates_near(session, ladder_id, anchor, now, rng)
+        met = together(session, ladder_id, sorted({anchor.bot_id, *(found.bot_id for found in near)}))
+        seats = pick_table(anchor, near, met, ladder.table_size, rng)
+        session.rollback()  # the reads end here: the game's transaction starts with its number
+        if seats is None:
+            break
+        by_id = {found.bot_id: found for found in (anchor, *near)}
+        scheduled_id = make_game(session, ladder, [by_id[bot_id] for bot_id in seats], now)
+        if scheduled_id is None:
+            continue  # a bot was taken meanwhile (another round, a pause): read again
+        made.append(scheduled_id)
+        tried.discard(anchor.bot_id)
+    session.rollback()
+    return made
+
+
+def make_game(session: Session, ladder: LadderSettings, seats: list[Candidate], now: datetime) -> int | None:
+    """Make one game of ``seats`` (in seat order) and commit it: the scheduled game's id; ``None``, rolled back, if
+    the ladder has its ``max_in_play`` now or a bot is no longer idle."""
+    connection = session.connection()
+    number = int(connection.execute(_NUMBER, {"tournament_id": ladder.tournament_id}).scalar_one()) - 1
+    if in_play(session, ladder.id) >= ladder.max_in_play:  # counted again with the ladder's row locked
+        session.rollback()
+        return None
+    for bot in sorted(seats, key=lambda found: found.bot_id):  # rows locked in one order: no deadlock
+        if not connection.execute(_CLAIM, {"ladder": ladder.id, "bot": bot.bot_id}).rowcount:
+            session.rollback()
+            return None
+    bot_ids = [bot.bot_id for bot in seats]
+    seed = game_seed(ladder.seed, number + 1, bot_ids, ladder.seed_salt)
+    game = {"tournament_id": ladder.tournament_id, "number": number, "round": number + 1, "bot_ids": bot_ids}
+    scheduled_id = int(connection.execute(_GAME, {**game, "seed": seed}).scalar_one())
+    values = {"scheduled_id": scheduled_id, "ladder_id": ladder.id, "now": now}
+    connection.execute(_LADDER_GAME, {**values, "bot_ids": bot_ids})
+    connection.execute(_SEAT, [{**values, "seat": seat, "bot_id": bot_id} for seat, bot_id in enumerate(bot_ids)])
+    for low, high in pairs_of(bot_ids):
+        pair = {"ladder": ladder.id, "pair_low": low, "pair_high": high}
+        if not connection.execute(_PAIR_MORE, pair).rowcount:
+            connection.execute(_PAIR_FIRST, pair)
+    for seat, bot in enumerate(seats):
+        counts = list(bot.seat_counts) + [0] * (ladder.table_size - len(bot.seat_counts))
+        counts[seat] += 1
+        free_at = under_budget_at(session, ladder, bot.bot_id, now)
+        connection.execute(
+            _ENTRY_MADE, {"ladder": ladder.id, "bot": bot.bot_id, "seat_counts": counts, "free_at": free_at}
+        )
+    session.commit()
+    return scheduled_id
+
+
+def pairs_of(bot_ids: list[int]) -> list[tuple[int, int]]:
+    """Each pair of a table's bots, ``(low, high)``, in one order (rows locked in one order)."""
+    ordered = sorted(set(bot_ids))
+    return [(low, high) for index, low in enumerate(ordered) for high in ordered[index + 1 :]]
+
+
+def under_budget_at(session: Session, ladder: LadderSettings, bot_id: int, now: datetime) -> datetime:
+    """When the bot may begin a game again, its seat just made counted: now if it began fewer than its budget in
+    the last hour, else an hour after the oldest of its last ``budget`` seats."""
+    values = {"ladder_id": ladder.id, "bot_id": bot_id, "since": now - HOUR, "skip": ladder.budget_per_hour - 1}
+    edge = session.connection().execute(_BUDGET_EDGE, values).scalar()
+    return now if edge is None else max(now, utc(edge) + HOUR)
+
+
+def sweep(session: Session, ladder_id: int, now: datetime) -> int:
+    """Settle the ladder's games over without a result counted here (cancelled: a closing cancels the games not
+    started), freeing their bots; commits; how many. A finished game is settled in its result's transaction
+    (``tournament/standings/ladderstate.py``): the sweep finds it only if that failed."""
+    over = list(session.connection().execute(_UNSETTLED_OVER, {"ladder_id": ladder_id}).scalars())
+    settled = 0
+    for scheduled_id in over:
+        settled += settle(session, scheduled_id, now) is not None
+    session.commit()
+    return settled
+
+
+def settle(session: Session, scheduled_id: int, now: datetime) -> tuple[int, list[int]] | None:
+    """Mark the ladder game settled and free its bots, in the session's transaction: its ladder and its bots;
+    ``None`` if it is no ladder's game or was settled already (exactly once, whoever tries)."""
+    row = session.connection().execute(_SETTLE, {"scheduled_id": scheduled_id}).first()
+    if row is None:
+        return None
+    ladder_id, bot_ids = int(row[0]), [int(bot_id) for bot_id in row[1]]
+    free(session, ladder_id, bot_ids, now)
+    return ladder_id, bot_ids
+
+
+def free(session: Session, ladder_id: int, bot_ids: list[int], now: datetime) -> None:
+    """The bots of a settled game idle again (``busy`` 0, idle since ``now`` unless over their budget until later:
+    ``free_at``), in the session's transaction, their rows in one order."""
+    connection = session.connection()
+    for bot_id in sorted(set(bot_ids)):
+        connection.execute(_FREE, {"ladder": ladder_id, "bot": bot_id, "now": now})
+
+
+def finish_closed(session: Session, ladder: LadderSettings, now: datetime) -> bool:
+    """Mark a closed ladder's tournament done once none of its games is in play (commits); whether it is."""
+    if in_play(session, ladder.id):
+        session.rollback()
+        return False
+    session.connection().execute(_DONE, {"tournament_id": ladder.tournament_id, "now": now})
+    session.commit()
+    return True
