@@ -38,8 +38,7 @@ GAMES_SHOWN = 20
 
 def inactive_days() -> int:
     """``SORRY_ARENA_LADDER_INACTIVE_DAYS``: a bot without a game for so long is greyed."""
-    settings = current_app.extensions["settings"]
-    return int(getattr(settings, "ladder_inactive_days", ladderrows.DEFAULT_INACTIVE_DAYS))
+    return int(current_app.extensions["settings"].ladder_inactive_days)
 
 
 def get_ladder(ladder_id: str) -> Ladder:
