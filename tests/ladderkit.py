@@ -57,7 +57,11 @@ def new_ladder(
     session.add(tournament)
     session.flush()
     ladder = Ladder(
-        tournament_id=tournament.id, budget_per_hour=budget, max_in_play=max_in_play, status="open", created_at=now()
+        tournament_id=tournament.id,
+        budget_per_hour=budget,
+        max_in_play=max_in_play,
+        status="open",
+        created_at=now(),
     )
     session.add(ladder)
     session.flush()
@@ -66,7 +70,9 @@ def new_ladder(
     return ladder
 
 
-def join(session: Session, ladder_id: int, table_size: int, bot_ids: list[int], at: datetime | None = None) -> None:
+def join(
+    session: Session, ladder_id: int, table_size: int, bot_ids: list[int], at: datetime | None = None
+) -> None:
     """Entries for ``bot_ids`` (newcomers), in the session's transaction."""
     if not bot_ids:
         return

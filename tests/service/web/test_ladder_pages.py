@@ -19,7 +19,7 @@ from ratings import wenglin
 from service.ladderrows import start_of_day
 from store.models import Ladder, LadderEntry, LadderGame, LadderPoint, LadderSeat, Result, TournamentGame
 from tests.apikit import API, new_player
-from tests.arenakit import tournament_row
+from tests.arenakit import push_bots, random_choice, register, tournament_row, wait_for
 from tests.service.web.test_hidden import assert_public_only, private_texts
 from tests.service.web.webkit import CARD_SETTINGS, elements, finished_game, live_game, page
 
@@ -257,3 +257,36 @@ def test_the_ladders_list_the_nav_link_and_a_bots_page(app: Flask, client: Flask
 def test_bad_ladder_addresses_are_4xx_pages(client: FlaskClient, path: str, status: int, said: str) -> None:
     assert said in page(client, path, status).replace("“", "").replace("”", "")
     assert "No ladder yet." in page(client, "/ladders")
+
+
+def test_a_ladder_played_by_the_workers_shows_its_games_ratings_and_chart(app: Flask, client: FlaskClient) -> None:
+    """The pages on the rows the matchmaking and the results wrote: two random push bots join through the API, the
+    app's own queue plays their games; the page lists finished games linking to their pages, rates both bots and
+    draws both lines."""
+    owner = new_player(client, "ladder-owner")
+    with push_bots(random_choice, random_choice) as servers:
+        bots = [
+            register(client, owner, name, server.url)["id"] for name, server in zip("AB", servers, strict=True)
+        ]
+        body = {"name": "played", "game": "card", "settings": {"pawns": 2}, "move_timeout_ms": 20_000}
+        created = client.post(f"{API}/ladders", json=body, headers=owner.headers)
+        assert created.status_code == 201, created.get_json()
+        ladder_id = created.get_json()["id"]
+        for bot_id in bots:
+            joined = client.post(f"{API}/ladders/{ladder_id}/bots", json={"bot_id": bot_id}, headers=owner.headers)
+            assert joined.status_code == 201, joined.get_json()
+
+        def played() -> str:
+            html = page(client, f"/ladders/{ladder_id}")
+            rows = rows_by_name(html)
+            return html if len(rows) == 2 and all(int(row["data-games"]) >= 2 for row in rows.values()) else ""
+
+        html = wait_for("two rated games each", played, timeout=180)
+        closed = client.post(f"{API}/ladders/{ladder_id}/close", headers=owner.headers)
+        assert closed.status_code == 200, closed.get_json()
+    finished = elements(html, "tr", data_game_id="*")
+    assert finished and all(elements(html, "a", href=f"/games/{row['data-game-id']}") for row in finished)
+    assert {line["data-bot"] for line in elements(html, "polyline", "rating-line")} == {"A", "B"}
+    rows = rows_by_name(html)
+    assert all(int(row["data-games-today"]) >= 2 and int(row["data-budget-left"]) <= 28 for row in rows.values())
+    assert all(row["data-provisional"] == "true" for row in rows.values())  # a few games settle nothing
