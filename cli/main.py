@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "replay": "cli.replay",
     "view": "cli.view",
     "match": "cli.match",
+    "ladder": "cli.ladder",
 }
 """Each sub-command's name and the module that runs it, in the order ``--help`` lists them; the command's parser is
 the module of the same name in ``cli/parsers/``."""

@@ -10,6 +10,7 @@ parser: ``cli/parsers/tournament.py``.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from typing import Any
@@ -61,21 +62,40 @@ class Api:
             self.session.headers["Authorization"] = f"Bearer {token}"
 
     def call(self, method: str, path: str, **kwargs: Any) -> Any:
+        """The service's answer (a JSON object) to one request; its refusal, or no service, as an :class:`ApiError`."""
+        return self.answer(method, path, **kwargs)[0]
+
+    def listing(self, path: str, **kwargs: Any) -> tuple[list[Any], dict[str, Any]]:
+        """One page of a paged listing (a JSON array) and its ``X-Pagination`` header (``total``, ``total_pages``,
+        ``page``...; empty if the service sent none)."""
+        body, response = self.answer("GET", path, listing=True, **kwargs)
+        try:
+            pagination = json.loads(response.headers.get("X-Pagination") or "{}")
+        except ValueError:
+            pagination = {}
+        return body, pagination if isinstance(pagination, dict) else {}
+
+    def answer(
+        self, method: str, path: str, listing: bool = False, **kwargs: Any
+    ) -> tuple[Any, requests.Response]:
         try:
             response = self.session.request(method, self.base + path, timeout=30, **kwargs)
         except requests.RequestException as error:
             raise ApiError(f"cannot reach the service at {self.base}: {error.__class__.__name__}") from None
+        if response.status_code == 204:  # done, nothing to say (a removal)
+            return {}, response
         try:
             body = response.json()
         except ValueError:
             body = None
         if response.status_code == 404 and not self.is_service():
             raise ApiError(f"no sorry-arena API at {self.root} (expected the service's root, e.g. {DEFAULT_API})")
-        if not isinstance(body, dict):  # another web server at that address, or a proxy's page
+        listed = listing and response.status_code < 400 and isinstance(body, list)
+        if not isinstance(body, dict) and not listed:  # another web server at that address, or a proxy's page
             raise ApiError(f"the service at {self.base} did not answer JSON (is --api the sorry-arena service?)")
         if response.status_code >= 400:
             raise ApiError(refusal(response.status_code, body))
-        return body
+        return body, response
 
     def is_service(self) -> bool:
         """Whether the service's health check answers at ``--api`` (after a 404: a wrong path, or no such thing)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from service.web import admin_page, bot_page, match_page, play_page  # noqa: F401 (their routes join the blueprint)
+from service.web import admin_page, bot_page, ladder_page, match_page, play_page  # noqa: F401 (their routes join the blueprint)
 from service.web.errors import init_blueprint
 from service.web.positions import Positions
 from service.web.views import blp

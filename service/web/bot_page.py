@@ -1,6 +1,7 @@
 """A page per bot, ``/bots/<id>``: its owner, mode and health (with its push protocol version, and a warning when
 it is deprecated: ``botlink/protocols.py``), its versions (each with its ratings), its rating over
-time in each pool it plays (a section per game, variant and table size, with its rating there; a line per version), its games and wins by seat, its faults by kind and answer-time percentiles (finished games), its recent games. Linked
+time in each pool it plays (a section per game, variant and table size, with its rating there; a line per version), the
+ladders it is or was in (its rating there with its interval, paused and why, or left), its games and wins by seat, its faults by kind and answer-time percentiles (finished games), its recent games. Linked
 from every standings table and game page (the ``bot_link`` and ``seat_bots`` helpers of the templates)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from flask import current_app, render_template
 from flask.typing import ResponseReturnValue
 
 from botlink import protocols
-from service import db, versions
+from service import db, ladderrows, versions
 from service.web import bot_stats, charts, pools
 from service.web.bot_messages import BOT_PAGES
 from service.web.errors import PageError, whole
@@ -51,7 +52,13 @@ def bot_page(bot_id: str) -> ResponseReturnValue:
     rated = versions.ratings(session, bot.id)
     made = [(version, rated.get(version.number, [])) for version in reversed(versions.latest(session, bot.id))]
     return render_template(
-        "bot.html", stats=stats, bot=bot, ratings=ratings, versions=made, old_protocol=old_protocol(bot)
+        "bot.html",
+        stats=stats,
+        bot=bot,
+        ratings=ratings,
+        versions=made,
+        old_protocol=old_protocol(bot),
+        ladders=ladderrows.bot_ladders(session, bot.id),
     )
 
 

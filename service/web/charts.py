@@ -1,4 +1,5 @@
-"""The standings page's chart: each bot's rating over the pool's rated games, as an SVG line chart drawn here.
+"""The rating chart of the standings, bot and ladder pages: each bot's rating over its rated games, as an SVG line
+chart drawn here.
 
 One ``<polyline class="rating-line" data-bot="..." data-rating="...">`` per bot (``data-rating``: its last
 rating), axes with round ticks, the initial 1500 dashed, and a legend in the order given (best first).
@@ -61,8 +62,9 @@ def _f(value: float) -> str:
     return f"{value:.1f}".removesuffix(".0")
 
 
-def rating_chart(lines: Sequence[Line], games: int, language: str) -> Markup:
-    """The chart of ``lines`` (at most ``MAX_LINES``) over ``games`` rated games; empty: a short message."""
+def rating_chart(lines: Sequence[Line], games: int, language: str, x_axis: str = "chart.x") -> Markup:
+    """The chart of ``lines`` (at most ``MAX_LINES``) over ``games`` rated games, the x axis named by the page
+    string ``x_axis`` (a pool's games, or a ladder's bot's own); empty: a short message."""
     if not lines or games <= 0:
         return Markup(f'<p class="chart-empty">{escape(text("chart.empty", language))}</p>')
     lines = list(lines)[:MAX_LINES]
@@ -107,7 +109,7 @@ def rating_chart(lines: Sequence[Line], games: int, language: str) -> Markup:
         )
     parts.append(
         f'<text x="{LEFT + plot_w / 2}" y="{HEIGHT - 10}" text-anchor="middle" font-size="12">'
-        f"{escape(text('chart.x', language))}</text>"
+        f"{escape(text(x_axis, language))}</text>"
         f'<text transform="translate(16 {TOP + plot_h / 2}) rotate(-90)" text-anchor="middle" font-size="12">'
         f"{escape(text('chart.y', language))}</text>"
     )

@@ -153,6 +153,12 @@ USAGE_ERRORS = [
     ["match", "1", "2", "--game", "card", "--alpha", "2"],
     ["match", "1", "greedy", "--game", "card"],
     ["match", "greedy", "random", "--game", "card", "--no-watch"],
+    ["ladder"],
+    ["ladder", "show"],
+    ["ladder", "create", "--game", "card", "--budget-per-hour", "0"],
+    ["ladder", "join", "1"],
+    ["ladder", "watch", "1", "--every", "0"],
+    ["ladder", "--api", "not a url", "list"],
 ]
 """A usage error of each kind for each command: a missing argument, a bad value, flags that do not go together."""
 

@@ -4,7 +4,8 @@
   browser refuses the frame (``frame-ancestors 'none'``), while a frame of the other origin's own loads;
 - the main pages work under their Content-Security-Policy, and the browser reports no violation of it on any of
   them: home, the tournaments (their progress bars and the head-to-head's colours, which were style attributes),
-  a tournament, a game's replay (its moves drawn by its script), a bot's page, the play page (an account made
+  a tournament, a ladder (its live part polled by its script), a game's replay (its moves drawn by its script), a
+  bot's page, the play page (an account made
   through its form), the admin page (the operator signed in, its sections fetched), ReDoc and Swagger UI (each
   rendering the API reference; in Swagger UI a request tried out and answered). On ReDoc, the one violation is the Redocly logo the bundle asks of its CDN, which
   the policy is there to block.
@@ -27,6 +28,7 @@ from tests.arenakit import arena_app
 from tests.conftest import dispose
 from tests.liveserver import running
 from tests.service.web.browser import screenshot, served
+from tests.service.web.test_ladder_pages import made_ladder
 from tests.service.web.webkit import CARD_SETTINGS, finished_game, tournament
 
 pytestmark = SQLITE_ONLY
@@ -100,6 +102,13 @@ def wait_tournaments(page: Any) -> None:
     assert width > 20, width  # drawn as a bar
 
 
+def wait_ladder(page: Any) -> None:
+    page.wait_for_selector("#live #standings tr[data-bot]", timeout=TIMEOUT_MS)
+    with page.expect_response(lambda response: "/live" in response.url, timeout=TIMEOUT_MS) as polled:
+        pass  # its script polls the live part while the ladder is open
+    assert polled.value.status in (200, 304)
+
+
 def wait_play(page: Any) -> None:
     page.fill("#account-name", "Ada")
     page.click("#new-account button[type=submit]")
@@ -134,11 +143,14 @@ def test_the_pages_work_under_their_policy_without_a_violation(
     game_id = finished_game(client, "card", CARD_SETTINGS)
     owner = new_player(client, "owner")
     bot = client.post(f"{API}/bots", json={"name": "pully", "games": ["card"]}, headers=owner.headers).get_json()
+    ladder = made_ladder(app, client)
     with tournament(app, client, rounds=1) as done:
         pages: list[tuple[str, Callable[[Any], None]]] = [
             ("/", lambda page: None),
             ("/tournaments", wait_tournaments),
             (f"/tournaments/{done['id']}", wait_tournament),
+            ("/ladders", lambda page: None),
+            (f"/ladders/{ladder.ladder_id}", wait_ladder),
             (f"/games/{game_id}", wait_replay),
             (f"/bots/{bot['id']}", lambda page: None),
             ("/play", wait_play),
