@@ -179,10 +179,18 @@ class BotLadderSchema(Schema):
     name = fields.String(required=True, metadata={"description": "the ladder's name"})
     status = fields.String(required=True, metadata={"description": "the ladder's: open or closed"})
     rating = fields.Float(
-        required=True, metadata={"description": "its Weng-Lin rating there on the Elo scale", "example": 1532.4}
+        required=True,
+        metadata={
+            "description": "its current version's rating in the ladder's fit (as its standings show it)",
+            "example": 1532.4,
+        },
     )
     low = fields.Float(required=True, metadata={"description": "95% interval"})
     high = fields.Float(required=True)
+    fitted = fields.Boolean(
+        required=True,
+        metadata={"description": "the rating is the ladder's fit (false: Weng-Lin's, until the next)"},
+    )
     games = fields.Integer(required=True, metadata={"description": "its current version's rated games there"})
     provisional = fields.Boolean(
         required=True, metadata={"description": "its interval is still 50 Elo or wider either side"}

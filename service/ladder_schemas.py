@@ -96,13 +96,21 @@ class LadderRowSchema(Schema):
     )
     rating = fields.Float(
         required=True,
-        metadata={"description": "Weng-Lin rating on the Elo scale (1500 for a newcomer)", "example": 1532.4},
+        metadata={
+            "description": "its current version's rating in the ladder's fit (Bradley-Terry, mean 1500 over a group "
+            "of bots that met), refit every few seconds; before that fit counts the version, its Weng-Lin rating",
+            "example": 1532.4,
+        },
     )
-    low = fields.Float(
-        required=True, metadata={"description": "95% interval: rating - 1.96 sigma on the Elo scale"}
+    low = fields.Float(required=True, metadata={"description": "the 95% interval's low end"})
+    high = fields.Float(required=True, metadata={"description": "the 95% interval's high end"})
+    fitted = fields.Boolean(
+        required=True,
+        metadata={"description": "the rating is the ladder's fit (false: Weng-Lin's, until the next fit)"},
     )
-    high = fields.Float(required=True)
-    mu = fields.Float(required=True, metadata={"description": "the Weng-Lin mean (25 for a newcomer)"})
+    mu = fields.Float(
+        required=True, metadata={"description": "the Weng-Lin mean that chooses its games (25 for a newcomer)"}
+    )
     sigma = fields.Float(required=True, metadata={"description": "the Weng-Lin deviation (25/3 for a newcomer)"})
     games = fields.Integer(required=True, metadata={"description": "its current version's rated games here"})
     provisional = fields.Boolean(

@@ -1,6 +1,7 @@
 """A ladder as the API and the pages show it: its summary, its standings, its games in play and finished, its
-rating chart, and a bot's place in each ladder it is in. Ratings are shown on the Elo scale with their 95% interval
-(``ratings.wenglin``); the reads are bounded by the ladder's bots, never by its history (each count of seats runs
+rating chart, and a bot's place in each ladder it is in. The standings show each bot's current version's rating in
+the ladder's fit with its 95% interval (``tournament/standings/ladderfit.py``, written on its entry); the chart, the
+Weng-Lin rating that chooses the games after each of them (``ratings.wenglin``), on the same Elo scale; the reads are bounded by the ladder's bots, never by its history (each count of seats runs
 along ``ix_ladder_seats_made`` within the last day, the chart takes at most :data:`CHART_POINTS` of each line).
 
 Every function here reads; the writes are ``service/ladders.py``'s (create, join, leave, pause, resume, close) and
@@ -43,7 +44,8 @@ DEFAULT_INACTIVE_DAYS = 30
 
 
 def interval(mu: float, sigma: float) -> dict[str, Any]:
-    """A rating on the Elo scale with its 95% interval and whether it is still provisional."""
+    """A Weng-Lin rating (the one that chooses the games) on the Elo scale with its 95% interval, and whether it is
+    still provisional (the chart's points)."""
     rating = wenglin.elo(mu)
     half = wenglin.half_width(sigma)
     return {
@@ -51,6 +53,21 @@ def interval(mu: float, sigma: float) -> dict[str, Any]:
         "low": rating - half,
         "high": rating + half,
         "provisional": wenglin.provisional(sigma),
+    }
+
+
+def fitted_or_not(entry: LadderEntry) -> dict[str, Any]:
+    """What the standings show of an entry: its current version's rating in the ladder's fit with its 95% interval
+    (``fitted``), provisional while the interval is :data:`ratings.wenglin.SETTLED_HALF_WIDTH` Elo or wider either
+    side; before a fit counts the version, its Weng-Lin rating, provisional."""
+    if entry.fitted_rating is None or entry.fitted_low is None or entry.fitted_high is None:
+        return {**interval(entry.mu, entry.sigma), "provisional": True, "fitted": False}
+    return {
+        "rating": entry.fitted_rating,
+        "low": entry.fitted_low,
+        "high": entry.fitted_high,
+        "provisional": (entry.fitted_high - entry.fitted_low) / 2 >= wenglin.SETTLED_HALF_WIDTH,
+        "fitted": True,
     }
 
 
@@ -100,8 +117,14 @@ def start_of_day(moment: datetime) -> datetime:
     return as_utc(moment).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-STANDING = (case((LadderEntry.left_at.is_(None), 0), else_=1), LadderEntry.mu.desc(), LadderEntry.bot_id)
-"""The standings' order: the bots in the ladder before those that left, each best rating first."""
+STANDING = (
+    case((LadderEntry.left_at.is_(None), 0), else_=1),
+    LadderEntry.fitted_rating.desc().nulls_last(),
+    LadderEntry.mu.desc(),
+    LadderEntry.bot_id,
+)
+"""The standings' order: the bots in the ladder before those that left, each best fitted rating first, then the
+versions not fitted yet by their Weng-Lin rating."""
 
 
 def standings_count(session: Session, ladder_id: int) -> int:
@@ -150,7 +173,7 @@ def standings(
                 "name": name,
                 "version_id": entry.version_id,
                 "prior_version_id": entry.prior_version_id,
-                **interval(entry.mu, entry.sigma),
+                **fitted_or_not(entry),
                 "mu": entry.mu,
                 "sigma": entry.sigma,
                 "games": entry.games,
@@ -276,7 +299,7 @@ def bot_ladders(session: Session, bot_id: int) -> list[dict[str, Any]]:
             "ladder_id": entry.ladder_id,
             "name": name,
             "status": status,
-            **interval(entry.mu, entry.sigma),
+            **fitted_or_not(entry),
             "games": entry.games,
             "paused": entry.paused,
             "pause_reason": entry.pause_reason,

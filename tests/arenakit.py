@@ -28,11 +28,11 @@ from clients.pull import PullClient, Stats
 from clients.push import PushServer, serve
 from runtime.settings import Settings
 from service.app import create_app
-from store.models import ActionRecord, Game, Result, Tournament
+from store.models import ActionRecord, Game, Ladder, Result, Tournament
 from tests.apikit import API, Player, new_player
 from tests.botservers import Behaviour, BotServer, Handler, Received, reply
 from tests.conftest import TEST_LIMITS, dispose
-from tournament.standings import poolfit, poolstate
+from tournament.standings import ladderfit, poolfit, poolstate
 
 SECRET = "s" * 40
 Choose = Callable[[dict[str, Any]], str]
@@ -164,6 +164,26 @@ def wait_pool(
     found: dict[str, Any] = wait_for(
         f"the {game} {variant} {table_size}-seat pool's table of {games} games", fitted
     )
+    return found
+
+
+def wait_ladder_fit(client: FlaskClient, ladder_id: int) -> dict[str, Any]:
+    """``GET /api/v1/ladders/{id}`` once the ladder's standings are the fit of every rated result it has: the fit
+    is a job off the game path, asked for at most every few seconds, so the last results of a burst are fitted by
+    the workers' clock (or the embedded maintenance), whose ask is made here (a test app runs neither)."""
+    app = client.application
+    sessions = app.extensions["db_sessions"]
+
+    def fitted() -> dict[str, Any] | None:
+        with sessions() as session:
+            found = session.execute(select(Ladder.fitted, Ladder.rated).where(Ladder.id == ladder_id)).one()
+        if found.fitted == found.rated:
+            body: dict[str, Any] = client.get(f"{API}/ladders/{ladder_id}").get_json()
+            return body
+        ladderfit.ask_due(sessions, app.extensions["queue"])
+        return None
+
+    found: dict[str, Any] = wait_for(f"ladder {ladder_id}'s fit of every rated result", fitted)
     return found
 
 

@@ -34,13 +34,15 @@ LADDER_PAGES: dict[str, dict[str, str]] = {
     "ladder.standings": {"en": "Standings", "fr": "Classement"},
     "ladder.no_bots": {"en": "No bot in this ladder yet.", "fr": "Aucun robot dans cette échelle pour l'instant."},
     "ladder.standings_note": {
-        "en": "Ratings on the Elo scale (1500 to begin), updated after every game (Weng-Lin), with their 95% "
-        "interval. A rating is provisional while its interval is wider than ±50. A new version of a bot starts "
-        "from its old rating, made less certain. Greyed: a bot that left, or without a game for {days} days.",
-        "fr": "Cotes à l'échelle Elo (1500 au départ), mises à jour après chaque partie (Weng-Lin), avec leur "
-        "intervalle à 95 %. Une cote est provisoire tant que son intervalle dépasse ±50. Une nouvelle version d'un "
-        "robot part de son ancienne cote, rendue moins sûre. En gris : un robot parti, ou sans partie depuis {days} "
-        "jours.",
+        "en": "Ratings on the Elo scale (mean 1500), fitted on all of the ladder's games every few seconds "
+        "(Bradley-Terry), with their 95% interval; a version not fitted yet shows its game-by-game rating "
+        "(Weng-Lin). A rating is provisional while its interval is wider than ±50. A new version of a bot starts "
+        "near its old rating. Greyed: a bot that left, or without a game for {days} days.",
+        "fr": "Cotes à l'échelle Elo (moyenne 1500), ajustées sur toutes les parties de l'échelle toutes les "
+        "quelques secondes (Bradley-Terry), avec leur intervalle à 95 % ; une version pas encore ajustée montre sa "
+        "cote partie par partie (Weng-Lin). Une cote est provisoire tant que son intervalle dépasse ±50. Une "
+        "nouvelle version d'un robot part près de son ancienne cote. En gris : un robot parti, ou sans partie "
+        "depuis {days} jours.",
     },
     "ladder.provisional": {"en": "provisional", "fr": "provisoire"},
     "ladder.provisional_title": {
@@ -67,7 +69,10 @@ LADDER_PAGES: dict[str, dict[str, str]] = {
         "fr": "Aujourd'hui : les parties que chaque robot a commencées aujourd'hui (UTC). Quota restant : les "
         "parties qu'il peut encore commencer dans le quota de {budget} de la dernière heure.",
     },
-    "ladder.chart": {"en": "Rating over time", "fr": "Évolution des cotes"},
+    "ladder.chart": {
+        "en": "Game-by-game rating (Weng-Lin: the one that chooses the games)",
+        "fr": "Cote partie par partie (Weng-Lin : celle qui choisit les parties)",
+    },
     "ladder.chart_x": {
         "en": "the bot's rated games in this ladder",
         "fr": "parties classées du robot dans cette échelle",

@@ -130,7 +130,7 @@ def ladder_context(ladder: Ladder) -> dict[str, Any]:
 
 def live_tag(ladder: Ladder) -> str:
     """The ETag of a ladder's live part: it changes with the ladder's status, the games it made, each result rated
-    (its entries' games and last game), a bot joining, leaving, pausing, resuming or taking a game, the minute (the
+    (its entries' games and last game), each new fit of its standings, a bot joining, leaving, pausing, resuming or taking a game, the minute (the
     budgets' hour slides) and the language."""
     session = db.session()
     made = session.scalar(select(Tournament.games_total).where(Tournament.id == ladder.tournament_id))
@@ -148,7 +148,8 @@ def live_tag(ladder: Ladder) -> str:
         ).where(LadderEntry.ladder_id == ladder.id)
     ).one()
     minute = datetime.now(UTC).strftime("%Y%m%d%H%M")
-    key = f"{ladder.id}|{ladder.status}|{made}|{tuple(entries)}|{minute}|{lang()}"
+    fitted = session.scalar(select(Ladder.fitted).where(Ladder.id == ladder.id))
+    key = f"{ladder.id}|{ladder.status}|{made}|{fitted}|{tuple(entries)}|{minute}|{lang()}"
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 

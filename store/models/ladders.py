@@ -94,6 +94,11 @@ class LadderEntry(Base):
     """Its games in a row with a fault or a forfeit of its own."""
     last_game_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     """When its latest game was rated."""
+    fitted_rating: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """Its current version's rating in the ladder's fit (``Ladder.standings``): what the standings show and sort by;
+    ``None`` until a fit counts that version."""
+    fitted_low: Mapped[float | None] = mapped_column(Float, nullable=True)
+    fitted_high: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class LadderGame(Base):

@@ -39,7 +39,17 @@ def test_standings_rows_say_rating_interval_budget_and_activity(arena: Flask, cl
         session.execute(
             update(LadderEntry)
             .where(LadderEntry.ladder_id == ladder, LadderEntry.bot_id == settled)
-            .values(mu=27.0, sigma=0.5, games=120, last_game_at=moment, version_id=5, prior_version_id=4)
+            .values(
+                mu=27.0,
+                sigma=0.5,
+                games=120,
+                last_game_at=moment,
+                version_id=5,
+                prior_version_id=4,
+                fitted_rating=1560.0,
+                fitted_low=1540.0,
+                fitted_high=1580.0,
+            )
         )
         session.execute(
             update(LadderEntry)
@@ -76,12 +86,9 @@ def test_standings_rows_say_rating_interval_budget_and_activity(arena: Flask, cl
     assert [row["bot_id"] for row in rows] == [settled, stale, fresh]  # best rating first
     by_bot = {row["bot_id"]: row for row in rows}
     top = by_bot[settled]
-    assert top["rating"] == pytest.approx(wenglin.elo(27.0))
-    assert top["rating"] == pytest.approx(1500 + 2 * wenglin.ELO_PER_MU)
-    assert (top["low"], top["high"]) == (
-        pytest.approx(top["rating"] - wenglin.half_width(0.5)),
-        pytest.approx(top["rating"] + wenglin.half_width(0.5)),
-    )
+    # the ladder's fit of its version is shown, settled (+-20); the others, not fitted, their Weng-Lin ratings
+    assert (top["rating"], top["low"], top["high"], top["fitted"]) == (1560.0, 1540.0, 1580.0, True)
+    assert (top["mu"], top["sigma"]) == (27.0, 0.5)
     assert (top["provisional"], top["inactive"], top["games"]) == (False, False, 120)
     assert (top["version_id"], top["prior_version_id"]) == (5, 4)
     assert (top["games_today"], top["budget_left"]) == (
@@ -89,7 +96,17 @@ def test_standings_rows_say_rating_interval_budget_and_activity(arena: Flask, cl
         0,
     )
     middle = by_bot[stale]
-    assert (middle["provisional"], middle["inactive"], middle["paused"]) == (True, True, True)
+    assert (middle["provisional"], middle["inactive"], middle["paused"], middle["fitted"]) == (
+        True,
+        True,
+        True,
+        False,
+    )
+    assert middle["rating"] == pytest.approx(wenglin.elo(26.0))
+    assert (middle["low"], middle["high"]) == (
+        pytest.approx(middle["rating"] - wenglin.half_width(3.0)),
+        pytest.approx(middle["rating"] + wenglin.half_width(3.0)),
+    )
     assert middle["pause_reason"] == "paused by its owner"
     assert middle["budget_left"] == 3  # its seats are all older than the hour
     assert middle["games_today"] == sum(t >= start_of_day(moment) for t in seat_times[stale])
@@ -103,7 +120,7 @@ def test_standings_rows_say_rating_interval_budget_and_activity(arena: Flask, cl
         3,
     )
     assert set(last) == {
-        "bot_id", "name", "version_id", "prior_version_id", "rating", "low", "high", "mu", "sigma", "games",
+        "bot_id", "name", "version_id", "prior_version_id", "rating", "low", "high", "fitted", "mu", "sigma", "games",
         "provisional", "inactive", "last_game_at", "games_today", "budget_left", "paused", "pause_reason", "left",
         "busy",
     }  # fmt: skip

@@ -173,6 +173,7 @@ def test_who_may_enter_which_bot(arena: Flask, client: FlaskClient) -> None:
         "name",
         "status",
         "rating",
+        "fitted",
         "low",
         "high",
         "games",

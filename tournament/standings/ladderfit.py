@@ -28,8 +28,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from ratings.pool import standings
 from runtime.jobqueue import LADDER_FIT_JOB, LocalQueue, RQQueue
 from runtime.settings import rate_forfeits
+from store.fastlane import param
 from store.models import Result, now
-from store.models.ladders import Ladder
+from store.models.ladders import Ladder, LadderEntry
 
 REFIT_SECONDS = 5.0
 """The most a ladder's standings lag its results (plus the fit's own time: about 6 s at 10,000 bots and a million
@@ -97,8 +98,38 @@ def fit(session: Session, ladder_id: int) -> str:
         .where(Ladder.id == ladder_id, Ladder.fitted < len(rows))
         .values(standings=table, fitted=len(rows))
     )
+    if not stored.rowcount:  # type: ignore[attr-defined]
+        session.rollback()
+        return "current"
+    session.connection().execute(
+        _ENTRY,
+        [
+            {
+                "ladder": ladder_id,
+                "bot": row["bot_id"],
+                "version": row["version_id"],
+                "rating": row["rating"],
+                "low": row["low"],
+                "high": row["high"],
+            }
+            for row in table["rows"]
+        ],
+    )
     session.commit()
-    return "fitted" if stored.rowcount else "current"  # type: ignore[attr-defined]
+    return "fitted"
+
+
+_ENTRY = (
+    update(LadderEntry)
+    .where(
+        LadderEntry.ladder_id == param("ladder"),
+        LadderEntry.bot_id == param("bot"),
+        LadderEntry.version_id == param("version"),
+    )
+    .values(fitted_rating=param("rating"), fitted_low=param("low"), fitted_high=param("high"))
+)
+"""A version's fitted row on its bot's entry, if it is the version the entry rates now (an older version's row
+stays in the table only)."""
 
 
 def table_of(results: list[tuple[list[int], list[int], list[int], list[int]]]) -> dict[str, Any]:

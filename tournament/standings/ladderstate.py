@@ -88,6 +88,12 @@ _PAUSE = (
     )
     .values(paused=True, pause_reason=param("reason"), paused_at=param("at"))
 )
+_UNFITTED = (
+    update(LadderEntry)
+    .where(LadderEntry.ladder_id == param("ladder"), LadderEntry.bot_id == param("bot"))
+    .values(fitted_rating=None, fitted_low=None, fitted_high=None)
+)
+"""A bot's new version: its entry shows no fitted rating until the ladder's next fit counts the version."""
 _COUNTED = update(Ladder).where(Ladder.id == param("ladder_id")).values(rated=Ladder.rated + 1)
 """One more rated result of the ladder: its fit is behind while it counts fewer (``ladderfit.ask_due``)."""
 _LAST_POINT = select(func.max(LadderPoint.number)).where(
@@ -152,8 +158,9 @@ def rate(
         mu, sigma = float(entry.mu), float(entry.sigma)
         if entry.version_id is None or entry.version_id == version_id:
             versions.append((version_id, entry.prior_version_id, int(entry.games)))
-        else:  # a new version: the old one's rating, widened, is its prior
+        else:  # a new version: the old one's rating, widened, is its prior; the fit has no row of it yet
             mu, sigma = wenglin.prior_for_new_version(mu, sigma)
+            session.connection().execute(_UNFITTED, {"ladder": ladder_id, "bot": bot_id})
             versions.append((version_id, entry.version_id, 0))
         before.append((mu, sigma))
     after = wenglin.update(before, ranks)

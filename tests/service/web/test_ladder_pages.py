@@ -15,7 +15,6 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import insert
 
-from ratings import wenglin
 from service.ladderrows import start_of_day
 from store.models import Ladder, LadderEntry, LadderGame, LadderPoint, LadderSeat, Result, TournamentGame
 from tests.apikit import API, new_player
@@ -30,7 +29,8 @@ BUDGET = 10
 class Made:
     ladder_id: int
     bots: dict[str, int]
-    """Bot ids by name: ace (settled, 40 games), newbie (provisional, paused), gone (left), sleepy (inactive)."""
+    """Bot ids by name: ace (fitted and settled, 40 games), newbie (not fitted yet: provisional; paused), gone (left), sleepy
+    (inactive)."""
     live_game_id: int
     finished_game_id: int
     ace_seats_hour: int
@@ -60,7 +60,16 @@ def made_ladder(app: Flask, client: FlaskClient) -> Made:
         session.flush()
         old = now - timedelta(days=45)
         entries = {
-            "ace": dict(mu=30.0, sigma=0.8, games=40, version_id=7, prior_version_id=5, last_game_at=now, busy=1),
+            "ace": dict(
+                mu=30.0,
+                sigma=0.8,
+                games=40,
+                version_id=7,
+                prior_version_id=5,
+                last_game_at=now,
+                busy=1,
+                **FITTED,
+            ),
             "newbie": dict(
                 mu=24.0,
                 sigma=6.0,
@@ -70,8 +79,26 @@ def made_ladder(app: Flask, client: FlaskClient) -> Made:
                 paused_at=now,
                 pause_reason="paused automatically: faults in 3 games in a row (the last: timeout)",
             ),
-            "gone": dict(mu=26.0, sigma=0.7, games=12, last_game_at=old, left_at=now - timedelta(days=2)),
-            "sleepy": dict(mu=22.0, sigma=0.7, games=9, last_game_at=old, joined_at=old),
+            "gone": dict(
+                mu=26.0,
+                sigma=0.7,
+                games=12,
+                last_game_at=old,
+                left_at=now - timedelta(days=2),
+                fitted_rating=1540.0,
+                fitted_low=1500.0,
+                fitted_high=1580.0,
+            ),
+            "sleepy": dict(
+                mu=22.0,
+                sigma=0.7,
+                games=9,
+                last_game_at=old,
+                joined_at=old,
+                fitted_rating=1420.0,
+                fitted_low=1380.0,
+                fitted_high=1460.0,
+            ),
         }
         for name, fields in entries.items():
             session.add(
@@ -145,6 +172,10 @@ def made_ladder(app: Flask, client: FlaskClient) -> Made:
     return Made(ladder_id, bots, live_id, done_id, hour, today)
 
 
+FITTED = {"fitted_rating": 1650.0, "fitted_low": 1630.0, "fitted_high": 1670.0}
+"""The ladder's fit of ace's current version (settled: +-20)."""
+
+
 def rows_by_name(html: str) -> dict[str, dict[str, str]]:
     return {row["data-bot"]: row for row in elements(html, "tr", data_bot="*", data_budget_left="*")}
 
@@ -153,9 +184,10 @@ def test_the_ladder_page_shows_the_standings_with_their_uncertainty(app: Flask, 
     made = made_ladder(app, client)
     html = page(client, f"/ladders/{made.ladder_id}")
     rows = rows_by_name(html)
-    assert list(rows) == ["ace", "newbie", "sleepy", "gone"]  # best first; the bot that left last
-    ace = rows["ace"]
-    rating, half = wenglin.elo(30.0), wenglin.half_width(0.8)
+    # the fitted best first, then the versions not fitted yet (newbie); the bot that left last
+    assert list(rows) == ["ace", "sleepy", "newbie", "gone"]
+    ace = rows["ace"]  # its fitted rating shown, not its Weng-Lin one
+    rating, half = FITTED["fitted_rating"], 20.0
     assert float(ace["data-rating"]) == pytest.approx(rating, abs=0.05)
     assert float(ace["data-low"]) == pytest.approx(rating - half, abs=0.05)
     assert float(ace["data-high"]) == pytest.approx(rating + half, abs=0.05)
