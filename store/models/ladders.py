@@ -23,8 +23,6 @@ from store.models.base import Base, now
 IDLE = text("busy = 0 AND NOT paused AND left_at IS NULL")
 """An entry matchmaking may take (when its ``free_at`` is past): in the ladder, not paused, in no game; the predicate
 of the partial index ``ix_ladder_entries_idle``, which holds them by the time they fell idle."""
-NEW = text("games = 0 AND busy = 0 AND NOT paused AND left_at IS NULL")
-"""An idle entry without a rated game yet (matchmaking seats newcomers first): ``ix_ladder_entries_new``."""
 UNSETTLED = text("NOT settled")
 """A ladder game made and not settled (in play, or waiting for a worker): ``ix_ladder_games_unsettled``."""
 
@@ -61,7 +59,9 @@ class LadderEntry(Base):
     __table_args__ = (
         Index("ix_ladder_entries_rating", "ladder_id", "mu"),
         Index("ix_ladder_entries_idle", "ladder_id", "free_at", sqlite_where=IDLE, postgresql_where=IDLE),
-        Index("ix_ladder_entries_new", "ladder_id", "free_at", sqlite_where=NEW, postgresql_where=NEW),
+        Index(
+            "ix_ladder_entries_fewest", "ladder_id", "games", "free_at", sqlite_where=IDLE, postgresql_where=IDLE
+        ),
     )
 
     ladder_id: Mapped[int] = mapped_column(ForeignKey("ladders.id", ondelete="CASCADE"), primary_key=True)

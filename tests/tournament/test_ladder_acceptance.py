@@ -12,7 +12,11 @@ budget (``BUDGET``: all but at most three of them, as a table takes four), so it
 - one bot is paused by its owner: no game of it is made after the pause's answer (its game in play finishes), and
   it is resumed;
 - another account's 24-game tournament is played, and must finish within twice its time alone (measured before the
-  ladder opened, on the same worker).
+  ladder opened and again once it stopped, on the same worker of 4 slots: a quarter of them, one, is each account's
+  share).
+
+The ladder has at most two games in play (``max_in_play``): eight of its bots play while four wait, so the bot with the
+fewest games is the next a game is made for, and the late one catches up.
 
 At the end: no bot began more games than its budget, and every game was rated; the ladder's order matches the grades (Spearman's rho >= 0.9);
 every pair of bots met (no pairing starved); every game made was played and rated once.
@@ -44,6 +48,7 @@ from tests.arenakit import (
     register,
     wait_done,
     wait_for,
+    wait_ladder_fit,
 )
 from tests.conftest import dispose
 from tests.databases import Templates
@@ -61,9 +66,9 @@ LATE = 6
 """The grade of the bot that joins late."""
 PAUSED = 3
 """The grade of the bot its owner pauses."""
-BUDGET = 100
-"""Games per bot per hour: the ladder stops by itself once every bot has played them (a 4-seat bot settles within
-+-50 Elo in about 65: docs/performance.md#ladders)."""
+BUDGET = 160
+"""Games per bot per hour: the ladder stops by itself once every bot has played them (a 4-seat newcomer settles
+within +-50 Elo in 120 games, 150 at the 90th percentile: docs/performance.md#ladders)."""
 CARD = {"players": 4, "pawns": 2}
 SLACK_MS = 20_000
 """The bots' time per move: they answer at once, and a loaded machine must not add a fault."""
@@ -166,7 +171,7 @@ def tournament_time(client: FlaskClient, player: Player, bots: list[int]) -> flo
 def test_a_ladder_of_twelve_graded_bots_ranks_them_within_their_budgets(served: Flask, workers: Workers) -> None:
     client = served.test_client()
     owner, other = new_player(client, "owner"), new_player(client, "other")
-    start_worker(workers, 8)
+    start_worker(workers, 4)  # each account's share: one slot (a quarter); the ladder's two games take turns
     chooses = [graded(strength, seed) for seed, strength in enumerate(GRADES)]
     with push_bots(*chooses, *[random_choice] * 4) as servers:
         bots = [register(client, owner, f"grade{n}", server.url)["id"] for n, server in enumerate(servers[:12])]
@@ -182,6 +187,7 @@ def test_a_ladder_of_twelve_graded_bots_ranks_them_within_their_budgets(served: 
                 "table_size": 4,
                 "move_timeout_ms": SLACK_MS,
                 "budget_per_hour": BUDGET,
+                "max_in_play": 2,
             },
             headers=owner.headers,
         )
@@ -220,17 +226,21 @@ def test_a_ladder_of_twelve_graded_bots_ranks_them_within_their_budgets(served: 
             under = sum(1 for row in body["standings"] if row["budget_left"] > 0)
             return body if body["games_in_play"] == 0 and under < 4 else None
 
-        final = wait_for("every bot at its budget, or all but three", everyone_done, timeout=900)
+        wait_for("every bot at its budget, or all but three", everyone_done, timeout=900)
+        final = wait_ladder_fit(client, ladder_id)  # the standings: the fit of every result (off the game path)
         seats = seats_of(served, ladder_id)
+        after = tournament_time(
+            client, other, theirs
+        )  # alone again: the machine's load may have changed meanwhile
 
-    record("ladder_tournament_alone_s", round(alone, 2))
+    record("ladder_tournament_alone_s", round(max(alone, after), 2))
     record("ladder_tournament_beside_the_ladder_s", round(during, 2))
-    assert during <= 2 * alone, (alone, during)
+    assert during <= 2 * max(alone, after), (alone, during, after)
 
     rows = {row["bot_id"]: row for row in final["standings"]}
     assert set(rows) == set(bots)
     # within budget: no bot began more games than its budget (all in the same hour), every game was rated
-    assert max(seats.values()) <= BUDGET and min(seats.values()) >= BUDGET - 12, seats
+    assert max(seats.values()) <= BUDGET and min(seats.values()) >= 0.9 * BUDGET, seats
     assert all(rows[bot]["games"] == seats[bot] for bot in bots), (rows, seats)
     rho = spearman(GRADES, [rows[bot]["rating"] for bot in bots])
     record("ladder_spearman_rho", round(rho, 3))

@@ -2,8 +2,8 @@
 
 A ladder (``store/models/ladders.py``) is a tournament whose games are not laid out in advance. A *round*
 (:func:`make_games`) makes games while the ladder is open, has fewer than ``max_in_play`` games made and not settled,
-and has an idle bot: it takes the bot idle longest (a newcomer, without a rated game yet, first; idle: in the ladder,
-not paused, in no game, under its hourly budget), reads the bots nearest its rating along
+and has an idle bot: it takes the idle bot with the fewest games (a newcomer first, then whoever is behind; among
+equals the one idle longest; idle: in the ladder, not paused, in no game, under its hourly budget), reads the bots nearest its rating along
 ``ix_ladder_entries_rating`` (a few above, a few below, and a few at a random rating so that no pair is starved),
 how often the anchor met each of them (at three or four seats, each pair of them), and lets ``tournament.plans.ladderpick`` pick the table and its seat order. Then, in
 one transaction, it numbers the game (the tournament's row locked: one game made at a time per ladder), counts the
@@ -38,7 +38,6 @@ from sqlalchemy import (
     case,
     func,
     insert,
-    literal,
     or_,
     select,
     text,
@@ -98,12 +97,8 @@ UNSETTLED = text("NOT ladder_games.settled")
 """A game not settled, spelled as the predicate of the partial index ``ix_ladder_games_unsettled`` (both planners read
 along a partial index only for a query whose condition is written as the index's)."""
 IDLE = text("ladder_entries.busy = 0 AND NOT ladder_entries.paused AND ladder_entries.left_at IS NULL")
-"""An entry in no game, not paused, not left: the predicate of ``ix_ladder_entries_idle``."""
-NEW = text(
-    "ladder_entries.games = 0 AND ladder_entries.busy = 0 AND NOT ladder_entries.paused "
-    "AND ladder_entries.left_at IS NULL"
-)
-"""An idle entry without a rated game: the predicate of ``ix_ladder_entries_new``."""
+"""An entry in no game, not paused, not left: the predicate of ``ix_ladder_entries_idle`` and
+``ix_ladder_entries_fewest``."""
 _IN_PLAY = (
     select(func.count()).select_from(LadderGame).where(LadderGame.ladder_id == param("ladder_id"), UNSETTLED)
 )
@@ -123,24 +118,14 @@ _COLUMNS = (
 )
 
 
-def _idle(new_only: bool) -> Any:
-    """The ladder's entry idle longest (a newcomer's, ``new_only``) whose budget allows a game now, with ``0`` (a
-    newcomer) or ``1`` before its columns."""
-    return select(
-        select(literal(1 - new_only).label("rank"), *_COLUMNS)
-        .where(
-            LadderEntry.ladder_id == param("ladder_id"),
-            NEW if new_only else IDLE,
-            LadderEntry.free_at <= param("now"),
-        )
-        .order_by(LadderEntry.free_at)
-        .limit(1)
-        .subquery()
-    )
-
-
-_ANCHOR = union_all(_idle(new_only=True), _idle(new_only=False))
-"""The newcomer idle longest and the bot idle longest, each along its partial index, in one statement."""
+_ANCHOR = (
+    select(*_COLUMNS)
+    .where(LadderEntry.ladder_id == param("ladder_id"), IDLE, LadderEntry.free_at <= param("now"))
+    .order_by(LadderEntry.games, LadderEntry.free_at)
+    .limit(1)
+)
+"""The idle bot under its budget with the fewest games (a newcomer first), idle longest among equals, along
+``ix_ladder_entries_fewest``."""
 
 
 def _near(above: bool, mu: str, limit: str) -> Any:
@@ -360,10 +345,11 @@ def candidate(row: Any, moment: datetime) -> Candidate:
 
 
 def anchor_of(session: Session, ladder_id: int, moment: datetime) -> Candidate | None:
-    """The bot a game is made for next: the newcomer idle longest, else the bot idle longest (``None``: none idle
+    """The bot a game is made for next: the idle one with the fewest games, so that a newcomer (or a new version,
+    whose games start again at 0) is placed first and catches up, idle longest among equals (``None``: none idle
     and under its budget)."""
-    rows = session.connection().execute(_ANCHOR, {"ladder_id": ladder_id, "now": moment}).all()
-    return candidate(min(rows, key=lambda row: row[0])[1:], moment) if rows else None
+    row = session.connection().execute(_ANCHOR, {"ladder_id": ladder_id, "now": moment}).first()
+    return candidate(row, moment) if row is not None else None
 
 
 def span_of(session: Session, ladder_id: int) -> tuple[float, float] | None:

@@ -1,9 +1,10 @@
 """ladder queues: partial indexes of a ladder's idle bots and of its games not settled
 
-Matchmaking (``tournament/plans/ladders.py``) takes the bot idle longest (newcomers first) and counts the ladder's
-games in play at every game it makes: along these partial indexes it reads a few rows, whatever the ladder's size or
-history (``ix_ladder_entries_idle``, ``ix_ladder_entries_new``: the entries that may be matched, by the time they
-fell idle; ``ix_ladder_games_unsettled``: the games made and not settled). New indexes only.
+Matchmaking (``tournament/plans/ladders.py``) takes the idle bot with the fewest games (a newcomer first; among
+equals, the one idle longest) and counts the ladder's games in play at every game it makes: along these partial
+indexes it reads a few rows, whatever the ladder's size or history (``ix_ladder_entries_idle``: the entries that may
+be matched, by the time they fell idle; ``ix_ladder_entries_fewest``: the same by their games, then that time;
+``ix_ladder_games_unsettled``: the games made and not settled). New indexes only.
 
 Revision ID: 0023
 Revises: 0022
@@ -23,7 +24,6 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 IDLE = "busy = 0 AND NOT paused AND left_at IS NULL"
-NEW = "games = 0 AND busy = 0 AND NOT paused AND left_at IS NULL"
 UNSETTLED = "NOT settled"
 
 
@@ -37,11 +37,11 @@ def upgrade() -> None:
             postgresql_where=sa.text(IDLE),
         )
         batch_op.create_index(
-            "ix_ladder_entries_new",
-            ["ladder_id", "free_at"],
+            "ix_ladder_entries_fewest",
+            ["ladder_id", "games", "free_at"],
             unique=False,
-            sqlite_where=sa.text(NEW),
-            postgresql_where=sa.text(NEW),
+            sqlite_where=sa.text(IDLE),
+            postgresql_where=sa.text(IDLE),
         )
     with op.batch_alter_table("ladder_games", schema=None) as batch_op:
         batch_op.create_index(
@@ -57,5 +57,5 @@ def downgrade() -> None:
     with op.batch_alter_table("ladder_games", schema=None) as batch_op:
         batch_op.drop_index("ix_ladder_games_unsettled")
     with op.batch_alter_table("ladder_entries", schema=None) as batch_op:
-        batch_op.drop_index("ix_ladder_entries_new")
+        batch_op.drop_index("ix_ladder_entries_fewest")
         batch_op.drop_index("ix_ladder_entries_idle")
