@@ -187,8 +187,9 @@ class LadderChart(MethodView):
     @blp.response(200, LadderChartSchema)
     @blp.alt_response(404, **NOT_FOUND)
     def get(self, query: dict[str, Any], ladder_id: int) -> dict[str, Any]:
-        """Bots' rating lines in a ladder (?bot_id=, repeated, up to 20; default: the 20 best rated): [number,
-        rating, low, high, at] after its number-th rated game there, at most about 200 points a bot"""
+        """Bots' Weng-Lin rating lines in a ladder, the rating that chooses the games (?bot_id=, repeated, up to 20;
+        default: the 20 best rated): [number, rating, low, high, at] after its number-th rated game there, at most
+        about 200 points a bot"""
         session = db.session()
         ladder = ladders.found(session, ladder_id)
         chosen = query.get("bot_id") or ladderrows.leaders(session, ladder.id, CHART_BOTS)
