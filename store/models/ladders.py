@@ -22,7 +22,7 @@ from store.models.base import Base, now
 
 IDLE = text("busy = 0 AND NOT paused AND left_at IS NULL")
 """An entry matchmaking may take (when its ``free_at`` is past): in the ladder, not paused, in no game; the predicate
-of the partial index ``ix_ladder_entries_idle``, which holds them by the time they fell idle."""
+of the partial index ``ix_ladder_entries_fewest``, which holds them by their games, then the time they fell idle."""
 UNSETTLED = text("NOT settled")
 """A ladder game made and not settled (in play, or waiting for a worker): ``ix_ladder_games_unsettled``."""
 
@@ -58,7 +58,6 @@ class LadderEntry(Base):
     __tablename__ = "ladder_entries"
     __table_args__ = (
         Index("ix_ladder_entries_rating", "ladder_id", "mu"),
-        Index("ix_ladder_entries_idle", "ladder_id", "free_at", sqlite_where=IDLE, postgresql_where=IDLE),
         Index(
             "ix_ladder_entries_fewest", "ladder_id", "games", "free_at", sqlite_where=IDLE, postgresql_where=IDLE
         ),

@@ -97,8 +97,7 @@ UNSETTLED = text("NOT ladder_games.settled")
 """A game not settled, spelled as the predicate of the partial index ``ix_ladder_games_unsettled`` (both planners read
 along a partial index only for a query whose condition is written as the index's)."""
 IDLE = text("ladder_entries.busy = 0 AND NOT ladder_entries.paused AND ladder_entries.left_at IS NULL")
-"""An entry in no game, not paused, not left: the predicate of ``ix_ladder_entries_idle`` and
-``ix_ladder_entries_fewest``."""
+"""An entry in no game, not paused, not left: the predicate of ``ix_ladder_entries_fewest``."""
 _IN_PLAY = (
     select(func.count()).select_from(LadderGame).where(LadderGame.ladder_id == param("ladder_id"), UNSETTLED)
 )
@@ -311,7 +310,7 @@ _OPEN = (
     .order_by(Ladder.id)
 )
 """The ladders a round has work for: the open ones with a bot idle and under its budget now (a probe of
-``ix_ladder_entries_idle`` each), and the closed ones not done yet."""
+``ix_ladder_entries_fewest`` each), and the closed ones not done yet."""
 
 
 def settings_of(session: Session, ladder_id: int) -> LadderSettings | None:

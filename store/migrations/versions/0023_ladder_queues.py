@@ -2,9 +2,9 @@
 
 Matchmaking (``tournament/plans/ladders.py``) takes the idle bot with the fewest games (a newcomer first; among
 equals, the one idle longest) and counts the ladder's games in play at every game it makes: along these partial
-indexes it reads a few rows, whatever the ladder's size or history (``ix_ladder_entries_idle``: the entries that may
-be matched, by the time they fell idle; ``ix_ladder_entries_fewest``: the same by their games, then that time;
-``ix_ladder_games_unsettled``: the games made and not settled). New indexes only.
+indexes it reads a few rows, whatever the ladder's size or history (``ix_ladder_entries_fewest``: the entries that
+may be matched, by their games, then the time they fell idle; ``ix_ladder_games_unsettled``: the games made and not
+settled). New indexes only.
 
 Revision ID: 0023
 Revises: 0022
@@ -30,13 +30,6 @@ UNSETTLED = "NOT settled"
 def upgrade() -> None:
     with op.batch_alter_table("ladder_entries", schema=None) as batch_op:
         batch_op.create_index(
-            "ix_ladder_entries_idle",
-            ["ladder_id", "free_at"],
-            unique=False,
-            sqlite_where=sa.text(IDLE),
-            postgresql_where=sa.text(IDLE),
-        )
-        batch_op.create_index(
             "ix_ladder_entries_fewest",
             ["ladder_id", "games", "free_at"],
             unique=False,
@@ -58,4 +51,3 @@ def downgrade() -> None:
         batch_op.drop_index("ix_ladder_games_unsettled")
     with op.batch_alter_table("ladder_entries", schema=None) as batch_op:
         batch_op.drop_index("ix_ladder_entries_fewest")
-        batch_op.drop_index("ix_ladder_entries_idle")
