@@ -10,27 +10,28 @@ lost in turn, against the previous version, so it starts near the old rating and
 rows count only real games.
 
 :func:`ask` queues the fit job (``tournament.jobs.fit_ladder``) unless it was asked for less than
-:data:`REFIT_SECONDS` ago (one conditional ``UPDATE`` of the ladder's ``fit_requested_at``: of two workers asking at
-once, one queues it); a worker asks after each of the ladder's results, and the workers' clock and the embedded
-maintenance ask for every ladder whose fit counts fewer results than it has (:func:`ask_due`), so the last results of
-a burst are fitted within the interval. :func:`fit` stores a table only if it counts more results than the stored one.
+:data:`REFIT_SECONDS` ago (one conditional ``UPDATE`` of the ladder's ``fit_requested_at``,
+``tables.claim_request``: of two workers asking at once, one queues it); a worker asks after each of the ladder's
+results, and the workers' clock and the embedded maintenance ask for every ladder whose fit counts fewer results than
+it has (:func:`ask_due`), so the last results of a burst are fitted within the interval. :func:`fit` stores a table
+only if it counts more results than the stored one.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from ratings.pool import standings
 from runtime.jobqueue import LADDER_FIT_JOB, LocalQueue, RQQueue
 from runtime.settings import rate_forfeits
 from store.fastlane import param
-from store.models import Result, now
+from store.models import Result
 from store.models.ladders import Ladder, LadderEntry
+from tournament.standings import tables
 
 REFIT_SECONDS = 5.0
 """The most a ladder's standings lag its results (plus the fit's own time: about 6 s at 10,000 bots and a million
@@ -43,19 +44,7 @@ PRIOR_GAMES = 4
 def ask(session: Session, queue: RQQueue | LocalQueue, ladder_id: int, interval: float = REFIT_SECONDS) -> bool:
     """Queue the ladder's fit unless it was asked for less than ``interval`` seconds ago; whether it was queued.
     Commits."""
-    moment = now()
-    claimed = session.execute(
-        update(Ladder)
-        .where(
-            Ladder.id == ladder_id,
-            or_(
-                Ladder.fit_requested_at.is_(None), Ladder.fit_requested_at <= moment - timedelta(seconds=interval)
-            ),
-        )
-        .values(fit_requested_at=moment)
-    )
-    session.commit()
-    if not claimed.rowcount:  # type: ignore[attr-defined]
+    if not tables.claim_request(session, Ladder, (Ladder.id == ladder_id,), interval):
         return False
     queue.enqueue(LADDER_FIT_JOB, ladder_id, job_id=f"ladder-fit-{ladder_id}", at_front=True)
     return True

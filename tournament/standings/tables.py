@@ -37,7 +37,7 @@ from ratings.tallies import parse_games
 from runtime.jobqueue import FIT_JOB, LocalQueue, RQQueue
 from runtime.settings import rate_forfeits
 from store.fastlane import param
-from store.models import Bot, BotVersion, RatingPool, Result, Tournament, now
+from store.models import Bot, BotVersion, Ladder, RatingPool, Result, Tournament, now
 from store.models.tournaments import RatingTally
 from tournament.plans import matches
 from tournament.standings import poolstate
@@ -298,25 +298,31 @@ def refresh(
     return complete
 
 
+def claim_request(
+    session: Session, table: type[RatingPool] | type[Ladder], row: tuple[Any, ...], interval: float
+) -> bool:
+    """Claim the asking for a refit of one row of ``table`` (a pool's or a ladder's) unless it was asked for less
+    than ``interval`` seconds ago: its ``fit_requested_at`` set by one conditional ``UPDATE`` (of two workers asking
+    at once, one claims it). Commits; whether this call claimed it."""
+    moment = now()
+    claimed = session.execute(
+        update(table)
+        .where(
+            *row,
+            or_(table.fit_requested_at.is_(None), table.fit_requested_at <= moment - timedelta(seconds=interval)),
+        )
+        .values(fit_requested_at=moment)
+    )
+    session.commit()
+    return bool(claimed.rowcount)  # type: ignore[attr-defined]
+
+
 def ask_refit(
     session: Session, queue: RQQueue | LocalQueue, game: str, variant: str, table_size: int, interval: float
 ) -> bool:
     """Queue the pool's refit job unless it was asked for less than ``interval`` seconds ago (the pool's
     ``fit_requested_at``, claimed by one conditional update: of two workers asking at once, one queues it)."""
-    moment = now()
-    claimed = session.execute(
-        update(RatingPool)
-        .where(
-            *RatingPool.key(game, variant, table_size),
-            or_(
-                RatingPool.fit_requested_at.is_(None),
-                RatingPool.fit_requested_at <= moment - timedelta(seconds=interval),
-            ),
-        )
-        .values(fit_requested_at=moment)
-    )
-    session.commit()
-    if not claimed.rowcount:  # type: ignore[attr-defined]
+    if not claim_request(session, RatingPool, RatingPool.key(game, variant, table_size), interval):
         return False
     job = f"pool-fit-{game}-{variant}-{table_size}"
     queue.enqueue(FIT_JOB, game, variant, table_size, job_id=job, at_front=True)
