@@ -23,14 +23,22 @@ the work to the floor that does it:
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from sqlalchemy.exc import DBAPIError
+
 from runtime.jobqueue import GAME_JOB
+from store.database import failed_not_faulty, first_line
 from store.models import Tournament, now
 from tournament.dispatch import context, ladderrounds, playing, recovery, starts
 from tournament.dispatch.context import configure
 from tournament.dispatch.feed import feed_games
 from tournament.standings import ladderfit, poolfit, tables
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "admit_embedded",
@@ -85,16 +93,32 @@ def ladder_round(ladder_id: int) -> int:
 
 
 def fit_ladder(ladder_id: int) -> str:
-    """Refit the ladder's standings on its rated results (``ladderfit.fit``), off the game path."""
-    with context.get().sessions() as session:
+    """Refit the ladder's standings on its rated results (``ladderfit.fit``), off the game path; ``deferred`` if
+    the database fails meanwhile (:func:`deferred`)."""
+    with deferred(f"ladder {ladder_id}'s fit"), context.get().sessions() as session:
         return ladderfit.fit(session, ladder_id)
+    return "deferred"
 
 
 def fit_pool(game: str, variant: str, table_size: int = 2) -> str:
     """Refit the pool's table, again while a refit was asked for meanwhile (``poolfit.fit``); ``table_size`` 2 for
-    a job queued by a release before the pools had one."""
-    with context.get().sessions() as session:
+    a job queued by a release before the pools had one; ``deferred`` if the database fails meanwhile."""
+    with deferred(f"the {game} {variant} {table_size}-seat pool's refit"), context.get().sessions() as session:
         return poolfit.fit(session, game, variant, table_size)
+    return "deferred"
+
+
+@contextmanager
+def deferred(what: str) -> Iterator[None]:
+    """A refit that the database's failure (a restart, a stop, a full disk: ``failed_not_faulty``) interrupts ends
+    with a warning instead of a failed job: the workers' clock and the embedded maintenance ask again for every
+    table behind its results (``poolfit.ask_due``, ``ladderfit.ask_due``) once the interval has passed."""
+    try:
+        yield
+    except DBAPIError as error:
+        if not failed_not_faulty(error):
+            raise
+        log.warning("%s waits for the database (asked again by the clock): %s", what, first_line(error))
 
 
 def maintain_embedded() -> list[int]:
