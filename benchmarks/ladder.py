@@ -14,7 +14,9 @@ reverse order in the odd rounds, so a drift of the machine's load falls on all a
 that makes ``--games`` games (at most a quarter of the bots' tables), timed, then those games settled as their
 results would (untimed). A row gives the microseconds per game made: CPU (``time.process_time``: this process; on
 SQLite the database's work is in it, on PostgreSQL the server's is not) and wall (on PostgreSQL, the round trips and
-the server's work), with the 1-minute load average when it ended. The medians over the rounds are printed last. The
+the server's work), and on PostgreSQL the server's CPU for the round too (its backends serving the database, read
+from ``/proc/<pid>/schedstat``: the server must run on this machine, else the column says n/a), so that process and
+server together give the whole CPU a game made costs; with the 1-minute load average when it ended. The medians over the rounds are printed last. The
 goal is under 5 ms a game at 10,000 bots, flat in the history. The machine is shared: compare cases within a run,
 not figures across runs.
 """
@@ -101,9 +103,16 @@ class Case:
     def measure(self, games: int) -> dict[str, Any]:
         """One round of ``games`` games made, timed; then settled, untimed."""
         with self.sessions() as session:
+            server = self.server_cpu(session)
             wall, cpu = time.perf_counter(), time.process_time()
             made = ladders.make_games(session, self.ladder_id, now(), limit=games, rng=self.rng)
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            after = self.server_cpu(session)
+            server_s = (
+                None
+                if server is None or after is None
+                else sum(spent - server.get(pid, 0.0) for pid, spent in after.items())
+            )
             assert made, f"{self.label}: no game made"
             session.execute(update(TournamentGame).where(TournamentGame.id.in_(made)).values(status="done"))
             for scheduled_id in made:
@@ -114,8 +123,27 @@ class Case:
             "games": len(made),
             "cpu_us": 1e6 * cpu / len(made),
             "wall_us": 1e6 * wall / len(made),
+            "server_us": None if server_s is None else 1e6 * server_s / len(made),
             "load": load(),
         }
+
+    def server_cpu(self, session: Session) -> dict[int, float] | None:
+        """The CPU seconds each PostgreSQL backend serving this database has spent so far (``None``: SQLite, or
+        the server's processes cannot be read here). Read outside the timed part, in a transaction of its own."""
+        if self.kind != "postgresql":
+            return None
+        query = text(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'"
+        )
+        pids = list(session.execute(query).scalars())
+        session.rollback()
+        spent: dict[int, float] = {}
+        for pid in pids:
+            try:
+                spent[int(pid)] = int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+            except (OSError, ValueError, IndexError):
+                return None
+        return spent
 
     def close(self) -> None:
         self.engine.dispose()
@@ -225,6 +253,11 @@ def seed_history(
     session.execute(update(Tournament).where(Tournament.id == tournament_id).values(games_total=first + games))
 
 
+def shown(value: float | None) -> str:
+    """A figure in microseconds, or n/a (SQLite's work is in the process's CPU; a remote server's unread)."""
+    return "     n/a" if value is None else f"{value:8.0f}"
+
+
 def listed(text_: str, name: str, lowest: int = 0) -> list[int]:
     try:
         values = [int(part) for part in text_.split(",") if part.strip()]
@@ -272,15 +305,20 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
                 row = {"round": number, **case.measure(games)}
                 print(
                     f"round {number}  {row['case']}  {row['games']:3} games  "
-                    f"CPU {row['cpu_us']:8.0f} us/game  wall {row['wall_us']:8.0f} us/game  load {row['load']:.1f}"
+                    f"CPU {row['cpu_us']:8.0f} us/game  server CPU {shown(row['server_us'])} us/game  "
+                    f"wall {row['wall_us']:8.0f} us/game  load {row['load']:.1f}"
                 )
                 found.append(row)
     print("medians over the rounds:")
     for case in cases:
         mine = [row for row in found if row["case"] == case.label]
         cpu = statistics.median(row["cpu_us"] for row in mine)
+        servers = [row["server_us"] for row in mine if row["server_us"] is not None]
+        server = statistics.median(servers) if len(servers) == len(mine) else None
         wall = statistics.median(row["wall_us"] for row in mine)
-        print(f"  {case.label}  CPU {cpu:8.0f} us/game  wall {wall:8.0f} us/game")
+        print(
+            f"  {case.label}  CPU {cpu:8.0f} us/game  server CPU {shown(server)} us/game  wall {wall:8.0f} us/game"
+        )
     print(f"load average after: {load():.1f}")
     return found
 

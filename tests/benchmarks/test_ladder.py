@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks import ladder
+from tests.databases import ADMIN_URL, postgres_database
 
 
 def test_every_case_every_round(capsys: pytest.CaptureFixture[str]) -> None:
@@ -17,6 +18,19 @@ def test_every_case_every_round(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.count("round 0") == 4 and out.count("round 1") == 4
     medians = out.split("medians over the rounds:")[1]
     assert "sqlite" in medians and "40 bots      50 games before" in medians and "load average after" in out
+
+
+def test_postgresql_rounds_give_the_servers_cpu_too(capsys: pytest.CaptureFixture[str]) -> None:
+    for _ in postgres_database():  # the server answers (else: skipped, or failed in CI), nothing more
+        pass
+    rows = ladder.main(
+        ["--bots", "24", "--history", "0", "--games", "3", "--rounds", "1", "--databases", "postgresql"]
+        + ["--postgresql-url", ADMIN_URL]
+    )
+    out = capsys.readouterr().out
+    assert len(rows) == 1 and rows[0]["games"] >= 1 and rows[0]["wall_us"] > 0
+    assert rows[0]["server_us"] is not None and rows[0]["server_us"] > 0  # the server runs here: its CPU is read
+    assert "server CPU" in out.split("medians over the rounds:")[1] and "n/a" not in out
 
 
 @pytest.mark.parametrize(

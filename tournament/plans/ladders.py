@@ -44,6 +44,7 @@ from sqlalchemy import (
     union_all,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from store.fastlane import param
@@ -160,9 +161,10 @@ _NUMBER = (
     .returning(Tournament.games_total)
 )
 """The game's number, the tournament's row locked until the commit: one game made at a time per ladder."""
-_STILL_OPEN = select(Ladder.status).where(Ladder.id == param("ladder_id"))
-"""The ladder's status, read again once the tournament's row is locked: a closing (``service/ladders.py``) locks that
-row too, so a game is made either before it (and the closing cancels it) or not at all."""
+_STILL_OPEN = select(Ladder.status, _IN_PLAY.scalar_subquery()).where(Ladder.id == param("ladder_id"))
+"""The ladder's status and its games in play, read again (one statement) once the tournament's row is locked: a
+closing (``service/ladders.py``) locks that row too, so a game is made either before it (and the closing cancels it)
+or not at all; and a game made meanwhile by another round is counted."""
 _CLAIM = (
     update(LadderEntry)
     .where(LadderEntry.ladder_id == param("ladder"), LadderEntry.bot_id.in_(bindparam("bots", expanding=True)))
@@ -225,18 +227,18 @@ _PAIRS_MET_BY_LOW = select(LadderPair.low, LadderPair.high, LadderPair.games).wh
 """The same along the key's ``low`` only, ``high`` compared as an expression (a filter), for PostgreSQL: version 15
 costs two lists on one key as the product of their descents (37 x 37) and read every pair of the ladder instead
 (19 ms at 100,000 pairs, against 0.6 ms)."""
-_PAIR_MORE = (
-    update(LadderPair)
-    .where(
-        LadderPair.ladder_id == param("ladder"),
-        LadderPair.low == param("pair_low"),
-        LadderPair.high == param("pair_high"),
+
+
+@functools.cache
+def pairs_met(dialect: str) -> Any:
+    """The statement that counts one more game of a pair (parameters ``ladder``, ``pair_low``, ``pair_high``): its
+    row inserted at 1 or its count raised, one statement (``INSERT ... ON CONFLICT``, which both databases have),
+    built once per dialect."""
+    made = (postgresql if dialect == "postgresql" else sqlite).insert(LadderPair)
+    made = made.values(ladder_id=param("ladder"), low=param("pair_low"), high=param("pair_high"), games=1)
+    return made.on_conflict_do_update(
+        index_elements=["ladder_id", "low", "high"], set_={"games": LadderPair.__table__.c.games + 1}
     )
-    .values(games=LadderPair.games + 1)
-)
-_PAIR_FIRST = insert(LadderPair).values(
-    ladder_id=param("ladder"), low=param("pair_low"), high=param("pair_high"), games=1
-)
 
 
 @functools.cache
@@ -457,10 +459,8 @@ def make_game(session: Session, ladder: LadderSettings, seats: list[Candidate], 
     take none): its first write locks the ladder's tournament row, and what it counts and claims after that holds."""
     connection = session.connection()
     number = int(connection.execute(_NUMBER, {"tournament_id": ladder.tournament_id}).scalar_one()) - 1
-    if connection.execute(_STILL_OPEN, {"ladder_id": ladder.id}).scalar_one() != "open":  # closed meanwhile
-        session.rollback()
-        return None
-    if in_play(session, ladder.id) >= ladder.max_in_play:  # counted again with the ladder's row locked
+    status, playing = connection.execute(_STILL_OPEN, {"ladder_id": ladder.id}).one()
+    if status != "open" or playing >= ladder.max_in_play:  # closed or full meanwhile: read with the row locked
         session.rollback()
         return None
     bot_ids = [bot.bot_id for bot in seats]
@@ -475,10 +475,8 @@ def make_game(session: Session, ladder: LadderSettings, seats: list[Candidate], 
     values = {"scheduled_id": scheduled_id, "ladder_id": ladder.id, "now": now}
     connection.execute(_LADDER_GAME, {**values, "bot_ids": bot_ids})
     connection.execute(_SEAT, [{**values, "seat": seat, "bot_id": bot_id} for seat, bot_id in enumerate(bot_ids)])
-    for low, high in pairs_of(bot_ids):
-        pair = {"ladder": ladder.id, "pair_low": low, "pair_high": high}
-        if not connection.execute(_PAIR_MORE, pair).rowcount:
-            connection.execute(_PAIR_FIRST, pair)
+    pairs = [{"ladder": ladder.id, "pair_low": low, "pair_high": high} for low, high in pairs_of(bot_ids)]
+    connection.execute(pairs_met(connection.dialect.name), pairs)
     free_at = under_budget_at(session, ladder, bot_ids, now)
     rows = []
     for seat, bot in enumerate(seats):
