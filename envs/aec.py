@@ -10,10 +10,9 @@ the game ends: a game the rules finish terminates, one the turn cap ends is trun
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
-import numpy as np
 from numpy.typing import NDArray
 from pettingzoo import AECEnv
 
@@ -28,7 +27,12 @@ class SorryEnv(AECEnv[str, dict[str, NDArray[Any]], int]):
     """One game of ``game`` (``"board"`` or ``"card"``) with the engine's ``settings`` (any the engine accepts:
     :func:`engine.api.normalize_settings`); agents ``player_0`` .. ``player_<n-1>`` are the seats."""
 
-    metadata = {"name": "sorry_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "sorry_v0",
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
 
     def __init__(self, game: str = "board", settings: Json | None = None, render_mode: str | None = None) -> None:
         super().__init__()
@@ -64,13 +68,26 @@ class SorryEnv(AECEnv[str, dict[str, NDArray[Any]], int]):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self._select()
+        self.agent_selection = self.agents[0]
+        self._next()  # a board game may end before its first decision: cards that move nothing, to the turn cap
+        self._accumulate_rewards()
 
-    def _select(self) -> None:
+    def _next(self) -> None:
+        """Select the agent the engine asks now, or end the episode for every agent once the game is over."""
         asked = engine.decision(self.state)
-        assert asked is not None  # called while the game goes on
-        self.agent_selection = self.possible_agents[asked.seat]
-        self._moves = seats.legal_moves(self.state, asked.seat)
+        if asked is not None:
+            self.agent_selection = self.possible_agents[asked.seat]
+            self._moves = seats.legal_moves(self.state, asked.seat)
+            return
+        result = engine.result(self.state)
+        assert result is not None  # no decision: the game is over
+        self._moves = {}
+        cut = seats.truncated(result)
+        for seat, name in enumerate(self.possible_agents):
+            self.rewards[name] = seats.reward(result, seat)
+            self.terminations[name] = not cut
+            self.truncations[name] = cut
+            self.infos[name] = {"ranks": list(result.ranks), "reason": result.reason}
 
     def observe(self, agent: str) -> dict[str, NDArray[Any]]:
         seat = self.seat_of[agent]
@@ -95,17 +112,7 @@ class SorryEnv(AECEnv[str, dict[str, NDArray[Any]], int]):
             raise ValueError(f"{agent} must act: None is the action of an agent whose game is over")
         engine.apply(self.state, self.action_id(action), events=False)
         self._cumulative_rewards[agent] = 0.0
-        result = engine.result(self.state)
-        if result is None:
-            self._select()
-        else:
-            self._moves = {}
-            cut = seats.truncated(result)
-            for seat, name in enumerate(self.possible_agents):
-                self.rewards[name] = seats.reward(result, seat)
-                self.terminations[name] = not cut
-                self.truncations[name] = cut
-                self.infos[name] = {"ranks": list(result.ranks), "reason": result.reason}
+        self._next()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

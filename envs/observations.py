@@ -14,7 +14,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.api import Json
-from engine.board.cards import CARD_COUNTS, CARDS as BOARD_CARDS
+from engine.board.cards import CARD_COUNTS
+from engine.board.cards import CARDS as BOARD_CARDS
 from engine.board.geometry import LOCATION_NAMES, PAWN_NAMES
 from engine.board.settings import EDITIONS, VARIANTS
 from engine.card.cards import CARDS as CARD_CARDS
@@ -37,8 +38,10 @@ BOARD_LAYOUT: tuple[tuple[str, int], ...] = (
     (f"variant (one-hot: {', '.join(VARIANTS)})", len(VARIANTS)),
     (f"edition (one-hot: {', '.join(EDITIONS)})", len(EDITIONS)),
     ("players (one-hot: 2, 3, 4)", len(PLAYER_COUNTS)),
-    (f"pawns: per pawn (red0 .. green3) its place one-hot over {len(LOCATIONS)} (zeros: colour not played)",
-     len(PAWN_NAMES) * len(LOCATIONS)),
+    (
+        f"pawns: per pawn (red0 .. green3) its place one-hot over {len(LOCATIONS)} (zeros: colour not played)",
+        len(PAWN_NAMES) * len(LOCATIONS),
+    ),
     (f"card drawn (one-hot over {', '.join(BOARD_CARDS)}; zeros: none)", len(BOARD_CARDS)),
     ("own hand: count per card (points variant)", len(BOARD_CARDS)),
     ("hand sizes per seat (points variant)", SEATS),

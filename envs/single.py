@@ -21,15 +21,17 @@ from engine.api import Json, State
 from engine.bots import BOTS
 from engine.rng import derived_random
 from envs import seats
+from envs.actions import action_count
 
-Observation = dict[str, NDArray[Any]]
+Observation = dict[str, Any]
+"""``{"observation": float32 vector, "action_mask": int8 vector}``."""
 RENDER_MODES = ("ansi", "human")
 
 
 class SorrySeatEnv(gymnasium.Env[Observation, np.int64]):
     """One seat (``seat``) of a game of ``game`` with ``settings``; the engine bots ``opponents`` play the others."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012  # Gymnasium's own attribute
 
     def __init__(
         self,
@@ -81,7 +83,7 @@ class SorrySeatEnv(gymnasium.Env[Observation, np.int64]):
 
     def action_masks(self) -> NDArray[np.int8]:
         """The learner's action mask now (all zeros once the game is over)."""
-        mask = np.zeros(self.action_space.n, dtype=np.int8)
+        mask = np.zeros(action_count(self.game), dtype=np.int8)
         mask[list(self._moves)] = 1
         return mask
 
@@ -106,7 +108,7 @@ class SorrySeatEnv(gymnasium.Env[Observation, np.int64]):
         info.update(ranks=list(result.ranks), reason=result.reason)
         return observation, seats.reward(result, self.seat), not cut, cut, info
 
-    def render(self) -> str | None:  # type: ignore[override]  # Gymnasium's RenderFrame: text here
+    def render(self) -> str | None:
         """The table as a spectator sees it: returned (``ansi``) or printed (``human``)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() without a render_mode: SorrySeatEnv(..., render_mode='ansi')")

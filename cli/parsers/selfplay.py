@@ -10,7 +10,6 @@ from cli.parsers.gameoptions import add_game_options, positive, seed
 from engine.bots import BOTS
 
 
-
 def _bots(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",")]
     unknown = [name for name in names if name not in BOTS]
