@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TEST_WORKERS ?= 8
 # one test at a time to whichever worker is free, in the order tests/conftest.py gives (the longest first)
 TEST_DIST := --maxschedchunk 1
-PACKAGES := engine store botlink ratings runtime cli service tournament clients
+PACKAGES := engine store botlink ratings envs runtime cli service tournament clients
 
 .PHONY: venv test suite lint test-slow bench demo openapi clean fuzz browser
 

@@ -21,6 +21,7 @@ from cli.options import ArgumentParser
 
 COMMANDS: dict[str, str] = {
     "simulate": "cli.simulate",
+    "selfplay": "cli.selfplay",
     "serve": "cli.serve",
     "config": "cli.config",
     "db": "cli.db",

@@ -31,32 +31,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import engine
 from cli import simulate_play
+from cli.gamesettings import settings_from
 from cli.parsers.simulate import SECRET_VARIABLE
 from cli.simulate_bots import BotError, EngineBot, Player, load_bots
 from cli.simulate_replays import ReplayFile
 from cli.simulate_report import print_report
 from engine.simulation import Summary, game_seed, play_game, seating
-
-
-def settings_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
-    """The game's settings from the flags; a flag of the other game is a usage error. The table is 2 seats unless
-    ``--players`` says otherwise (as ``sorry-arena match``'s), 4 for the board game's team variant."""
-    seats = args.players if args.players is not None else 4 if args.variant == "team" else 2
-    settings: dict[str, Any] = {"players": seats}
-    if args.game == "board":
-        if args.longer_game or args.pawns is not None:
-            parser.error("--longer-game and --pawns apply to the card game (--game card) only")
-        settings["variant"] = args.variant or "standard"
-        settings["edition"] = args.edition or "1992"
-    else:
-        if args.variant is not None or args.edition is not None:
-            parser.error("--variant and --edition apply to the board game (--game board) only")
-        settings["longer_game"] = args.longer_game
-        if args.pawns is not None:
-            settings["pawns"] = args.pawns
-    if args.turn_cap is not None:
-        settings["turn_cap"] = args.turn_cap
-    return settings
 
 
 class Interrupts:

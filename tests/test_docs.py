@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = (
     "engine",
     "ratings",
+    "envs",
     "store",
     "botlink",
     "clients",

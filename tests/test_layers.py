@@ -1,8 +1,9 @@
 """The floors of docs/architecture.md, checked beyond what import-linter (run by `make test`) can say.
 
 import-linter checks the contracts between our packages, but can only forbid named third-party packages: this test
-checks the engine's and the rating arithmetic's imports against the interpreter's list of standard library modules
-(the rating arithmetic may import numpy and scipy too), and that a tournament worker process, as started, loads no
+checks the engine's, the rating arithmetic's and the learning environments' imports against the interpreter's list of
+standard library modules (the rating arithmetic may import numpy and scipy too; the environments the engine, numpy,
+Gymnasium, PettingZoo and pyarrow), and that a tournament worker process, as started, loads no
 Flask at all.
 """
 
@@ -30,11 +31,16 @@ def imported_top_levels(path: Path) -> set[str]:
     return names
 
 
-ALLOWED = {"engine": set(), "ratings": {"numpy", "scipy"}}
-"""Beyond the standard library: the rating arithmetic's arrays and sparse solver (docs/architecture.md)."""
+ALLOWED = {
+    "engine": set(),
+    "ratings": {"numpy", "scipy"},
+    "envs": {"engine", "numpy", "gymnasium", "pettingzoo", "pyarrow"},
+}
+"""Beyond the standard library: the rating arithmetic's arrays and sparse solver; the learning environments' engine,
+arrays, environment APIs and Parquet files (docs/architecture.md)."""
 
 
-@pytest.mark.parametrize("package", ["engine", "ratings"])
+@pytest.mark.parametrize("package", ["engine", "ratings", "envs"])
 def test_a_pure_package_imports_only_the_standard_library(package: str) -> None:
     files = sorted((ROOT / package).rglob("*.py"))
     assert files, f"no {package} sources found"

@@ -6,42 +6,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import engine
 from botlink import netguard
+from cli.parsers.gameoptions import add_game_options, positive, seed
 from engine.bots import BOTS
 
 SECRET_VARIABLE = "SORRY_ARENA_SECRET"
-MAX_GAMES = 10_000_000
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 1 <= value <= MAX_GAMES:
-        raise argparse.ArgumentTypeError(f"expected a number from 1 to {MAX_GAMES}, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"expected a seed from 0 to 2**63-1, got {value}")
-    return value
-
-
-def _pawns(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 1 <= value <= 20:
-        raise argparse.ArgumentTypeError(f"expected 1 to 20 pawns, got {value}")
-    return value
 
 
 def _bots(text: str) -> list[str]:
@@ -77,23 +46,9 @@ def add_parser(commands: Any) -> None:
         "in-process), or a push bot's http(s):// URL (played over HTTP, as the service would).",
         epilog="Example: sorry-arena simulate --bots ./my_bot.py,greedy --games 200",
     )
-    parser.add_argument("--game", choices=sorted(engine.GAMES), default="board")
-    board = parser.add_argument_group("board game options")
-    board.add_argument("--variant", choices=("standard", "team", "points"), default=None, help="default: standard")
-    board.add_argument("--edition", choices=("1992", "1972"), default=None, help="default: 1992")
-    card = parser.add_argument_group("card game options")
-    card.add_argument("--longer-game", action="store_true", help="play 'For a Longer Game' (A5)")
-    card.add_argument("--pawns", type=_pawns, default=None, help="pawns per player (default 4)")
-    parser.add_argument(
-        "--players",
-        type=int,
-        choices=(2, 3, 4),
-        default=None,
-        help="seats per game (default: 2, as sorry-arena match's --table-size; 4 for --variant team)",
-    )
-    parser.add_argument("--turn-cap", type=_positive, default=None, help="end a game after this many turns")
-    parser.add_argument("--games", type=_positive, default=100)
-    parser.add_argument("--seed", type=_seed, default=0)
+    add_game_options(parser)
+    parser.add_argument("--games", type=positive, default=100)
+    parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument(
         "--bots",
         type=_bots,

@@ -1,0 +1,1 @@
+"""Examples of the learning loop over :mod:`envs` (docs/gym.md)."""
