@@ -281,7 +281,11 @@ def test_sigterm_stops_the_demo_as_ctrl_c_does(when: str, tmp_path: Path) -> Non
     """SIGTERM to the demo alone (as ``kill`` or a supervisor sends it): its bots stopped, its temporary folder
     removed, no process of its session left; exit 0 after ``stopped`` while ``--keep`` serves, 143 while it
     plays."""
-    flags, ending = (["--rounds", "1", "--keep"], "serving the pages") if when == "serving" else (["--rounds", "100"], "games on")
+    flags, ending = (
+        (["--rounds", "1", "--keep"], "serving the pages")
+        if when == "serving"
+        else (["--rounds", "100"], "games on")
+    )
     process = start_demo(flags, None, temp=tmp_path, session=True)
     try:
         read_until(process, ending)

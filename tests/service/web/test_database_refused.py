@@ -34,7 +34,11 @@ def page_paths(app: Flask) -> list[str]:
     """A path for each route of the pages (the web blueprint's, its static files left out)."""
     paths = []
     for rule in app.url_map.iter_rules():
-        if rule.endpoint.split(".")[0] != "web" or rule.endpoint.endswith(".static") or "GET" not in rule.methods:
+        if (
+            rule.endpoint.split(".")[0] != "web"
+            or rule.endpoint.endswith(".static")
+            or "GET" not in (rule.methods or ())
+        ):
             continue
         path = rule.rule
         for argument in rule.arguments:
