@@ -69,14 +69,22 @@ openapi: venv
 
 # The main job: a local round robin between the example bots (SQLite, in-process queue), standings printed.
 # It needs the runtime dependencies only (a fresh machine installs them in about half the time of the test extra).
+# Its install says one line: pip's output (its warnings and notices too) is kept aside and shown only if it fails,
+# so that the demo's own lines and progress bar are what a newcomer sees.
 demo: $(VENV)/.runtime
 	$(BIN)/sorry-arena demo
 
+QUIET_PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+# $(call quietly,COMMAND): COMMAND with its output kept aside, printed to stderr only if it fails (its exit status)
+quietly = log=$$(mktemp) && { $(1) >$$log 2>&1 || { status=$$?; cat $$log >&2; rm -f $$log; exit $$status; }; } \
+	&& rm -f $$log
+
 $(VENV)/.runtime: pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
-	touch $@
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "installing sorry-arena and its dependencies into $(VENV) (once, and after pyproject.toml changes)"
+	@$(call quietly,$(QUIET_PIP) --upgrade pip)
+	@$(call quietly,$(QUIET_PIP) -e .)
+	@touch $@
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis test-output

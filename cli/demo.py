@@ -12,7 +12,9 @@ standings) and the demo's bots, whose URLs die with their processes, are deactiv
 /api/v1/bots/{id}``: they join no new tournament) however the demo ends.
 
 ``--keep`` serves the pages (the tournament, the standings, the replays) on 127.0.0.1 after the standings are
-printed, until Ctrl-C. Its parser: ``cli/parsers/demo.py``.
+printed, until Ctrl-C. SIGTERM stops the demo as Ctrl-C does (``cli/stopping.py``): its bots and workers stopped,
+its temporary folder removed; while the tournament plays it exits with 143 (128 + 15; Ctrl-C: 130), while
+``--keep`` serves the pages with 0 after ``stopped``, as on Ctrl-C. Its parser: ``cli/parsers/demo.py``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import itertools
 import os
 import re
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from cli.stopping import stopping_on
 from cli.tournament import print_standings, shown
 
 if TYPE_CHECKING:
@@ -104,7 +108,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.port is not None and not args.keep:
         parser.error("--port is the port of --keep's pages: give --keep too")
     try:
-        play(args, Console())
+        with stopping_on(signal.SIGTERM):  # the clean-up of Ctrl-C (the bots, the temporary folder) on SIGTERM too
+            play(args, Console())
     except NewerRelease as exc:
         print(f"sorry-arena demo: {exc}", file=sys.stderr)
         return 2
@@ -251,7 +256,7 @@ def retire(client: FlaskClient, headers: dict[str, str], bot_ids: list[int]) -> 
 
 
 def keep_serving(app: Flask, tournament: dict[str, Any], port: int) -> None:
-    """Serve the app's pages on 127.0.0.1 until Ctrl-C, after printing where to look."""
+    """Serve the app's pages on 127.0.0.1 until Ctrl-C or SIGTERM, after printing where to look."""
     from werkzeug.serving import WSGIRequestHandler, make_server
 
     class Quiet(WSGIRequestHandler):
@@ -263,13 +268,18 @@ def keep_serving(app: Flask, tournament: dict[str, Any], port: int) -> None:
     except OSError as exc:
         raise DemoError(f"cannot serve the pages on 127.0.0.1:{port}: {exc.strerror or exc}") from None
     base = f"http://127.0.0.1:{server.server_port}"
-    print(f"tournament: {base}/tournaments/{tournament['id']}", flush=True)
-    if tournament["rated"]:
-        print(f"standings:  {base}/standings/{tournament['game']}/{tournament['variant']}", flush=True)
-    else:
-        print(f"standings:  on the tournament's page (unrated: not in the Elo standings, {base}/)", flush=True)
-    print("serving the pages until Ctrl-C", flush=True)
-    server.serve_forever()  # werkzeug's: Ctrl-C ends it quietly and closes the socket
+    try:  # from here on Ctrl-C (SIGTERM too: a KeyboardInterrupt) stops the pages, however soon it comes
+        print(f"tournament: {base}/tournaments/{tournament['id']}", flush=True)
+        if tournament["rated"]:
+            print(f"standings:  {base}/standings/{tournament['game']}/{tournament['variant']}", flush=True)
+        else:
+            print(f"standings:  on the tournament's page (unrated: not in the Elo standings, {base}/)", flush=True)
+        print("serving the pages until Ctrl-C", flush=True)
+        server.serve_forever()  # werkzeug's ends quietly on a KeyboardInterrupt while it serves
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
     print("stopped", flush=True)
 
 

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from cli.options import ArgumentParser
+from cli.stopping import TERMINATED_EXIT, Terminated
 
 COMMANDS: dict[str, str] = {
     "simulate": "cli.simulate",
@@ -63,6 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         command = importlib.import_module(COMMANDS[args.command])
         return int(command.run(args, args.parser))
+    except Terminated:  # SIGTERM, where the command asked for it (cli/stopping.py)
+        print("terminated", file=sys.stderr)
+        return TERMINATED_EXIT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

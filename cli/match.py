@@ -6,8 +6,8 @@ The bots are ids on a service (``--api``, ``--token`` as for ``sorry-arena tourn
 ``sorry-arena simulate`` takes them (an engine bot's name, a Python file, a push bot's URL): then the match is played
 here, in-process, without a service (:mod:`cli.match_local`). Mixing the two is a usage error. The match stops when
 the SPRT decides (``H1``: evidence that A is stronger; ``H0``: no evidence of a gain of ``--elo1``; the verdict says
-the hypotheses, the Elo model and the table size) or at ``--max-games`` (inconclusive). Before the first game it
-prints the test's plan (the chance of H1, of no verdict and the games expected at ``--elo0``, halfway and
+the hypotheses, the Elo model and the table size) or at ``--max-games`` (inconclusive). Its first line names the
+bots, the game and the table size (seats per game). Before the first game it prints the test's plan (the chance of H1, of no verdict and the games expected at ``--elo0``, halfway and
 ``--elo1``), after the verdict the estimate, labelled as not corrected for early stopping. The exit status says the verdict: 0 for H1, 3 for H0, 4 inconclusive, 1 for a refusal or an error
 (130 for a local match stopped by Ctrl-C). Its parser: ``cli/parsers/match.py``.
 """
@@ -22,7 +22,7 @@ from typing import Any
 
 from rich.console import Console
 
-from cli.match_report import EXIT, estimate_line, llr_bar, plan_lines, show, summary, verdict_line
+from cli.match_report import EXIT, estimate_line, header_line, llr_bar, plan_lines, show, summary, verdict_line
 from cli.tournament import Api, ApiError
 
 
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         match = api.call("POST", "/matches", json=body)
         if not args.json:
-            console.print(f"match {match['id']}: {match['name_a']} (A) against {match['name_b']} (B)")
+            console.print(header_line(f"match {match['id']}", match), soft_wrap=True)
             for line in plan_lines(match):
                 console.print(line, soft_wrap=True)
         if args.no_watch:

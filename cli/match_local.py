@@ -33,7 +33,7 @@ from rich.console import Console
 import engine
 from botlink import netguard
 from cli import simulate_play
-from cli.match_report import EXIT, estimate_line, llr_bar, plan_lines, show, summary, verdict_line
+from cli.match_report import EXIT, estimate_line, header_line, llr_bar, plan_lines, show, summary, verdict_line
 from cli.parsers.simulate import SECRET_VARIABLE
 from cli.simulate import Interrupts
 from cli.simulate_bots import BotError, Player, load_bots
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     match = start(args, fillers, test, settings, seed, replays)
     console = Console()
     if not args.json:
-        console.print(f"local match: {args.bot_a} (A) against {args.bot_b} (B), seed {seed}", soft_wrap=True)
+        console.print(f"{header_line('local match', match)}, seed {seed}", soft_wrap=True)
         for line in plan_lines(match):
             console.print(line, soft_wrap=True)
     try:

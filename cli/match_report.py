@@ -1,5 +1,6 @@
 """How ``sorry-arena match`` shows a match, wherever it is played (through the REST API, ``cli/match.py``, or
-in-process, ``cli/match_local.py``): the test and its plan before the first game, a live bar of the log-likelihood
+in-process, ``cli/match_local.py``): its first line (the bots, the game, the table size and the fillers), the test
+and its plan before the first game, a live bar of the log-likelihood
 ratio between the test's bounds, a summary line, the verdict in words (with the hypotheses, the Elo model and the
 table size), the estimate labelled as not corrected for early stopping, and the exit status that says the verdict."""
 
@@ -44,6 +45,17 @@ def elo_range(elo: dict[str, Any], model: str) -> str:
 
     infinite = "-inf" if elo.get("score", 1.0) < 0.5 else "+inf"  # every pair lost, or every one won
     return f"{shown(middle, infinite)} [{shown(low, '-inf')}, {shown(high, '+inf')}]"
+
+
+def header_line(title: str, match: dict[str, Any]) -> str:
+    """The match's first line: A and B, the game and the table size (seats per game), and the fillers that take
+    the other seats of a larger table (bot ids on the service, local bots as given)."""
+    line = (
+        f"{title}: {match['name_a']} (A) against {match['name_b']} (B), {match['game']} game, "
+        f"{match['table_size']} seats per game"
+    )
+    fillers = [f"bot {filler}" if isinstance(filler, int) else str(filler) for filler in match["fillers"]]
+    return f"{line} (the other seats: {', '.join(fillers)})" if fillers else line
 
 
 def plan_lines(match: dict[str, Any]) -> list[str]:

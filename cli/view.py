@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 import engine
 from cli.recordfiles import label, records_of
 from cli.replay import name
+from cli.stopping import stopping_on
 from engine.records import RecordError, check
 from store import gamelog, migrate
 from store.database import make_engine, sessions
@@ -112,16 +113,6 @@ def imported(path: str, url: str) -> list[tuple[str, int]]:
     return shown
 
 
-def stop_on(*signals: signal.Signals) -> None:
-    """Stop serving (a KeyboardInterrupt) on these signals, also where they were ignored (a background job)."""
-
-    def interrupt(number: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    for number in signals:
-        signal.signal(number, interrupt)
-
-
 def listening(port: int) -> socket.socket:
     """A socket listening on 127.0.0.1 at ``port`` (0: a free one); OSError if it cannot (the port is taken)."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -175,10 +166,10 @@ def serve(listener: socket.socket, url: str, games: list[tuple[str, int]]) -> No
     print(f"{first_title}: {base}/games/{first_id}")
     print(f"{len(games)} game{'s' if len(games) != 1 else ''}: {base}/games")
     print("Ctrl-C stops the viewer", flush=True)
-    stop_on(signal.SIGINT, signal.SIGTERM)
     try:
-        server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
+        with stopping_on(signal.SIGINT, signal.SIGTERM):
+            server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:  # either signal (cli/stopping.py)
         pass
     finally:
         server.server_close()

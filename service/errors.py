@@ -4,10 +4,11 @@ for every HTTP error of the app, writes a 422's message from its field errors, a
 exception into the same shape (a logged 500, never a traceback): :func:`http_error` and :func:`unexpected_error`,
 Flask's error handlers, which the move path outside Flask's dispatch (``service/api/movepath.py``) calls too.
 
-A failure of the database rather than of the request (it restarts or is stopped, refuses writes or has a full disk,
-or gave the request's transaction up to another's: a deadlock; :func:`store.database.outage`) is a 503 with
-``Retry-After`` whose message says which, logged in one line per kind and minute (never a traceback): the request
-may be sent again as it was."""
+A failure of the database rather than of the request (it restarts or is stopped, refuses connections or writes or
+has a full disk, or gave the request's transaction up to another's: a deadlock; :func:`store.database.outage`) is a
+503 with ``Retry-After`` whose message says which, logged in one line per kind and minute (never a traceback): the
+request may be sent again as it was. :func:`database_failure` tells such a failure and logs it, for the API here and
+for the pages (``service/web/errors.py``: a 503 page with the same ``Retry-After``)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from flask_smorest import abort
 from flask_smorest.error_handler import ErrorSchema
 from werkzeug.exceptions import HTTPException
 
-from store.database import failed_not_faulty, first_line, outage
+from store.database import first_line, outage
 
 __all__ = ["ErrorSchema", "fail", "init_app"]
 
@@ -75,6 +76,8 @@ def http_error(error: HTTPException) -> Response:
 
 
 DATABASE_RETRY_AFTER_S = 1
+DATABASE_RETRY_AFTER = {"Retry-After": str(DATABASE_RETRY_AFTER_S)}
+"""The headers of a 503 of a failure of the database, the API's and the pages'."""
 WHY = {
     "read-only": "the database is read-only just now and refuses writes",
     "full": "the database's disk is full just now",
@@ -120,23 +123,32 @@ def log_database_failure(what: str, error: BaseException) -> None:
     outages.log(what, error)
 
 
-def database_failed(error: BaseException) -> Response:
-    """The 503 of a failure of the database: its kind said in the message, ``Retry-After``; logged in one line."""
-    log_database_failure("requests failed on the database", error)
-    why = WHY[outage(error) or "unavailable"]
-    message = DATABASE_FAILED.format(why=why, seconds=DATABASE_RETRY_AFTER_S)
+def database_failure(error: BaseException, what: str) -> str | None:
+    """The kind of the database's failure that ``error`` is (``store.database.outage``), logged in one line as
+    ``what``: a request that met it is answered 503 with :data:`DATABASE_RETRY_AFTER`. ``None`` (and nothing
+    logged) for any other error: a bug, a 500."""
+    kind = outage(error)
+    if kind is not None:
+        log_database_failure(what, error)
+    return kind
+
+
+def database_failed(kind: str) -> Response:
+    """The API's 503 of a failure of the database of ``kind``: the kind said in the message, ``Retry-After``."""
+    message = DATABASE_FAILED.format(why=WHY[kind], seconds=DATABASE_RETRY_AFTER_S)
     response = jsonify({"code": 503, "status": "Service Unavailable", "message": message})
     response.status_code = 503
-    response.headers["Retry-After"] = str(DATABASE_RETRY_AFTER_S)
+    response.headers.update(DATABASE_RETRY_AFTER)
     return response
 
 
 def unexpected_error(error: Exception) -> Response:
     """The response of any other exception: a failure of the database is a 503 with ``Retry-After``
-    (:func:`database_failed`); anything else is logged with its traceback and answered as a 500 that tells
-    nothing."""
-    if failed_not_faulty(error):
-        return database_failed(error)
+    (:func:`database_failure`, :func:`database_failed`); anything else is logged with its traceback and answered
+    as a 500 that tells nothing."""
+    kind = database_failure(error, "requests failed on the database")
+    if kind is not None:
+        return database_failed(kind)
     log.exception("unexpected error", exc_info=error)
     response = jsonify({"code": 500, "status": "Internal Server Error", "message": "internal error"})
     response.status_code = 500

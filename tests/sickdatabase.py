@@ -1,4 +1,6 @@
-"""A database that refuses writes for a while, as the tests of the API's 503s and of the workers' waits make one:
+"""A database that refuses connections or writes for a while, as the tests of the API's and the pages' 503s and of
+the workers' waits make one: PostgreSQL refusing connections (:func:`postgres_refusing`: its own database's
+``ALLOW_CONNECTIONS`` off, its sessions ended, as a database being dropped or restored refuses them); refusing writes:
 PostgreSQL read-only (the test's own database's ``default_transaction_read_only``, its sessions ended so that the
 new ones read it, as a failover to a standby does), SQLite read-only (``PRAGMA query_only``: SQLite's
 ``SQLITE_READONLY``) or with a full disk (``PRAGMA max_page_count`` at the file's size: ``SQLITE_FULL``) on every
@@ -22,17 +24,15 @@ SQLITE_MAX_PAGES = 1073741823
 """A limit far beyond any test's file (SQLite's default is larger still)."""
 
 
-def postgres_read_only(database_url: str, on: bool, admin_url: str = ADMIN_URL) -> None:
-    """Make the test's own PostgreSQL database read-only (``on``: its open sessions ended, the new ones read-only)
-    or writable again (its sessions left as they are: the read-only ones must be dropped by the app), through the
-    server's ``admin_url``."""
+def alter_database(database_url: str, setting: str, end_sessions: bool, admin_url: str) -> None:
+    """``ALTER DATABASE`` the test's own PostgreSQL database (``setting``) through the server's ``admin_url``; its
+    open sessions ended if ``end_sessions``."""
     name = make_url(database_url).database
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as connection:
-            value = "on" if on else "off"
-            connection.execute(text(f'ALTER DATABASE "{name}" SET default_transaction_read_only = {value}'))
-            if on:
+            connection.execute(text(f'ALTER DATABASE "{name}" {setting}'))
+            if end_sessions:
                 connection.execute(
                     text(
                         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -42,6 +42,19 @@ def postgres_read_only(database_url: str, on: bool, admin_url: str = ADMIN_URL) 
                 )
     finally:
         admin.dispose()
+
+
+def postgres_read_only(database_url: str, on: bool, admin_url: str = ADMIN_URL) -> None:
+    """Make the test's own PostgreSQL database read-only (``on``: its open sessions ended, the new ones read-only)
+    or writable again (its sessions left as they are: the read-only ones must be dropped by the app), through the
+    server's ``admin_url``."""
+    alter_database(database_url, f"SET default_transaction_read_only = {'on' if on else 'off'}", on, admin_url)
+
+
+def postgres_refusing(database_url: str, on: bool, admin_url: str = ADMIN_URL) -> None:
+    """Make the test's own PostgreSQL database refuse new connections (``on``: its open sessions ended too, so that
+    the app's pool must connect again) or accept them again, through the server's ``admin_url``."""
+    alter_database(database_url, f"WITH ALLOW_CONNECTIONS {'false' if on else 'true'}", on, admin_url)
 
 
 class SqliteTrouble:

@@ -1,17 +1,25 @@
 """The documentation stays true and whole: docs/architecture.md names every module, the README stays a short user's
-page that opens with its two commands, and every relative link of the README and docs/ resolves (file and heading).
-That no file points outside the repository is ``tests/test_self_contained.py``'s.
+page that opens with its two commands, every relative link of the README and docs/ resolves (file and heading),
+and every ``GET /path`` they name is a route of the app. That no file points outside the repository is
+``tests/test_self_contained.py``'s.
 
 Each check is a function that returns the problems it finds, so that ``test_each_check_finds_a_planted_fault`` can
-show it catching what it forbids. Fast: no server, no database; the files are read as ``git ls-files`` lists them.
+show it catching what it forbids. Fast: no server, no database (the app is built for its routes, never served); the
+files are read as ``git ls-files`` lists them.
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from werkzeug.exceptions import MethodNotAllowed, NotFound
+from werkzeug.routing import RequestRedirect
+
+from runtime.settings import Settings
+from service.app import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,6 +40,12 @@ PACKAGES = (
 MIGRATIONS = "store/migrations/versions/"
 """Named as a folder: one file per migration."""
 README_MAX_LINES = 250
+
+API_BASE = "/api/v1"
+"""The base of the API's paths, which the tables of docs/ may leave out (``GET /bots``: ``GET /api/v1/bots``); the
+README names every path whole, as a user types it."""
+GET_PATH = re.compile(r"\bGET (/[^\s`|)\"'<>,;\\]*)")
+"""A ``GET /path`` a page names, up to its end (a query string and a trailing colon or full stop are cut off)."""
 
 FENCE = re.compile(r"^\s*(```|~~~)")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -184,6 +198,45 @@ def broken_links(pages: dict[str, str], exists: Iterable[str]) -> list[str]:
     return broken
 
 
+def named_get_paths(markdown: str) -> list[str]:
+    """Each path a page names as ``GET /path``, as a request would send it: the query string dropped and each
+    ``{placeholder}`` a ``1``."""
+    paths = []
+    for named in GET_PATH.findall(markdown):
+        path = re.split(r"[?#]", named, maxsplit=1)[0].rstrip(":.")
+        paths.append(re.sub(r"\{[^}/]*\}", "1", path))
+    return paths
+
+
+def unrouted_paths(pages: dict[str, str], routed: Callable[[str], bool]) -> list[str]:
+    """Every ``GET /path`` of ``pages`` (name -> text) that is no route of the app (``routed``): in the README as
+    written, in docs/ as written or under :data:`API_BASE`."""
+    missing = []
+    for name, text in pages.items():
+        for path in named_get_paths(text):
+            bases = ("",) if name == "README.md" else ("", API_BASE)
+            if not any(routed(base + path) for base in bases):
+                missing.append(f"{name}: GET {path}")
+    return missing
+
+
+def app_routes() -> Callable[[str], bool]:
+    """Whether the app answers ``GET path`` with a route of its own (not a 404 or a 405): the app built, not served
+    (no database is opened)."""
+    adapter = create_app(Settings(database_url="sqlite://")).url_map.bind("localhost")
+
+    def routed(path: str) -> bool:
+        try:
+            adapter.match(path, method="GET")
+        except (NotFound, MethodNotAllowed):
+            return False
+        except RequestRedirect:  # a route's path with or without its trailing slash
+            return True
+        return True
+
+    return routed
+
+
 # -- the tests -------------------------------------------------------------------------------------------------
 
 
@@ -204,6 +257,15 @@ def test_every_relative_link_of_the_readme_and_docs_resolves() -> None:
     assert "docs/architecture.md" in pages
     broken = broken_links(pages, tracked())
     assert not broken, "\n".join(broken)
+
+
+def test_every_get_path_of_the_readme_and_docs_is_a_route() -> None:
+    pages = {name: (ROOT / name).read_text(encoding="utf-8") for name in documentation()}
+    assert "GET /api/v1/health" in pages["README.md"]  # the README names paths: a check over none would pass
+    routed = app_routes()
+    assert routed("/api/v1/health") and not routed("/health")
+    missing = unrouted_paths(pages, routed)
+    assert not missing, "no such route:\n" + "\n".join(missing)
 
 
 def test_each_check_finds_a_planted_fault() -> None:
@@ -242,3 +304,19 @@ def test_each_check_finds_a_planted_fault() -> None:
         "docs/a.md: a.md#not-a-heading (no heading #not-a-heading in docs/a.md)",
     ]
     assert slug("Matches: is bot A stronger? (`ratings/sprt.py`)") == "matches-is-bot-a-stronger-ratingssprtpy"
+    # (d) a GET path that is no route: the README's as written, docs/' also under /api/v1
+    routes = {"/api/v1/health", "/api/v1/bots", "/api/v1/bots/1", "/games/1"}
+    assert named_get_paths("`GET /api/v1/bots/{id}?page=2`; GET /games/{game_id}: and `GET /x.`") == [
+        "/api/v1/bots/1",
+        "/games/1",
+        "/x",
+    ]
+    pages = {
+        "README.md": "`GET /api/v1/health`, `GET /health`, `GET /bots`",
+        "docs/a.md": "| `GET /health` | `GET /bots/{id}` | `GET /games/{id}` | `GET /nowhere?x=1` |",
+    }
+    assert unrouted_paths(pages, routes.__contains__) == [
+        "README.md: GET /health",
+        "README.md: GET /bots",
+        "docs/a.md: GET /nowhere",
+    ]

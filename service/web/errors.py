@@ -1,6 +1,7 @@
 """Error pages: a bad id or parameter is a 4xx page that says what was wrong, in the page's language; anything
-unexpected is a logged 500 page, and a failure of the database a 503 page with ``Retry-After`` logged in one line (the
-API's errors keep their JSON shape: ``service/errors.py``)."""
+unexpected is a logged 500 page, and a failure of the database a 503 page with ``Retry-After`` logged in one line,
+told and logged as the API's 503 is (``service/errors.py``'s ``database_failure``; the API's errors keep their JSON
+shape)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ from flask import Blueprint, g, render_template
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
-from service.errors import DATABASE_RETRY_AFTER_S, log_database_failure
+from service.errors import DATABASE_RETRY_AFTER, database_failure
 from service.web.messages import PAGES, text
-from store.database import failed_not_faulty
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +54,8 @@ def init_blueprint(blp: Blueprint) -> None:
         return error_page(error.code or 500, error.description or "")
 
     def unexpected(error: Exception) -> ResponseReturnValue:
-        if failed_not_faulty(error):  # logged in one line, as the API's: the page is there again once it answers
-            log_database_failure("pages failed on the database", error)
-            message = text("error.database", getattr(g, "web_language", "en"))
-            return error_page(503, message, {"Retry-After": str(DATABASE_RETRY_AFTER_S)})
+        if database_failure(error, "pages failed on the database") is not None:  # the API's 503, as a page
+            return error_page(503, text("error.database", getattr(g, "web_language", "en")), DATABASE_RETRY_AFTER)
         log.exception("unexpected error on a page")
         return error_page(500, text("error.internal", getattr(g, "web_language", "en")))
 

@@ -5,6 +5,7 @@ the tournament is unrated and the demo's bots are deactivated on exit, however t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -163,10 +164,16 @@ def test_on_a_database_of_the_users_the_demo_is_unrated_and_deactivates_its_bots
     assert leftovers(database_url)["bots"] == 4
 
 
-def start_demo(flags: list[str], database_url: str | None) -> subprocess.Popen[str]:
+def start_demo(
+    flags: list[str], database_url: str | None, temp: Path | None = None, session: bool = False
+) -> subprocess.Popen[str]:
+    """The demo as a user starts it; its temporary folder in ``temp`` if given (``TMPDIR``), in a session (and
+    process group) of its own if ``session``."""
     env = {key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "REDIS_URL")}
     if database_url is not None:
         env["DATABASE_URL"] = database_url
+    if temp is not None:
+        env["TMPDIR"] = str(temp)
     return subprocess.Popen(
         [sys.executable, "-m", "cli.main", "demo", "--game", "card", "--bots", "greedy,random", *flags],
         cwd=ROOT,
@@ -174,6 +181,7 @@ def start_demo(flags: list[str], database_url: str | None) -> subprocess.Popen[s
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=session,
     )
 
 
@@ -247,3 +255,55 @@ def test_a_demo_interrupted_while_it_plays_still_deactivates_its_bots(database_u
     left = leftovers(database_url)
     assert (left["bots"], left["active bots"], left["rated tournaments"]) == (2, 0, 0), left
     assert left["unfinished tournaments"] == 0, "an interrupted demo cancels its tournament"
+
+
+# --- SIGTERM: as Ctrl-C ------------------------------------------------------------------------------------------
+
+
+def in_session(session: int) -> list[int]:
+    """The live processes of ``session`` (a process started with a session of its own: its pid), zombies left out."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if fields[0] != "Z" and int(fields[3]) == session:  # state, ppid, pgrp, session
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("when", ["serving", "playing"])
+def test_sigterm_stops_the_demo_as_ctrl_c_does(when: str, tmp_path: Path) -> None:
+    """SIGTERM to the demo alone (as ``kill`` or a supervisor sends it): its bots stopped, its temporary folder
+    removed, no process of its session left; exit 0 after ``stopped`` while ``--keep`` serves, 143 while it
+    plays."""
+    flags, ending = (
+        (["--rounds", "1", "--keep"], "serving the pages")
+        if when == "serving"
+        else (["--rounds", "100"], "games on")
+    )
+    process = start_demo(flags, None, temp=tmp_path, session=True)
+    try:
+        read_until(process, ending)
+        started = [pid for pid in in_session(process.pid) if pid != process.pid]
+        assert len(started) == 2, f"the demo's two bots: {started}"
+        assert len(list(tmp_path.glob("sorry-arena-demo-*"))) == 1
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=PATIENCE_S)  # not its output's end: a bot left behind would hold its stderr open
+        left = in_session(process.pid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # the test failed: nothing of the demo's may stay
+        process.kill()
+        out, err = process.communicate(timeout=PATIENCE_S)
+    assert left == [], f"processes the demo started outlived it: {left} ({process.returncode}, {err})"
+    assert list(tmp_path.iterdir()) == [], "the demo's temporary folder is left"
+    assert "Traceback" not in err, err
+    if when == "serving":
+        assert process.returncode == 0 and out.splitlines()[-1] == "stopped", (out, err)
+    else:
+        assert process.returncode == 143 and err.splitlines()[-1] == "terminated", (out, err)

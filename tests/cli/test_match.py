@@ -4,9 +4,11 @@ the exit status, the service's refusals as sentences; and bad flags as usage err
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from cli.match_report import summary
+from cli.match_report import header_line, summary
 from tests.apikit import SQLITE_ONLY
 from tests.cli import test_tournament
 from tests.cli.test_tournament import Service, command
@@ -36,6 +38,7 @@ def test_a_match_is_followed_to_its_verdict(service: Service) -> None:
         service.owner.token,
     )
     assert done.returncode == 4, done.stderr  # inconclusive: 2 pairs cannot decide between -5 and +5
+    assert re.search(r"^match \d+: \S+ \(A\) against \S+ \(B\), card game, 2 seats per game$", done.stdout, re.M)
     assert "verdict: inconclusive: no verdict in 4 games" in done.stdout
     assert "LLR" in done.stdout and "2 pairs" in done.stdout
     assert "Traceback" not in done.stderr
@@ -74,3 +77,12 @@ def test_the_summary_counts_games_on_independent_deals_and_pairs_on_paired_ones(
     logistic = summary({**paired, "elo": elo, "model": "logistic"})
     assert logistic.endswith("logistic Elo +12 [-inf, +40]")
     assert summary(paired) == summary({**paired, "paired": True})  # a local match's: always paired
+
+
+def test_the_first_line_says_the_game_the_table_size_and_the_fillers() -> None:
+    match = {"name_a": "v2", "name_b": "v1", "game": "board", "table_size": 2, "fillers": []}
+    assert header_line("match 5", match) == "match 5: v2 (A) against v1 (B), board game, 2 seats per game"
+    service = header_line("match 6", {**match, "table_size": 4, "fillers": [7, 9]})
+    assert service.endswith("board game, 4 seats per game (the other seats: bot 7, bot 9)")
+    local = header_line("local match", {**match, "table_size": 3, "fillers": ["first.py"]})
+    assert local.endswith("board game, 3 seats per game (the other seats: first.py)")

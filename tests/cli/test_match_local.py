@@ -42,7 +42,7 @@ def test_greedy_beats_random_well_before_max_games(tmp_path: Path) -> None:
     done = match(tmp_path, "greedy", "random", "--game", "card", "--max-games", "1000", "--seed", "7")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-    assert "local match: greedy (A) against random (B), seed 7" in done.stdout
+    assert "local match: greedy (A) against random (B), card game, 2 seats per game, seed 7" in done.stdout
     assert "the test: elo0=0, elo1=30, normalized Elo, at 2 seats, alpha 0.05, beta 0.05" in done.stdout
     assert (
         "if A is truly +30 normalized Elo: H1 75% (95% without a limit), no verdict in 1000 games 21%, about 605 games"
