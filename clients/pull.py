@@ -173,6 +173,7 @@ class PullClient:
         ]
         for thread in pool:
             thread.start()
+        identified = False
         try:
             while not stop.is_set():
                 if self._fatal is not None:
@@ -181,10 +182,11 @@ class PullClient:
                     break
                 self._done.clear()
                 try:
-                    first = not self._polled
                     inbox = self.poll()
-                    if first and int(inbox["games"]) == 0:
-                        self.identify()
+                    if not identified:  # the first answer: a token in no game may be the wrong one
+                        identified = True
+                        if int(inbox["games"]) == 0:
+                            self.identify()
                     with self._lock:
                         fresh = [
                             decision

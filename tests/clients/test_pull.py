@@ -16,14 +16,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
-from flask import Flask
-from flask.testing import FlaskClient
 
 import engine
 from clients import pull
@@ -33,7 +30,6 @@ from clients.pull import PullClient, PullError, Unauthorized
 from tests.apikit import API, SQLITE_ONLY, as_json, get_game, new_player, started_game
 from tests.arenakit import (
     Running,
-    arena_app,
     create_tournament,
     played,
     push_bots,
@@ -42,29 +38,10 @@ from tests.arenakit import (
     wait_done,
 )
 from tests.botservers import closed_port
-from tests.conftest import dispose
-from tests.liveserver import serving
+from tests.clients.conftest import Service
 
 ROOT = Path(__file__).resolve().parents[2]
 Choose = Callable[[dict[str, Any]], str]
-
-
-@dataclass
-class Service:
-    app: Flask
-    client: FlaskClient
-    url: str
-
-
-@pytest.fixture
-def service(database_url: str) -> Iterator[Service]:
-    app = arena_app(database_url)
-    try:
-        with serving(app) as url:
-            yield Service(app, app.test_client(), url)
-            app.extensions["queue"].wait(timeout=60)
-    finally:
-        dispose(app)
 
 
 def recording(choose: Choose, seen: list[dict[str, Any]]) -> Choose:
