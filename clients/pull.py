@@ -76,6 +76,8 @@ IDLE_PAUSE_S = 0.25
 """The inbox answers at once while it lists a decision: when every one listed is being answered, or was answered
 (or skipped), wait this long (or until a thread is done with its decision) before asking again, instead of
 spinning until the service's deadline resolves it. Likewise between empty answers when ``wait`` is (nearly) 0."""
+OVER_KEPT = 1024
+"""Games seen to end that the client remembers, so as not to answer their last decisions again."""
 CLOSE_WAIT_S = 10.0
 """At the end of a run, how long the decisions being answered are waited for (``choose`` may hang: the threads are
 daemons, and do not keep the program alive)."""
@@ -145,6 +147,9 @@ class PullClient:
         """Game id -> the last ply answered (moved, refused or skipped): the inbox may list it again meanwhile."""
         self._in_hand: set[int] = set()
         """Games whose decision a thread is answering (or is queued for one)."""
+        self._over: dict[int, None] = {}
+        """The games seen to end lately (the last :data:`OVER_KEPT`, oldest first): an inbox read before a game's
+        last move, looked at after it, still lists its decision, which must not be answered again."""
         self._latency: dict[int, float] = {}
         """Game id -> the bot's last latency there, in ms (games the bot moved in and not yet seen to end)."""
         self._failures = 0
@@ -192,6 +197,7 @@ class PullClient:
                             decision
                             for decision in inbox["decisions"]
                             if decision["game_id"] not in self._in_hand
+                            and decision["game_id"] not in self._over
                             and self._answered.get(decision["game_id"], -1) < decision["ply"]
                         ]
                         self._in_hand.update(decision["game_id"] for decision in fresh)
@@ -476,6 +482,9 @@ class PullClient:
             self.stats.games += 1
             self._latency.pop(game_id, None)
             self._answered.pop(game_id, None)
+            self._over[game_id] = None
+            if len(self._over) > OVER_KEPT:
+                del self._over[next(iter(self._over))]
             games, moves = self.stats.games, self.stats.moves
         log.info("game %s over (%d games, %d moves so far)", game_id, games, moves)
 
