@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from clients.pull import DEFAULT_DEADLINE_MS, PullClient, PullError, Stats
+from clients.pull import DEFAULT_DEADLINE_MS, DEFAULT_THREADS, MAX_THREADS, PullClient, PullError, Stats
 from clients.push import Choose, serve
 
 BUILT_IN = {
@@ -42,7 +42,7 @@ BUILT_IN = {
 }
 DEFAULT_URL = "http://127.0.0.1:8000"
 PUSH_ONLY = ("host", "port", "secret", "old_secret", "games")
-PULL_ONLY = ("url", "token", "wait", "deadline_ms", "max_games", "until_idle")
+PULL_ONLY = ("url", "token", "wait", "deadline_ms", "max_games", "until_idle", "threads")
 
 
 @contextmanager
@@ -141,7 +141,8 @@ def parser(bot_required: bool = True) -> argparse.ArgumentParser:
     push.add_argument("--port", type=int, help="port to listen on (default 8001; 0: any free port)")
     push.add_argument(
         "--secret",
-        help="the bot's secret from the service, to check request signatures (default: $SORRY_ARENA_SECRET)",
+        help="the bot's secret, the one you chose and registered the bot with, to check request signatures "
+        "(default: $SORRY_ARENA_SECRET)",
     )
     push.add_argument(
         "--old-secret",
@@ -152,7 +153,9 @@ def parser(bot_required: bool = True) -> argparse.ArgumentParser:
     push.add_argument("--games", help="games the bot plays (default board,card)")
     pull = parser.add_argument_group("pull mode")
     pull.add_argument(
-        "--url", type=service_url, help=f"the service's base URL (default $SORRY_ARENA_API, else {DEFAULT_URL})"
+        "--url",
+        type=service_url,
+        help=f"the service's base URL (default $SORRY_ARENA_API, else {DEFAULT_URL}); a trailing /api/v1 is dropped",
     )
     pull.add_argument("--token", help="the bot's token from its registration (default: $SORRY_ARENA_TOKEN)")
     pull.add_argument(
@@ -169,6 +172,12 @@ def parser(bot_required: bool = True) -> argparse.ArgumentParser:
     )
     pull.add_argument(
         "--until-idle", action="store_true", help="stop once the bot has moved and sits in no active game"
+    )
+    pull.add_argument(
+        "--threads",
+        type=number(int, 1, MAX_THREADS, "a number of threads"),
+        help=f"decisions answered at once, each in its own thread, for a bot in several games (default "
+        f"{DEFAULT_THREADS}); choose() must then be safe to call from several threads",
     )
     return parser
 
@@ -256,6 +265,7 @@ def run_pull(args: argparse.Namespace, usage: argparse.ArgumentParser, choose: C
         wait=30.0 if args.wait is None else args.wait,
         deadline_ms=args.deadline_ms or DEFAULT_DEADLINE_MS,
         name=name,
+        threads=args.threads or DEFAULT_THREADS,
     )
     try:
         with interruptible():

@@ -10,12 +10,22 @@ shown once when the bot was registered without a ``url``)::
 
     PullClient(choose, "http://127.0.0.1:8000", token="sa_...").run()
 
-The loop: ``GET /api/v1/decisions?wait=30`` answers every game where the bot must decide now; for each one
-``choose`` gets the same request a push bot's ``/move`` gets (docs/bot-protocol.md), and its answer is posted to
-``POST /api/v1/games/{id}/actions`` with the ply it answers (and ``"debug"``: the text ``choose`` may set as
-``request["debug"]``, shown to the bot's owner with the move, as in push mode). When the reply says the bot
-decides again (a 2 drawn: draw again), it carries the next legal actions, and the client answers at once without
-polling.
+The loop: ``GET /api/v1/decisions?wait=30`` answers every game where the bot must decide now; each one goes to a
+small pool of threads (``threads``, default 8), so that the decisions of several games are answered at once, each
+within its own deadline, and one never waits on another; a game is in one thread's hands at a time, and no
+decision is answered twice. There ``choose`` gets the same request a push bot's ``/move`` gets
+(docs/bot-protocol.md), and its answer is posted to ``POST /api/v1/games/{id}/actions`` with the ply it answers
+(and ``"debug"``: the text ``choose`` may set as ``request["debug"]``, shown to the bot's owner with the move, as
+in push mode). When the reply says the bot decides again (a 2 drawn: draw again), it carries the next legal
+actions, and the same thread answers at once without polling. ``choose`` must therefore be safe to call from
+several threads at once (a plain function of its request is). A decision whose deadline passed before a thread was
+free is left to the service's fallback and logged; a move refused because it came after its deadline is logged at
+the default level with how late it came (``game 12 ply 40: late by 230 ms ...``).
+
+The run's first poll answers at once; when it shows the token in no game, the client asks the service whose token
+it is (``GET /api/v1/players/me``): an account's token that owns bots is a fatal error (a pull bot plays with its
+own token, shown when it was registered: the account's sees none of the bot's games), a person's account without
+bots a warning (it plays the games that account sits in itself).
 
 What the request holds in pull mode, as against push mode: the same keys, and
 
@@ -28,8 +38,10 @@ What the request holds in pull mode, as against push mode: the same keys, and
   was accepted (``None`` for the bot's first move of a game); the service's own measure also counts the poll.
 
 Errors: a 409 (the game moved on: the deadline passed, or it is over) is logged and the inbox polled again; a
-network error, a 5xx or a 429 is retried after a growing pause (0.5 s doubling up to 15 s) with a log line; a 401
-(a wrong token) raises :class:`Unauthorized`, and an answer that is not the service's raises :class:`PullError`.
+network error, a 5xx or a 429 is retried after a growing pause (0.5 s doubling up to 15 s) with a log line (a
+move's POST that failed so is tried again when the inbox lists its decision again); a 401 (a wrong token) raises
+:class:`Unauthorized`, and an answer that is not the service's raises :class:`PullError`. The HTTP side is
+``clients/serviceapi.py``.
 
 When ``choose`` raises or returns an id that was not offered, the error is logged and **nothing is posted** for
 that decision, as a push bot's 500 would be: in a tournament the service plays the game's seeded fallback at the
@@ -39,45 +51,38 @@ that a bug shows as a fault rather than as a weak move. Outside tournaments a ga
 
 from __future__ import annotations
 
-import http.client
-import json
 import logging
-import math
+import queue
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from clients.push import DEBUG_CHARS
+from clients.serviceapi import API, Api, PullError, Retry, ServiceClock, Unauthorized, message_of
+
+__all__ = ["PullClient", "PullError", "Retry", "ServiceClock", "Stats", "Unauthorized", "play"]
 
 Choose = Callable[[dict[str, Any]], str]
-API = "/api/v1"
 DEFAULT_DEADLINE_MS = 1000
+DEFAULT_THREADS = 8
+"""Decisions answered at once (games a bot plays at the same time beyond it wait for a free thread)."""
+MAX_THREADS = 256
 RETRY_FIRST_S = 0.5
 RETRY_MAX_S = 15.0
 IDLE_PAUSE_S = 0.25
-"""The inbox answers at once while it lists a decision: when every one listed was already answered (or skipped),
-pause this long before asking again, instead of spinning until the service's deadline resolves it. Likewise
-between empty answers when ``wait`` is (nearly) 0."""
-MAX_REPLY_BYTES = 8 << 20
+"""The inbox answers at once while it lists a decision: when every one listed is being answered, or was answered
+(or skipped), wait this long (or until a thread is done with its decision) before asking again, instead of
+spinning until the service's deadline resolves it. Likewise between empty answers when ``wait`` is (nearly) 0."""
+OVER_KEPT = 1024
+"""Games seen to end that the client remembers, so as not to answer their last decisions again."""
+CLOSE_WAIT_S = 10.0
+"""At the end of a run, how long the decisions being answered are waited for (``choose`` may hang: the threads are
+daemons, and do not keep the program alive)."""
 
 log = logging.getLogger(__name__)
-
-
-class PullError(Exception):
-    """A fatal error: the client cannot go on (wrong URL, wrong token)."""
-
-
-class Unauthorized(PullError):
-    """The service refused the token (401)."""
-
-
-class Retry(Exception):
-    """A passing failure (network error, 5xx, 429): try again after a pause."""
 
 
 @dataclass
@@ -94,122 +99,18 @@ class Stats:
     """Decisions left unanswered because ``choose`` raised or returned an id that was not offered."""
     retries: int = 0
     """Network errors, 5xx and 429 answers, each followed by a pause."""
+    late: int = 0
+    """Decisions answered (or reached) after their deadline: the service played its fallback (among the
+    ``conflicts`` when a move was posted)."""
 
 
-class ServiceClock:
-    """The service's clock as the client can know it: the client's own clock, corrected only as far as the
-    service's ``Date`` headers prove it wrong.
+@dataclass
+class Asked:
+    """A decision to answer: the request ``choose`` gets, and its deadline on the service's clock (seconds since
+    the epoch; ``None``: no time limit)."""
 
-    A ``Date`` header counts whole seconds and was stamped between the request's sending and the answer's arrival,
-    so each answer bounds the offset (service clock - client clock): ``date - received <= offset < date + 1 -
-    sent``. The bounds of the answers so far are intersected (and start again from the latest answer when they
-    contradict it: a clock was set). The offset used is 0 while the bounds allow it (clocks kept by NTP: the
-    deadline is then as exact as they are), else the bound nearest 0: within a second at first, closer as answers
-    come in."""
-
-    def __init__(self) -> None:
-        self.low = -math.inf
-        self.high = math.inf
-
-    def observe(self, date: str | None, sent: float, received: float) -> None:
-        """Learn from one answer's ``Date`` header (``sent``, ``received``: the client's ``time.time()``)."""
-        if not date:
-            return
-        try:
-            stamped = parsedate_to_datetime(date).timestamp()
-        except (TypeError, ValueError, OverflowError):
-            return
-        low, high = stamped - received, stamped + 1 - sent
-        if low > self.high or high < self.low:
-            self.low, self.high = low, high
-        else:
-            self.low, self.high = max(self.low, low), min(self.high, high)
-
-    def offset(self) -> float:
-        """Seconds to add to the client's clock to read the service's."""
-        return min(max(0.0, self.low), self.high)
-
-    def now(self) -> float:
-        """The service's time now (seconds since the epoch)."""
-        return time.time() + self.offset()
-
-
-class Api:
-    """One keep-alive HTTP/1.1 connection to the service, with the bot's token."""
-
-    def __init__(self, url: str, token: str, timeout: float = 45.0) -> None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"the service URL must be http(s)://host[:port][/path], not {url!r}")
-        if parts.query or parts.fragment or parts.username or parts.password:
-            raise ValueError(f"the service URL must have no query, fragment or user, not {url!r}")
-        _ = parts.port  # raises ValueError for a port that is not a number from 0 to 65535
-        self.url = url.rstrip("/")
-        self.scheme, self.netloc, self.prefix = parts.scheme, parts.netloc, parts.path.rstrip("/")
-        self.token = token
-        self.timeout = timeout
-        self.clock = ServiceClock()
-        """The service's clock, learnt from its answers' ``Date`` headers."""
-        self._connection: http.client.HTTPConnection | None = None
-
-    def _connect(self, timeout: float) -> http.client.HTTPConnection:
-        if self._connection is None:
-            kind = http.client.HTTPSConnection if self.scheme == "https" else http.client.HTTPConnection
-            self._connection = kind(self.netloc, timeout=timeout)
-        elif self._connection.sock is not None:
-            self._connection.sock.settimeout(timeout)
-        self._connection.timeout = timeout
-        return self._connection
-
-    def close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
-
-    def call(self, method: str, path: str, body: Any = None, timeout: float | None = None) -> tuple[int, Any]:
-        """The status and JSON body (``None`` if not JSON) of one request. A connection that the server closed
-        while idle is reopened once at once; other network errors raise :class:`Retry`."""
-        data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
-        headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
-        if data is not None:
-            headers["Content-Type"] = "application/json"
-        for attempt in range(2):
-            reused = self._connection is not None and self._connection.sock is not None
-            connection = self._connect(timeout or self.timeout)
-            try:
-                sent = time.time()
-                connection.request(method, self.prefix + path, body=data, headers=headers)
-                response = connection.getresponse()
-                self.clock.observe(response.getheader("Date"), sent, time.time())
-                raw = response.read(MAX_REPLY_BYTES + 1)
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as error:
-                self.close()
-                if reused and attempt == 0:
-                    continue  # the server closed the idle keep-alive connection: a fresh one, at once
-                raise Retry(f"cannot reach the service at {self.url}: {describe(error)}") from None
-            except (OSError, http.client.HTTPException) as error:
-                self.close()
-                raise Retry(f"cannot reach the service at {self.url}: {describe(error)}") from None
-            if response.will_close:
-                self.close()
-            try:
-                reply = json.loads(raw) if len(raw) <= MAX_REPLY_BYTES else None
-            except ValueError:
-                reply = None
-            return response.status, reply
-        raise AssertionError("unreachable")
-
-
-def describe(error: BaseException) -> str:
-    text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def message_of(reply: Any) -> str:
-    """The service's error message (errors share one shape: ``{"code", "status", "message"}``)."""
-    if isinstance(reply, dict) and isinstance(reply.get("message"), str):
-        return str(reply["message"])
-    return "no message"
+    request: dict[str, Any]
+    due: float | None
 
 
 class PullClient:
@@ -225,21 +126,41 @@ class PullClient:
         limit: int = 50,
         deadline_ms: int | None = DEFAULT_DEADLINE_MS,
         name: str = "bot",
+        threads: int = DEFAULT_THREADS,
     ) -> None:
         if not 0 <= wait <= 30:
             raise ValueError(f"wait must be from 0 to 30 seconds (the service's longest poll), not {wait}")
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be from 1 to {MAX_THREADS}, not {threads}")
         self.choose = choose
         self.api = Api(url, token, timeout=wait + 15.0)
+        """The poll's connection (each thread that answers decisions has its own, on the same clock)."""
         self.wait = wait
         self.limit = limit
         self.deadline_ms = deadline_ms
         self.name = name
+        self.threads = threads
         self.stats = Stats()
+        self._lock = threading.Lock()
+        """Guards the stats and the dicts below, shared by the poll and the threads."""
         self._answered: dict[int, int] = {}
         """Game id -> the last ply answered (moved, refused or skipped): the inbox may list it again meanwhile."""
+        self._in_hand: set[int] = set()
+        """Games whose decision a thread is answering (or is queued for one)."""
+        self._over: dict[int, None] = {}
+        """The games seen to end lately (the last :data:`OVER_KEPT`, oldest first): an inbox read before a game's
+        last move, looked at after it, still lists its decision, which must not be answered again."""
         self._latency: dict[int, float] = {}
         """Game id -> the bot's last latency there, in ms (games the bot moved in and not yet seen to end)."""
         self._failures = 0
+        self._polled = False
+        """Whether a poll has answered: the first one asks for no wait, to say at once what the token is."""
+        self._local = threading.local()
+        self._apis: list[Api] = []
+        self._done = threading.Event()
+        """Set by a thread once it is done with a decision: the poll looks again at once."""
+        self._fatal: PullError | None = None
+        """A fatal error met by a thread (a 401 on a move), raised by the poll's loop."""
 
     # --- the loop ------------------------------------------------------------------------------------------------
 
@@ -250,37 +171,68 @@ class PullClient:
         ``max_games`` games the bot moved in have ended, or, with ``until_idle``, until the bot has had a decision
         and then sits in no active game. Raises :class:`PullError` (and :class:`Unauthorized`) when it cannot go on."""
         stop = stop or threading.Event()
+        work: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        pool = [
+            threading.Thread(target=self._answer_from, args=(work,), name=f"{self.name}-{n}", daemon=True)
+            for n in range(self.threads)
+        ]
+        for thread in pool:
+            thread.start()
+        identified = False
         try:
             while not stop.is_set():
+                if self._fatal is not None:
+                    raise self._fatal
                 if max_games is not None and self.stats.games >= max_games:
                     break
+                self._done.clear()
                 try:
                     inbox = self.poll()
-                    fresh = [d for d in inbox["decisions"] if self._answered.get(d["game_id"], -1) < d["ply"]]
-                    self.count_ended(int(inbox["games"]), {d["game_id"] for d in inbox["decisions"]})
-                    if until_idle and inbox["games"] == 0 and self._answered_any():
-                        break
+                    if not identified:  # the first answer: a token in no game may be the wrong one
+                        identified = True
+                        if int(inbox["games"]) == 0:
+                            self.identify()
+                    with self._lock:
+                        fresh = [
+                            decision
+                            for decision in inbox["decisions"]
+                            if decision["game_id"] not in self._in_hand
+                            and decision["game_id"] not in self._over
+                            and self._answered.get(decision["game_id"], -1) < decision["ply"]
+                        ]
+                        self._in_hand.update(decision["game_id"] for decision in fresh)
+                        busy = bool(self._in_hand)
                     for decision in fresh:
-                        if stop.is_set():
-                            break
-                        self.play(decision)
+                        work.put(decision)
+                    self.count_ended(int(inbox["games"]), {d["game_id"] for d in inbox["decisions"]})
+                    if until_idle and inbox["games"] == 0 and not busy and self._answered_any():
+                        break
                     self._failures = 0
                 except Retry as problem:
                     self.pause(stop, problem)
                     continue
-                if not fresh and (inbox["decisions"] or self.wait < IDLE_PAUSE_S):
-                    stop.wait(IDLE_PAUSE_S)  # nothing new, and the inbox answered at once: do not spin
+                if not fresh and (inbox["decisions"] or busy or self.wait < IDLE_PAUSE_S):
+                    self._done.wait(IDLE_PAUSE_S)  # nothing new, and the inbox answered at once: do not spin
         finally:
+            for _ in pool:
+                work.put(None)
+            ends = time.monotonic() + CLOSE_WAIT_S
+            for thread in pool:
+                thread.join(max(0.0, ends - time.monotonic()))
             self.api.close()
+            with self._lock:
+                for api in self._apis:
+                    api.close()
         return self.stats
 
     def _answered_any(self) -> bool:
         """Whether the bot has answered (or tried to answer) a decision since the run began."""
-        return self.stats.moves + self.stats.conflicts + self.stats.skipped > 0
+        return self.stats.moves + self.stats.conflicts + self.stats.skipped + self.stats.late > 0
 
     def poll(self) -> dict[str, Any]:
-        """The inbox: every game where the bot must decide now (long-polling up to ``wait`` seconds)."""
-        query = f"?wait={self.wait:g}&limit={self.limit}"
+        """The inbox: every game where the bot must decide now (long-polling up to ``wait`` seconds; the run's
+        first poll does not wait)."""
+        query = f"?wait={self.wait if self._polled else 0:g}&limit={self.limit}"
         status, reply = self.api.call("GET", f"{API}/decisions{query}")
         self.check(status, reply, "GET /decisions")
         if status != 200 or not isinstance(reply, dict) or not isinstance(reply.get("decisions"), list):
@@ -288,7 +240,33 @@ class PullClient:
                 f"{self.api.url}{API}/decisions answered {status} {message_of(reply)!r}: "
                 "is the URL the sorry-arena service's base URL (e.g. http://127.0.0.1:8000)?"
             )
+        self._polled = True
         return reply
+
+    def identify(self) -> None:
+        """Say at once when the token is not a bot's (``GET /players/me``): an account's that owns bots is a
+        :class:`PullError` (the bot's games are not the account's), a person's without bots a warning. A service
+        that cannot say (an older one) is taken at its word."""
+        status, reply = self.api.call("GET", f"{API}/players/me")
+        self.check(status, reply, "GET /players/me")
+        if status != 200 or not isinstance(reply, dict) or "bot_id" not in reply:
+            log.debug("GET %s/players/me answered %s: the token's kind is not known", API, status)
+            return
+        if reply["bot_id"] is not None:
+            log.debug("playing as bot %s (%s)", reply["bot_id"], reply.get("name"))
+            return
+        owned = reply.get("owned_bots") or 0
+        if owned:
+            raise PullError(
+                f"this is the token of the account {reply.get('name')!r} (the owner of {owned} bot"
+                f"{'s' if owned != 1 else ''}), not a bot's: it sees none of its bots' games. Use the bot's own "
+                "token, shown once when the bot was registered (POST /api/v1/bots without a url)"
+            )
+        log.warning(
+            "this token is the account %r's, not a bot's: the client plays only the games that account sits in "
+            "itself (a pull bot's token is shown when the bot is registered)",
+            reply.get("name"),
+        )
 
     def check(self, status: int, reply: Any, what: str) -> None:
         """Raise for the answers that are not about one move: 401 (fatal), 429 and 5xx (retry)."""
@@ -300,10 +278,41 @@ class PullClient:
         if status == 429 or status >= 500:
             raise Retry(f"{what}: the service answered {status} ({message_of(reply)})")
 
+    # --- the threads ----------------------------------------------------------------------------------------------
+
+    def _answer_from(self, work: queue.SimpleQueue[dict[str, Any] | None]) -> None:
+        """A thread of the pool: answers the decisions it takes from ``work`` until it takes ``None``."""
+        while (decision := work.get()) is not None:
+            game_id = decision["game_id"]
+            try:
+                self.play(decision)
+            except Retry as problem:  # the inbox lists the decision again: it is tried again from there
+                with self._lock:
+                    self.stats.retries += 1
+                log.warning("game %s: %s (answering it again when the inbox lists it)", game_id, problem)
+            except PullError as fatal:
+                self._fatal = fatal
+            except Exception:
+                log.exception("game %s: the client failed on a decision", game_id)
+            finally:
+                with self._lock:
+                    self._in_hand.discard(game_id)
+                self._done.set()
+
+    def connection(self) -> Api:
+        """This thread's own connection to the service (made on first use; closed at the end of the run)."""
+        api: Api | None = getattr(self._local, "api", None)
+        if api is None:
+            api = Api(self.api.url, self.api.token, timeout=30.0 + 15.0, clock=self.api.clock)
+            self._local.api = api
+            with self._lock:
+                self._apis.append(api)
+        return api
+
     def play(self, decision: dict[str, Any]) -> None:
         """Answer one decision from the inbox, then each decision the move's reply brings at once."""
         game_id, seat = int(decision["game_id"]), int(decision["seat"])
-        request: dict[str, Any] | None = self.request(
+        asked: Asked | None = self.request(
             game_id,
             seat,
             int(decision["ply"]),
@@ -312,8 +321,8 @@ class PullClient:
             decision["actions"],
             decision.get("deadline"),
         )
-        while request is not None:
-            request = self.move(request)
+        while asked is not None:
+            asked = self.move(asked)
 
     def request(
         self,
@@ -324,10 +333,13 @@ class PullClient:
         view: dict[str, Any],
         actions: list[dict[str, Any]],
         deadline: str | None = None,
-    ) -> dict[str, Any]:
-        """The request ``choose`` gets: the keys of the push protocol's ``move`` request. ``deadline``: the
-        decision's, as the service sent it (``None``: no time limit)."""
-        return {
+    ) -> Asked:
+        """The request ``choose`` gets (the keys of the push protocol's ``move`` request), with its deadline.
+        ``deadline``: the decision's, as the service sent it (``None``: no time limit)."""
+        due = self.deadline_of(deadline)
+        with self._lock:
+            last_latency = self._latency.get(game_id)
+        request = {
             "type": "move",
             "game_id": game_id,
             "tournament_id": None,
@@ -336,51 +348,67 @@ class PullClient:
             "decision": kind,
             "view": view,
             "actions": [{key: value for key, value in action.items() if key != "text"} for action in actions],
-            "deadline_ms": self.time_left_ms(deadline),
-            "last_latency_ms": self._latency.get(game_id),
+            "deadline_ms": self.deadline_ms if due is None else max(1, int((due - self.api.clock.now()) * 1000)),
+            "last_latency_ms": last_latency,
         }
+        return Asked(request, due)
 
-    def time_left_ms(self, deadline: str | None) -> int | None:
-        """Whole milliseconds from now until ``deadline`` (ISO 8601) on the service's clock, at least 1 (a
-        ``deadline_ms`` of 0 would read as "none" to a bot that writes ``request["deadline_ms"] or 1000``); the
-        client's ``deadline_ms`` when there is none (or it is not a time)."""
+    def deadline_of(self, deadline: str | None) -> float | None:
+        """``deadline`` (ISO 8601, as the service sends it) in seconds since the epoch; ``None`` without one (or
+        when it is not a time)."""
         if deadline is None:
-            return self.deadline_ms
+            return None
         try:
             moment = datetime.fromisoformat(deadline.replace("Z", "+00:00"))
         except (AttributeError, ValueError):
             log.warning("the service sent a deadline that is not a time: %r", deadline)
-            return self.deadline_ms
-        if moment.tzinfo is None:
-            return self.deadline_ms
-        return max(1, int((moment.timestamp() - self.api.clock.now()) * 1000))
+            return None
+        return None if moment.tzinfo is None else moment.timestamp()
 
-    def move(self, request: dict[str, Any]) -> dict[str, Any] | None:
-        """Ask ``choose``, post its action; the next request when the bot decides again at once, else ``None``."""
+    def move(self, asked: Asked) -> Asked | None:
+        """Ask ``choose``, post its action; the next decision when the bot decides again at once, else ``None``."""
+        request, due = asked.request, asked.due
         game_id, ply = request["game_id"], request["ply"]
+        if due is not None and self.api.clock.now() > due:  # it waited for a thread past its deadline
+            late_ms = (self.api.clock.now() - due) * 1000
+            with self._lock:
+                self.stats.late += 1
+                self._answered[game_id] = ply
+            log.warning(
+                "game %s ply %s: late by %.0f ms before a thread was free to answer it (all %d busy: more "
+                "--threads?): the service plays its fallback",
+                game_id,
+                ply,
+                late_ms,
+                self.threads,
+            )
+            return None
         started = time.monotonic()
         action = self.decide(request)
         if action is None:
-            self.stats.skipped += 1
-            self._answered[game_id] = ply
+            with self._lock:
+                self.stats.skipped += 1
+                self._answered[game_id] = ply
             return None
         path = f"{API}/games/{game_id}/actions"
         body: dict[str, Any] = {"action": action, "expected_ply": ply}
         debug = request.get("debug")  # choose() may leave a debug text for its owner in the request
         if isinstance(debug, str) and debug:
             body["debug"] = debug[:DEBUG_CHARS]
-        status, reply = self.api.call("POST", path, body, timeout=30.0)
+        posted = self.api.clock.now()
+        status, reply = self.connection().call("POST", path, body, timeout=30.0)
         self.check(status, reply, f"POST {path}")
-        self._answered[game_id] = ply
+        with self._lock:
+            self._answered[game_id] = ply
         if status == 409:
-            self.stats.conflicts += 1
-            log.info("game %s ply %s: %s: %s (polling again)", game_id, ply, action, message_of(reply))
+            self.refused(request, action, reply, due, posted, started)
             return None
         if status != 200 or not isinstance(reply, dict):
             log.error("game %s ply %s: %s was refused: %s %s", game_id, ply, action, status, message_of(reply))
             return None
-        self.stats.moves += 1
-        self._latency[game_id] = round((time.monotonic() - started) * 1000, 1)
+        with self._lock:
+            self.stats.moves += 1
+            self._latency[game_id] = round((time.monotonic() - started) * 1000, 1)
         log.debug("game %s ply %s: %s", game_id, ply, action)
         if reply.get("status") == "over":
             self.ended(game_id)
@@ -396,6 +424,31 @@ class PullClient:
             reply["actions"],
             reply.get("deadline"),
         )
+
+    def refused(
+        self, request: dict[str, Any], action: str, reply: Any, due: float | None, posted: float, started: float
+    ) -> None:
+        """A 409 for a move: logged, with how late it came when it came after its deadline (at the default level:
+        a fault the bot's owner sees)."""
+        game_id, ply = request["game_id"], request["ply"]
+        with self._lock:
+            self.stats.conflicts += 1
+            if due is not None and posted > due:
+                self.stats.late += 1
+        if due is not None and posted > due:
+            log.warning(
+                "game %s ply %s: late by %.0f ms (choose() took %.0f ms of the %s ms it had): %s was refused, "
+                "the service played its fallback (a timeout fault): %s",
+                game_id,
+                ply,
+                (posted - due) * 1000,
+                (time.monotonic() - started) * 1000,
+                request["deadline_ms"],
+                action,
+                message_of(reply),
+            )
+            return
+        log.info("game %s ply %s: %s: %s (polling again)", game_id, ply, action, message_of(reply))
 
     def decide(self, request: dict[str, Any]) -> str | None:
         """``choose``'s action id, or ``None`` (logged) when it raised or returned an id that was not offered."""
@@ -423,16 +476,24 @@ class PullClient:
     # --- games that end -------------------------------------------------------------------------------------------
 
     def ended(self, game_id: int) -> None:
-        self.stats.games += 1
-        self._latency.pop(game_id, None)
-        self._answered.pop(game_id, None)
-        log.info("game %s over (%d games, %d moves so far)", game_id, self.stats.games, self.stats.moves)
+        with self._lock:
+            if game_id not in self._latency:  # seen to end already (by the poll and a thread both)
+                return
+            self.stats.games += 1
+            self._latency.pop(game_id, None)
+            self._answered.pop(game_id, None)
+            self._over[game_id] = None
+            if len(self._over) > OVER_KEPT:
+                del self._over[next(iter(self._over))]
+            games, moves = self.stats.games, self.stats.moves
+        log.info("game %s over (%d games, %d moves so far)", game_id, games, moves)
 
     def count_ended(self, active: int, listed: set[int]) -> None:
         """Notice the games the bot moved in that have ended since (by an opponent's move, or a forfeit). The inbox
         counts the bot's active games, and lists some of them: when the games known to this client outnumber the
         active ones, some that are not listed have ended, and the client asks which (``GET /games/{id}``)."""
-        playing = set(self._latency)
+        with self._lock:
+            playing = set(self._latency) - self._in_hand  # a thread's game: the thread sees its end
         if len(playing | listed) <= active:
             return
         for game_id in sorted(playing - listed):
@@ -448,7 +509,8 @@ class PullClient:
 
     def pause(self, stop: threading.Event, problem: Retry) -> None:
         self._failures += 1
-        self.stats.retries += 1
+        with self._lock:
+            self.stats.retries += 1
         delay = min(RETRY_MAX_S, RETRY_FIRST_S * 2 ** (self._failures - 1))
         log.warning("%s; retrying in %g s", problem, delay)
         stop.wait(delay)
@@ -464,5 +526,6 @@ def play(
     until_idle: bool = False,
     **options: Any,
 ) -> Stats:
-    """Run a :class:`PullClient` for ``choose`` (``options``: ``wait``, ``limit``, ``deadline_ms``, ``name``)."""
+    """Run a :class:`PullClient` for ``choose`` (``options``: ``wait``, ``limit``, ``deadline_ms``, ``name``,
+    ``threads``)."""
     return PullClient(choose, url, token, **options).run(stop, max_games=max_games, until_idle=until_idle)

@@ -12,7 +12,8 @@ module answers them, so that a bot is one function::
 
 Any base path works (``http://host:8001``, ``http://host:8001/bot``, ...): the route is the last path segment.
 With a secret set, requests without a valid signature (the method, path and body signed, recent, never seen
-before: ``signature.Verifier``) get 401; while a secret is rotated, ``previous_secrets`` are accepted too
+before: ``signature.Verifier``) get 401, each logged at the default level with the reason (a wrong secret, a stale
+timestamp, a replayed request id, an unknown protocol version, no signature); while a secret is rotated, ``previous_secrets`` are accepted too
 (``serve(choose, secret=NEW, previous_secrets=[OLD])``: docs/bots.md, "Rotating the secret"). ``info`` echoes the service's nonce with the bot's
 name, games and the protocol versions it speaks (:data:`PROTOCOLS`: the service signs in the newest both know); ``start`` and ``end`` answer ``{}``; ``move`` answers ``{"action": choose(request)}`` (with ``"debug"``: the text ``choose`` may set as
 ``request["debug"]``, shown to the bot's owner with the move), and an
@@ -67,7 +68,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = self.rfile.read(int(length))
         verifier = self.server.verifier
-        if verifier is not None and not verifier.check("POST", self.path, dict(self.headers.items()), body):
+        refused = (
+            None if verifier is None else verifier.refusal("POST", self.path, dict(self.headers.items()), body)
+        )
+        if refused is not None:
+            log.warning("refused a request to %s from %s: %s", self.path[:100], self.address_string(), refused)
             self._answer(401, {"error": "bad, missing, stale or replayed signature"})
             return
         route = self.path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]

@@ -34,6 +34,7 @@ TIMESTAMP_HEADER = "X-Sorry-Arena-Timestamp"
 REQUEST_ID_HEADER = "X-Sorry-Arena-Request-Id"
 SIGNATURE_HEADER = "X-Sorry-Arena-Signature"
 MAX_CLOCK_SKEW_S = 300
+HEADERS = (TIMESTAMP_HEADER, REQUEST_ID_HEADER, SIGNATURE_HEADER)
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:
@@ -43,25 +44,52 @@ def _header(headers: Mapping[str, str], name: str) -> str | None:
     return value
 
 
+PROTOCOL_HEADER = "X-Sorry-Arena-Protocol"
+PROTOCOL = "2"
+"""The protocol version whose signature is checked here."""
+
+
+def refusal(
+    secret: str, method: str, path: str, headers: Mapping[str, str], body: bytes, *, now: float | None = None
+) -> str | None:
+    """Why the headers do not sign this method, path and body with ``secret`` recently, in words for the bot's log
+    (``None``: they do; the request id is not checked for replays here: :class:`Verifier` does)."""
+    protocol = _header(headers, PROTOCOL_HEADER)
+    timestamp = _header(headers, TIMESTAMP_HEADER)
+    request_id = _header(headers, REQUEST_ID_HEADER)
+    signature = _header(headers, SIGNATURE_HEADER)
+    if protocol is not None and protocol != PROTOCOL:
+        return f"unknown protocol version {protocol[:20]!r} (this client checks version {PROTOCOL})"
+    if not timestamp or not request_id or not signature or not signature.isascii():
+        missing = [
+            name for name, value in zip(HEADERS, (timestamp, request_id, signature), strict=True) if not value
+        ]
+        return f"not signed: no {', '.join(missing)} header" if missing else "a signature that is not ASCII"
+    if not (timestamp.isascii() and timestamp.isdigit() and len(timestamp) <= 12):
+        return f"a timestamp that is not unix seconds: {timestamp[:20]!r}"
+    if not (len(request_id) == 32 and all(character in "0123456789abcdef" for character in request_id)):
+        return "a request id that is not 32 hex digits"
+    if "\n" in path:
+        return "a path with a line break"
+    skew = (time.time() if now is None else now) - int(timestamp)
+    if abs(skew) > MAX_CLOCK_SKEW_S:
+        return (
+            f"stale timestamp: {abs(skew):.0f} s {'behind' if skew > 0 else 'ahead of'} this machine's clock "
+            f"(at most {MAX_CLOCK_SKEW_S} s: check both clocks)"
+        )
+    signed = f"{timestamp}\n{request_id}\n{method}\n{path}\n".encode() + body
+    expected = "v2=" + hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(expected.encode(), signature.encode()):
+        return "wrong secret: the signature does not match (start the bot with the secret it was registered with)"
+    return None
+
+
 def verify(
     secret: str, method: str, path: str, headers: Mapping[str, str], body: bytes, *, now: float | None = None
 ) -> bool:
     """True if the headers sign this method, path and body with ``secret`` and the timestamp is recent (the request
     id is not checked for replays here: :class:`Verifier` does)."""
-    timestamp = _header(headers, TIMESTAMP_HEADER)
-    request_id = _header(headers, REQUEST_ID_HEADER)
-    signature = _header(headers, SIGNATURE_HEADER)
-    if not timestamp or not request_id or not signature or not signature.isascii():
-        return False
-    if not (timestamp.isascii() and timestamp.isdigit() and len(timestamp) <= 12):
-        return False
-    if not (len(request_id) == 32 and all(character in "0123456789abcdef" for character in request_id)):
-        return False
-    if "\n" in path or abs((time.time() if now is None else now) - int(timestamp)) > MAX_CLOCK_SKEW_S:
-        return False
-    signed = f"{timestamp}\n{request_id}\n{method}\n{path}\n".encode() + body
-    expected = "v2=" + hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(expected.encode(), signature.encode())
+    return refusal(secret, method, path, headers, body, now=now) is None
 
 
 class Verifier:
@@ -89,9 +117,18 @@ class Verifier:
     def check(
         self, method: str, path: str, headers: Mapping[str, str], body: bytes, *, now: float | None = None
     ) -> bool:
+        """Whether the request is signed with one of the secrets, recently, and its id not seen before."""
+        return self.refusal(method, path, headers, body, now=now) is None
+
+    def refusal(
+        self, method: str, path: str, headers: Mapping[str, str], body: bytes, *, now: float | None = None
+    ) -> str | None:
+        """Why the request is refused, in words (``None``: it is accepted, and its id is seen from now on): as
+        :func:`refusal` says for the bot's own secret, or ``replayed request id``."""
         clock = time.time() if now is None else now
-        if not any(verify(secret, method, path, headers, body, now=clock) for secret in self.secrets):
-            return False
+        reasons = [refusal(secret, method, path, headers, body, now=clock) for secret in self.secrets]
+        if all(reasons):
+            return reasons[0]
         request_id = str(_header(headers, REQUEST_ID_HEADER))
         with self._lock:
             if len(self._seen) >= self._prune_at:
@@ -100,6 +137,6 @@ class Verifier:
                 }
                 self._prune_at = max(1024, 2 * len(self._seen))
             if request_id in self._seen:
-                return False
+                return "replayed request id: a request with this id was accepted already"
             self._seen[request_id] = int(str(_header(headers, TIMESTAMP_HEADER)))
-        return True
+        return None

@@ -202,7 +202,21 @@ class BotLadderSchema(Schema):
     left = fields.Boolean(required=True, metadata={"description": "it left the ladder (its rating kept)"})
 
 
+class RecentFaultsSchema(Schema):
+    games = fields.Integer(
+        required=True,
+        metadata={"description": "its last finished tournament games counted (at most 20; void ones left out)"},
+    )
+    faults = fields.Integer(required=True, metadata={"description": "its faults in them"})
+    forfeits = fields.Integer(required=True, metadata={"description": "how many of them it forfeited"})
+
+
 class BotDetailSchema(BotSchema):
+    recent = fields.Nested(
+        RecentFaultsSchema,
+        required=True,
+        metadata={"description": "its health as its games show it: faults and forfeits in its last games"},
+    )
     ladders = fields.List(
         fields.Nested(BotLadderSchema),
         required=True,

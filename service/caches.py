@@ -101,11 +101,18 @@ class GameInfo:
     def deadline(self, snapshot: Snapshot, seat: int) -> str | None:
         """When the decision of ``seat`` at ``snapshot``'s ply must be answered (ISO 8601, UTC, to the millisecond,
         rounded down), or ``None``: no time limit (not a tournament game, or the save time is not known)."""
-        if self.move_timeout_ms is None or snapshot.saved_at is None:
+        if snapshot.saved_at is None:
+            return None
+        deadline = self.deadline_at(snapshot.saved_at, seat)
+        return None if deadline is None else deadline.isoformat(timespec="milliseconds")
+
+    def deadline_at(self, saved_at: datetime, seat: int) -> datetime | None:
+        """When the decision of ``seat`` at a position saved at ``saved_at`` must be answered, ``None``: no time
+        limit (not a tournament game)."""
+        if self.move_timeout_ms is None:
             return None
         timeout_ms = bot_move_timeout_ms(self.move_timeout_ms) if seat in self.bots else self.move_timeout_ms
-        deadline = snapshot.saved_at + timedelta(milliseconds=timeout_ms)
-        return deadline.isoformat(timespec="milliseconds")
+        return saved_at + timedelta(milliseconds=timeout_ms)
 
 
 @dataclass(frozen=True)

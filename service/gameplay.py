@@ -28,11 +28,12 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from werkzeug.exceptions import HTTPException
 
 import engine
 from engine import i18n
 from engine.records import FAULTS_TO_FORFEIT, PERSON_FAULTS_TO_FORFEIT
-from service import db
+from service import db, latemoves
 from service.caches import Caches, GameInfo, Snapshot
 from service.errors import fail
 from store import archivedmoves, eventlog, gamelog
@@ -268,11 +269,21 @@ class Moves:
             fail(409, f"game {game_id} has not started: seats are still open")
         if seat in info.pushed:
             fail(409, PUSHED)
-        for attempt in range(2):
-            done = self._attempt(info, seat, action_id, expected_ply, language, debug, fresh=attempt > 0)
-            if done is not None:
-                return done
-        fail(409, f"stale ply: another action was accepted for ply {expected_ply}")
+        arrived = latemoves.now()
+        try:
+            for attempt in range(2):
+                done = self._attempt(info, seat, action_id, expected_ply, language, debug, fresh=attempt > 0)
+                if done is not None:
+                    return done
+            fail(409, f"stale ply: another action was accepted for ply {expected_ply}")
+        except HTTPException as refused:
+            if refused.code == 409 and info.move_timeout_ms is not None:
+                self.lane.rollback()
+                late_ms = latemoves.note(info, seat, expected_ply, arrived)
+                if late_ms is not None:
+                    message = getattr(refused, "data", {}).get("message", "stale ply")
+                    fail(409, f"{message}: your move came late by {late_ms} ms (the fallback was played)")
+            raise
 
     def _attempt(
         self,

@@ -47,6 +47,17 @@ class PlayerCreatedSchema(Schema):
     )
 
 
+class WhoAmISchema(Schema):
+    id = fields.Integer(required=True, metadata={"description": "the account of the token"})
+    name = fields.String(required=True)
+    bot_id = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "the bot whose own account this is (a bot's token), null for a person's account"},
+    )
+    owned_bots = fields.Integer(required=True, metadata={"description": "the active bots this account owns"})
+
+
 class GameCreateSchema(Schema):
     game = Text(required=True, validate=validate.OneOf(["board", "card"]))
     settings = fields.Dict(

@@ -425,6 +425,62 @@ def record_latency(session: Session, game_id: int, ply: int, latency_ms: float) 
     session.connection().execute(_LATENCY, {"of_game": game_id, "at_ply": ply, "latency_ms": latency_ms})
 
 
+_TIMEOUT_AT = select(ActionRecord.fault_detail).where(
+    ActionRecord.game_id == param("game_id"),
+    ActionRecord.ply == param("ply"),
+    ActionRecord.seat == param("seat"),
+    ActionRecord.fault == "timeout",
+)
+_SAVED_AT = select(ActionRecord.created_at).where(
+    ActionRecord.game_id == param("game_id"), ActionRecord.ply == param("ply")
+)
+_CREATED_AT = select(Game.created_at).where(Game.id == param("game_id"))
+_LATE = (
+    update(ActionRecord)
+    .where(
+        ActionRecord.game_id == param("of_game"),
+        ActionRecord.ply == param("at_ply"),
+        ActionRecord.fault == "timeout",
+        ActionRecord.fault_detail == param("detail_was"),
+    )
+    .values(fault_detail=param("detail"))
+)
+LATE_BY = "late by"
+"""The words a timeout fault's detail gains when the seat's own move for that ply came after all
+(:func:`note_late`)."""
+
+
+@dataclass(frozen=True)
+class TimedOut:
+    """A seat's timeout fault at a ply, and when the position it was to answer was saved (its deadline counts from
+    then)."""
+
+    detail: str
+    position_saved_at: datetime
+
+
+def timed_out(session: Session, game_id: int, ply: int, seat: int) -> TimedOut | None:
+    """The timeout fault of ``seat`` at ``ply`` not yet noted late (``None``: the move at ``ply`` is no such fault,
+    or it was noted already)."""
+    connection = session.connection()
+    detail = connection.execute(_TIMEOUT_AT, {"game_id": game_id, "ply": ply, "seat": seat}).scalar()
+    if detail is None or LATE_BY in detail:
+        return None
+    if ply == 0:
+        saved = connection.execute(_CREATED_AT, {"game_id": game_id}).scalar()
+    else:
+        saved = connection.execute(_SAVED_AT, {"game_id": game_id, "ply": ply - 1}).scalar()
+    return None if saved is None else TimedOut(detail, as_utc(saved))
+
+
+def note_late(session: Session, game_id: int, ply: int, fault: TimedOut, late_ms: int) -> bool:
+    """Add to the timeout fault at ``ply`` (read by :func:`timed_out`) that the seat's move came ``late_ms`` after
+    its deadline, once (``False``: another request noted it first); in the session's transaction."""
+    detail = f"{fault.detail} ({LATE_BY} {late_ms} ms)"[:FAULT_DETAIL_CHARS]
+    values = {"of_game": game_id, "at_ply": ply, "detail_was": fault.detail, "detail": detail}
+    return bool(session.connection().execute(_LATE, values).rowcount)
+
+
 def position(session: Session, game_id: int) -> Position | None:
     """The game as stored now (``None``: no such game)."""
     row = session.connection().execute(POSITION, {"game_id": game_id}).fetchone()

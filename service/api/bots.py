@@ -19,6 +19,7 @@ import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from typing import Any, NoReturn
 
 from flask import current_app
@@ -46,6 +47,7 @@ from service.fault_schemas import FaultListSchema, FaultsQuerySchema
 from service.pagination import MAX_PAGE_SIZE, Blueprint, window
 from store import botfaults
 from store.models import Bot, BotVersion, Player, now
+from store.recentfaults import recent_faults
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +93,8 @@ def protocol_warning(bot: Bot) -> str | None:
 
 def detail(bot: Bot, viewer: int | None) -> dict[str, Any]:
     """The bot with its latest versions (``versions.SHOWN``), oldest first, each with its ratings (its URL to the
-    owner only), and how many it has in all (every one: ``GET /bots/{id}/versions``); and its place in each ladder
-    it is or was in."""
+    owner only), and how many it has in all (every one: ``GET /bots/{id}/versions``); its place in each ladder
+    it is or was in; its faults and forfeits in its last games (``store/recentfaults.py``)."""
     session = db.session()
     made = versions.latest(session, bot.id)
     return describe(
@@ -102,6 +104,7 @@ def detail(bot: Bot, viewer: int | None) -> dict[str, Any]:
         versions=shown_versions(session, bot, viewer, made),
         versions_total=versions.count(session, bot.id),
         ladders=ladderrows.bot_ladders(session, bot.id),
+        recent=asdict(recent_faults(session, bot.player_id)),
     )
 
 

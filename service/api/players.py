@@ -1,4 +1,5 @@
-"""``/api/v1/players``: accounts. Creating one returns its bearer token, once."""
+"""``/api/v1/players``: accounts. Creating one returns its bearer token, once; ``/players/me`` says whose a token
+is: a person's account (which may own bots) or a bot's own (a pull bot plays with it)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ from typing import Any
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from sqlalchemy import func, select
 
 from service import auth, db, ratelimits
 from service.clientaddress import client_address
 from service.errors import ErrorSchema
-from service.schemas import PlayerCreatedSchema, PlayerCreateSchema
-from store.models import Player
+from service.schemas import PlayerCreatedSchema, PlayerCreateSchema, WhoAmISchema
+from store.models import Bot, Player
 
 blp = Blueprint("players", __name__, url_prefix="/api/v1/players", description="Accounts of people and bots")
 
@@ -31,3 +33,18 @@ class Players(MethodView):
         session.add(player)
         session.commit()
         return {"id": player.id, "name": player.name, "token": token}
+
+
+@blp.route("/me")
+class Me(MethodView):
+    @blp.response(200, WhoAmISchema)
+    @blp.alt_response(401, schema=ErrorSchema, description="a missing or unknown bearer token")
+    def get(self) -> dict[str, Any]:
+        """Whose the token is: the account, the bot it is the own account of (or null), the active bots it owns"""
+        player = auth.required_player()
+        session = db.session()
+        bot_id = session.scalar(select(Bot.id).where(Bot.player_id == player.id))
+        owned = session.scalar(
+            select(func.count()).select_from(Bot).where(Bot.owner_id == player.id, Bot.active.is_(True))
+        )
+        return {"id": player.id, "name": player.name, "bot_id": bot_id, "owned_bots": int(owned or 0)}

@@ -12,6 +12,21 @@ BOT_PAGES: dict[str, dict[str, str]] = {
     "bot.healthy": {"en": "healthy", "fr": "en forme"},
     "bot.excluded": {"en": "excluded (failed health checks)", "fr": "exclu (contrôles de santé échoués)"},
     "bot.deleted": {"en": "deleted", "fr": "supprimé"},
+    "bot.recent_clean": {
+        "en": "no fault in its last {games}",
+        "fr": "aucune faute dans ses {games} les plus récentes",
+    },
+    "bot.recent_faults": {
+        "en": "{faults} and {forfeits} in its last {games}",
+        "fr": "{faults} et {forfeits} dans ses {games} les plus récentes",
+    },
+    # counts (``counted``): the ``.one`` form where the language wants the singular
+    "count.faults": {"en": "{count} faults", "fr": "{count} fautes"},
+    "count.faults.one": {"en": "{count} fault", "fr": "{count} faute"},
+    "count.forfeits": {"en": "{count} forfeits", "fr": "{count} forfaits"},
+    "count.forfeits.one": {"en": "{count} forfeit", "fr": "{count} forfait"},
+    "count.games": {"en": "{count} games", "fr": "{count} parties"},
+    "count.games.one": {"en": "{count} game", "fr": "{count} partie"},
     "bot.checks": {
         "en": "{failed} failed, {passed} passed checks in a row",
         "fr": "{failed} contrôles échoués, {passed} réussis d'affilée",

@@ -1,4 +1,5 @@
-"""A page per bot, ``/bots/<id>``: its owner, mode and health (with its push protocol version, and a warning when
+"""A page per bot, ``/bots/<id>``: its owner, mode and health (its faults and forfeits in its last games:
+``store/recentfaults.py``; a push bot's health checks too, with its push protocol version, and a warning when
 it is deprecated: ``botlink/protocols.py``), its versions (each with its ratings), its rating over
 time in each pool it plays (a section per game, variant and table size, with its rating there; a line per version), the
 ladders it is or was in (its rating there with its interval, paused and why, or left), its games and wins by seat, its faults by kind and answer-time percentiles (finished games), its recent games. Linked
@@ -19,6 +20,7 @@ from service.web.errors import PageError, whole
 from service.web.messages import PAGES
 from service.web.views import MAX_ID, blp, lang
 from store.models import Bot
+from store.recentfaults import recent_faults
 
 PAGES.update(BOT_PAGES)
 
@@ -58,6 +60,7 @@ def bot_page(bot_id: str) -> ResponseReturnValue:
         ratings=ratings,
         versions=made,
         old_protocol=old_protocol(bot),
+        recent=recent_faults(session, bot.player_id),
         ladders=ladderrows.bot_ladders(session, bot.id),
     )
 

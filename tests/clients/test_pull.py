@@ -16,14 +16,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
-from flask import Flask
-from flask.testing import FlaskClient
 
 import engine
 from clients import pull
@@ -33,7 +30,6 @@ from clients.pull import PullClient, PullError, Unauthorized
 from tests.apikit import API, SQLITE_ONLY, as_json, get_game, new_player, started_game
 from tests.arenakit import (
     Running,
-    arena_app,
     create_tournament,
     played,
     push_bots,
@@ -42,29 +38,10 @@ from tests.arenakit import (
     wait_done,
 )
 from tests.botservers import closed_port
-from tests.conftest import dispose
-from tests.liveserver import serving
+from tests.clients.conftest import Service
 
 ROOT = Path(__file__).resolve().parents[2]
 Choose = Callable[[dict[str, Any]], str]
-
-
-@dataclass
-class Service:
-    app: Flask
-    client: FlaskClient
-    url: str
-
-
-@pytest.fixture
-def service(database_url: str) -> Iterator[Service]:
-    app = arena_app(database_url)
-    try:
-        with serving(app) as url:
-            yield Service(app, app.test_client(), url)
-            app.extensions["queue"].wait(timeout=60)
-    finally:
-        dispose(app)
 
 
 def recording(choose: Choose, seen: list[dict[str, Any]]) -> Choose:
@@ -247,14 +224,20 @@ def test_choose_raising_or_answering_no_offered_id_posts_nothing(
         faults = [move.fault for move in played(service.app, result["game_id"]) if move.seat == seat]
         assert faults[0] == "timeout"  # the deadline passed: the seeded fallback was played
         assert replays_to_saved_state(service.app, result["game_id"])
-    # while a skipped decision waited for its deadline, the client paused between polls instead of spinning
-    assert client.idle_answers <= 2 * (1.0 / pull.IDLE_PAUSE_S + 2)  # spinning: hundreds
+    # while a skipped decision waited for its deadline, the client paused between polls instead of spinning (a
+    # thread done with another decision wakes the poll at once: one more answer each)
+    assert client.idle_answers <= 2 * (1.0 / pull.IDLE_PAUSE_S + 2) + client.played  # spinning: hundreds
 
 
 class Spinning(PullClient):
     """Counts the inbox answers that list only decisions the client already answered or skipped."""
 
     idle_answers = 0
+    played = 0
+
+    def play(self, decision: dict[str, Any]) -> None:
+        self.played += 1
+        super().play(decision)
 
     def poll(self) -> dict[str, Any]:
         inbox = super().poll()
@@ -296,9 +279,9 @@ class Scripted(BaseHTTPRequestHandler):
     server: ScriptedServer
 
     def do_GET(self) -> None:
+        self.server.paths.append(self.path)
         self.server.times.append(time.monotonic())
         status, body = self.server.script.pop(0) if self.server.script else (500, b"{}")
-        self.server.paths.append(self.path)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -345,7 +328,8 @@ def test_5xx_and_429_are_retried_then_a_401_stops(
         pytest.raises(Unauthorized, match="401 unknown token"),
     ):
         PullClient(random_choice, f"http://127.0.0.1:{server.server_port}/", "sa_x", wait=3).run()
-    assert server.paths == ["/api/v1/decisions?wait=3&limit=50"] * 3
+    # the first poll asks for no wait (to learn at once what the token is), until one answers
+    assert server.paths == ["/api/v1/decisions?wait=0&limit=50"] * 3
     assert "GET /decisions: the service answered 503 (database is down); retrying in 0.01 s" in caplog.text
     assert "GET /decisions: the service answered 429 (slow down); retrying in 0.02 s" in caplog.text
 
@@ -354,11 +338,13 @@ def test_without_a_long_poll_the_client_pauses_between_empty_answers() -> None:
     empty = (200, b'{"decisions": [], "more": false, "games": 0}')
     with scripted(*[empty] * 100) as server:
         running = Running(PullClient(random_choice, f"http://127.0.0.1:{server.server_port}", "sa_x", wait=0))
-        until(lambda: len(server.times) >= 4, "four polls")
+        until(lambda: len(server.times) >= 5, "four polls")
         running.finish()
     # one poll per IDLE_PAUSE_S (0.25 s) at most: each asks after the answer before it and a pause (spinning, the
-    # polls would come a millisecond apart)
-    gaps = [later - earlier for earlier, later in itertools.pairwise(server.times)]
+    # polls would come a millisecond apart); the first answer shows no game, so the client asked whose token it is
+    assert server.paths[1] == "/api/v1/players/me"
+    polls = [moment for moment, path in zip(server.times, server.paths, strict=True) if "/decisions" in path]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(polls)]
     assert min(gaps) >= 0.9 * pull.IDLE_PAUSE_S, gaps
 
 

@@ -10,7 +10,7 @@ from clients.examples import random_bot
 from clients.pull import PullClient
 from tests.apikit import API, get_game, started_game
 from tests.arenakit import Running
-from tests.clients.test_pull import Service, service  # noqa: F401 (the fixture)
+from tests.clients.conftest import Service
 
 
 def explaining(request: dict[str, Any]) -> str:
@@ -24,7 +24,7 @@ def odd_debug(request: dict[str, Any]) -> str:
     return random_bot.choose(request)
 
 
-def test_the_debug_text_of_choose_is_kept_with_each_move(service: Service) -> None:  # noqa: F811
+def test_the_debug_text_of_choose_is_kept_with_each_move(service: Service) -> None:
     game_id, players = started_game(service.client, "board", {"players": 2}, seats=2, seed=11)
     runs = [
         Running(PullClient(choose, service.url, player.token, wait=2), until_idle=True)

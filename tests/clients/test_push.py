@@ -126,6 +126,36 @@ def test_a_replayed_request_or_one_sent_to_another_route_is_401(server: PushServ
         assert session.post(server.url + "/bot/start", data=body, headers=fresh, timeout=5).status_code == 200
 
 
+def test_each_refused_signature_is_logged_with_its_reason_at_the_default_level(
+    server: PushServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A wrong secret, a stale timestamp, a replayed request id, an unknown protocol version, no signature: one
+    WARNING line each (the level a bot runs at without ``-v``), naming the reason, so a wrong secret is told from a
+    wrong URL in the bot's own log."""
+    caplog.set_level(logging.WARNING, logger="clients.push")
+    body = json.dumps(MOVE).encode()
+    replayed = {"Content-Type": "application/json", **signing.headers(SECRET, "POST", "/bot/move", body)}
+    cases = [
+        ({"secret": "not-the-secret"}, "wrong secret"),
+        ({"now": time.time() - 3600}, "s behind this machine's clock (at most 300 s"),
+        ({"protocol": 1}, "unknown protocol version '1'"),
+        ({"secret": None}, "not signed: no X-Sorry-Arena-Timestamp, X-Sorry-Arena-Request-Id, X-Sorry-Arena-Sig"),
+    ]
+    for kwargs, reason in cases:
+        caplog.clear()
+        assert post(server, "/bot/move", MOVE, **kwargs).status_code == 401
+        lines = [r for r in caplog.records if r.name == "clients.push" and r.levelno == logging.WARNING]
+        assert len(lines) == 1 and "refused a request to /bot/move from 127.0.0.1" in lines[0].getMessage()
+        assert reason in lines[0].getMessage(), (reason, lines[0].getMessage())
+    caplog.clear()
+    with requests.Session() as session:
+        session.trust_env = False
+        assert session.post(server.url + "/bot/move", data=body, headers=replayed, timeout=5).status_code == 200
+        assert caplog.records == []  # an accepted request logs nothing at this level
+        assert session.post(server.url + "/bot/move", data=body, headers=replayed, timeout=5).status_code == 401
+    assert "replayed request id" in caplog.records[0].getMessage()
+
+
 def test_without_a_secret_nothing_is_checked_and_a_secret_can_be_set_later() -> None:
     with serve(first_action).start_background() as server:
         assert post(server, "/bot/move", MOVE, secret=None).status_code == 200
