@@ -17,9 +17,9 @@ function options(argv, env) {
     token: env.SORRY_ARENA_TOKEN || '', url: env.SORRY_ARENA_API || 'http://127.0.0.1:8000' };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i].slice(2);
-    if (['--push', '--pull', 'selftest'].includes(argv[i])) opts.mode = argv[i].replace('--', '');
+    if (['--push', '--pull', 'selftest'].includes(argv[i]) && !opts.mode) opts.mode = argv[i].replace('--', '');
     else if (argv[i] === `--${name}` && Object.hasOwn(opts, name) && i + 1 < argv.length) opts[name] = argv[++i];
-    else fail(`unknown option or missing value: ${argv[i]} (the first lines of bot.js list them)`);
+    else fail(`${argv[i]}: unknown, repeated or without its value (give --push, --pull or selftest, then flags)`);
   }
   if (!['push', 'pull', 'selftest'].includes(opts.mode)) fail('give --push, --pull or selftest');
   if (!/^\d{1,5}$/.test(opts.port) || +opts.port > 65535) fail(`--port must be from 0 to 65535, not ${opts.port}`);
