@@ -8,7 +8,7 @@ TEST_WORKERS ?= 8
 TEST_DIST := --maxschedchunk 1
 PACKAGES := engine store botlink ratings envs runtime cli service tournament clients
 
-.PHONY: venv test suite lint test-slow bench demo openapi clean fuzz browser
+.PHONY: venv test suite lint test-slow bench demo openapi clean fuzz browser toolchains
 
 venv: $(VENV)/.installed
 
@@ -24,7 +24,7 @@ $(VENV)/.installed: pyproject.toml
 # printed after the suite's, and either failing fails `make test`. The project's modules are compiled once first
 # (not by each of the workers at once), and Python may cache compiled modules (and pytest its rewritten tests) even
 # where PYTHONDONTWRITEBYTECODE is set: each of the suite's hundreds of Python processes would compile them again.
-test: venv browser
+test: venv browser toolchains
 	$(BIN)/python -m compileall -q -j 0 $(PACKAGES) benchmarks tests
 	@log=$$(mktemp); $(MAKE) --no-print-directory lint > $$log 2>&1 & linting=$$!; \
 	$(MAKE) --no-print-directory suite; suite=$$?; \
@@ -42,7 +42,7 @@ lint: venv
 	$(BIN)/lint-imports
 
 # The long runs only (`@pytest.mark.slow`: the full-size demo, benchmarks at full size).
-test-slow: venv browser
+test-slow: venv browser toolchains
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(TEST_WORKERS) $(TEST_DIST) -m slow
 
 # Debian's chromium for the page tests (tests/service/web/browser.py: Playwright drives it, downloads no browser).
@@ -51,6 +51,16 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 		else echo "make browser: chromium is missing; install it as root: apt-get install chromium"; fi; }
+
+# Debian's Node and Go for the starter bots' tests (tests/starters/: starters/js, starters/go; standard library
+# only, nothing downloaded at build time). Quick when installed; without root it only says so (those tests then
+# skip locally and fail in CI).
+toolchains:
+	@missing=""; command -v node >/dev/null 2>&1 || missing=" nodejs"; \
+	command -v go >/dev/null 2>&1 || missing="$$missing golang-go"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		else echo "make toolchains: missing$$missing; install as root: apt-get install$$missing"; fi; fi
 
 # The bench extra is installed on demand only, so `make test` never needs it.
 bench: venv

@@ -1,0 +1,3 @@
+module sorry-arena/starter
+
+go 1.19
