@@ -15,6 +15,7 @@ COPY runtime/ runtime/
 COPY service/ service/
 COPY tournament/ tournament/
 COPY clients/ clients/
+COPY envs/ envs/
 COPY cli/ cli/
 RUN pip wheel --no-deps --wheel-dir /wheels .
 
