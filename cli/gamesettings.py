@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import engine
+
 
 def settings_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
     """The game's settings from the flags; a flag of the other game is a usage error. The table is 2 seats unless
@@ -26,3 +28,12 @@ def settings_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     if args.turn_cap is not None:
         settings["turn_cap"] = args.turn_cap
     return settings
+
+
+def normalized_settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
+    """:func:`settings_from`, checked and completed by the engine (``engine.normalize_settings``); settings the
+    engine refuses are a usage error with its message."""
+    try:
+        return engine.normalize_settings(args.game, settings_from(args, parser))
+    except engine.SettingsError as error:
+        parser.error(str(error))

@@ -8,18 +8,13 @@ import argparse
 import json
 import time
 
-import engine
-from cli.gamesettings import settings_from
+from cli.gamesettings import normalized_settings
 from envs.datafiles import MissingExtra, file_format, pyarrow_modules, write
 from envs.selfplay import selfplay
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    settings = settings_from(args, parser)
-    try:
-        settings = engine.normalize_settings(args.game, settings)
-    except engine.SettingsError as error:
-        parser.error(str(error))
+    settings = normalized_settings(args, parser)
     try:
         if file_format(args.out) == ".parquet":
             pyarrow_modules()  # before any game is played

@@ -29,9 +29,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-import engine
 from cli import simulate_play
-from cli.gamesettings import settings_from
+from cli.gamesettings import normalized_settings
 from cli.parsers.simulate import SECRET_VARIABLE
 from cli.simulate_bots import BotError, EngineBot, Player, load_bots
 from cli.simulate_replays import ReplayFile
@@ -79,11 +78,7 @@ class Interrupts:
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    settings = settings_from(args, parser)
-    try:
-        settings = engine.normalize_settings(args.game, settings)
-    except engine.SettingsError as error:
-        parser.error(str(error))
+    settings = normalized_settings(args, parser)
     secret = args.secret if args.secret is not None else os.environ.get(SECRET_VARIABLE, "")
     # with --json, what a file bot prints goes to stderr: stdout holds the one JSON object
     quiet = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()

@@ -119,14 +119,7 @@ class SorryEnv(AECEnv[str, dict[str, NDArray[Any]], int]):
 
     def render(self) -> str | None:
         """The table as a spectator sees it: returned (``ansi``) or printed (``human``)."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() without a render_mode: SorryEnv(..., render_mode='ansi')")
-            return None
-        text = seats.render_text(self.state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return seats.render(self.state, self.render_mode, "SorryEnv")
 
     def close(self) -> None:
         """Nothing to release: a game is a Python object."""

@@ -61,6 +61,19 @@ def truncated(result: Result) -> bool:
     return result.reason == "turn_cap"
 
 
+def render(state: State, mode: str | None, name: str) -> str | None:
+    """An environment's ``render()``: the table as a spectator sees it, returned (``ansi``) or printed (``human``);
+    without a mode, a warning naming how to ask for one (``name``: the environment's class)."""
+    if mode is None:
+        gymnasium.logger.warn(f"render() without a render_mode: {name}(..., render_mode='ansi')")
+        return None
+    text = render_text(state)
+    if mode == "human":
+        print(text)
+        return None
+    return text
+
+
 def render_text(state: State) -> str:
     """The table as a spectator sees it (public information only): a few lines of text."""
     view = engine.view(state, None)

@@ -110,11 +110,4 @@ class SorrySeatEnv(gymnasium.Env[Observation, np.int64]):
 
     def render(self) -> str | None:
         """The table as a spectator sees it: returned (``ansi``) or printed (``human``)."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() without a render_mode: SorrySeatEnv(..., render_mode='ansi')")
-            return None
-        text = seats.render_text(self.state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return seats.render(self.state, self.render_mode, "SorrySeatEnv")
