@@ -84,11 +84,14 @@ def cancelled(tournament_id: int) -> str:
 
 def ladder_round(ladder_id: int) -> int:
     """A matchmaking round of the ladder (``tournament.plans.ladders.make_games``), the games it made fed to the
-    queue; how many it made."""
+    queue; how many it made (0 if the database fails meanwhile: the clock's next round makes them,
+    :func:`deferred`)."""
     ctx = context.get()
-    made = ladderrounds.run_round(ctx, ladder_id)
-    if made:
-        feed_games(ctx)
+    made: list[int] = []
+    with deferred(f"ladder {ladder_id}'s matchmaking round"):
+        made = ladderrounds.run_round(ctx, ladder_id)
+        if made:
+            feed_games(ctx)
     return len(made)
 
 
@@ -110,9 +113,10 @@ def fit_pool(game: str, variant: str, table_size: int = 2) -> str:
 
 @contextmanager
 def deferred(what: str) -> Iterator[None]:
-    """A refit that the database's failure (a restart, a stop, a full disk: ``failed_not_faulty``) interrupts ends
-    with a warning instead of a failed job: the workers' clock and the embedded maintenance ask again for every
-    table behind its results (``poolfit.ask_due``, ``ladderfit.ask_due``) once the interval has passed."""
+    """A refit or a ladder's round that the database's failure (a restart, a stop, a full disk:
+    ``failed_not_faulty``) interrupts ends with a warning instead of a failed job: the workers' clock and the
+    embedded maintenance ask again for every table behind its results (``poolfit.ask_due``, ``ladderfit.ask_due``)
+    once the interval has passed, and run every open ladder's round on each tick."""
     try:
         yield
     except DBAPIError as error:

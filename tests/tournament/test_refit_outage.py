@@ -1,5 +1,5 @@
-"""A refit job that the database's failure interrupts (a restart, a stop) ends with a warning and ``deferred``, not a
-failed job (the workers' clock asks for it again); a bug of the refit still fails the job."""
+"""A refit job or a ladder's round that the database's failure interrupts (a restart, a stop) ends with a warning
+(``deferred``, no game made), not a failed job (the workers' clock asks for it again); a bug still fails the job."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from tournament import jobs
+from tournament.dispatch import ladderrounds
 from tournament.standings import ladderfit, poolfit
 
 
@@ -47,3 +48,18 @@ def test_a_refit_the_database_interrupts_is_deferred_and_a_bug_still_fails(
     monkeypatch.setattr(poolfit, "fit", raising(ProgrammingError("SELECT x", {}, Exception("no such column"))))
     with pytest.raises(ProgrammingError):
         jobs.fit_pool("card", "standard", 2)
+
+
+def test_a_ladder_round_the_database_interrupts_makes_no_game_and_a_bug_still_fails(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(jobs.context, "get", lambda: Context())
+    gone = OperationalError("ROLLBACK", {}, Exception("server closed the connection"), connection_invalidated=True)
+    monkeypatch.setattr(ladderrounds, "run_round", raising(gone))
+    assert jobs.ladder_round(3) == 0
+    assert "ladder 3's matchmaking round waits for the database" in caplog.text
+    monkeypatch.setattr(
+        ladderrounds, "run_round", raising(ProgrammingError("SELECT x", {}, Exception("no column")))
+    )
+    with pytest.raises(ProgrammingError):
+        jobs.ladder_round(3)
