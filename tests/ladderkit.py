@@ -129,6 +129,8 @@ def close(session: Session, ladder_id: int) -> None:
     """Close the ladder as the service does: no game made from now on, its games not started cancelled (those
     playing finish), committed."""
     tournament_id = session.scalar(select(Ladder.tournament_id).where(Ladder.id == ladder_id))
+    # its tournament's row locked first, as the service's closing and matchmaking lock it
+    session.execute(select(Tournament.id).where(Tournament.id == tournament_id).with_for_update(key_share=True))
     session.execute(update(Ladder).where(Ladder.id == ladder_id).values(status="closed", closed_at=now()))
     session.execute(
         update(TournamentGame)

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from ratings import wenglin
 from store.models import Player, Tournament, TournamentGame, now
-from store.models.ladders import LadderPair, LadderPoint, LadderSeat
+from store.models.ladders import Ladder, LadderGame, LadderPair, LadderPoint, LadderSeat
 from tests.ladderkit import bulk_bots, close, entries, ladder_games, new_ladder
 from tournament.plans import ladders
 from tournament.plans.runs import utc
@@ -253,6 +253,45 @@ def test_a_closed_ladder_makes_no_game_and_ends_once_settled(session: Session) -
     session.expire_all()
     assert session.get(Tournament, tournament_id).status == "done"  # type: ignore[union-attr]
     assert ladders.open_ladders(session, now()) == []
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_closed_ladders_end_waits_for_a_game_being_made(sessions: Any) -> None:
+    """The count of a closed ladder's games in play waits for its tournament's row, which a round making a game
+    holds until it commits: a game made meanwhile is counted and the tournament stays running (PostgreSQL: rows
+    locked across connections; SQLite makes one write at a time)."""
+    with sessions() as session:
+        ladder_id, bot_ids = ladder_of(session, 4, max_in_play=2)
+        session.execute(update(Ladder).where(Ladder.id == ladder_id).values(status="closed"))
+        session.commit()
+        closed = ladders.settings_of(session, ladder_id)
+        session.rollback()
+    assert closed is not None and closed.status == "closed"
+    ended: list[bool] = []
+
+    def finish() -> None:
+        with sessions() as own:
+            ended.append(ladders.finish_closed(own, closed, now()))
+
+    with sessions() as maker:  # a round that read the ladder open and makes its game under the row's lock
+        maker.execute(update(Tournament).where(Tournament.id == closed.tournament_id).values(games_total=1))
+        scheduled = TournamentGame(
+            tournament_id=closed.tournament_id, number=0, round=1, bot_ids=bot_ids[:2], seed=1, status="pending"
+        )
+        maker.add(scheduled)
+        maker.flush()
+        maker.add(LadderGame(tournament_game_id=scheduled.id, ladder_id=ladder_id, bot_ids=bot_ids[:2]))
+        maker.flush()
+        counting = threading.Thread(target=finish, daemon=True)
+        counting.start()
+        counting.join(0.5)
+        assert counting.is_alive() and not ended  # waiting for the row the game is made under
+        maker.commit()
+    counting.join(60)
+    assert ended == [False]
+    with sessions() as session:
+        status = session.scalar(select(Tournament.status).where(Tournament.id == closed.tournament_id))
+        assert status == "running"
 
 
 def test_a_round_at_three_seats_weighs_every_pair_and_balances_seats(session: Session) -> None:

@@ -298,6 +298,8 @@ _DONE = (
     .where(Tournament.id == param("tournament_id"), Tournament.status == "running")
     .values(status="done", finished_at=param("now"))
 )
+_LOCK = select(Tournament.id).where(Tournament.id == param("tournament_id")).with_for_update(key_share=True)
+"""The ladder's tournament row locked (``FOR NO KEY UPDATE``, as making a game and closing the ladder lock it)."""
 _LADDER_OF = select(Ladder.id).where(Ladder.tournament_id == param("tournament_id"))
 _IDLE_NOW = (
     select(LadderEntry.bot_id)
@@ -539,7 +541,10 @@ def free(session: Session, ladder_id: int, bot_ids: list[int], now: datetime) ->
 
 
 def finish_closed(session: Session, ladder: LadderSettings, now: datetime) -> bool:
-    """Mark a closed ladder's tournament done once none of its games is in play (commits); whether it is."""
+    """Mark a closed ladder's tournament done once none of its games is in play (commits); whether it is. The
+    tournament's row is locked before the games are counted, as a game is made under that lock: a game made by a
+    round that read the ladder open just before its closing is committed, and counted, before this count."""
+    session.connection().execute(_LOCK, {"tournament_id": ladder.tournament_id})
     if in_play(session, ladder.id):
         session.rollback()
         return False
