@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
-from engine.api import Action, State
+from engine.api import Action, Json, State
 from engine.bots import BOTS, Bot
 from engine.gameloop import Answer, FaultCount, play_out
 from engine.rng import derived_random
@@ -173,9 +173,14 @@ def game_seed(seed: int, game_index: int) -> int:
     return derived_random(seed, "game", game_index).getrandbits(62)
 
 
-def engine_choice(bot: Bot, state: State, seat: int, actions: list[Action], rng: Any) -> str:
-    """An engine-level bot's move: its choice, or the only action without asking."""
-    return bot(engine.view(state, seat), actions, rng) if len(actions) > 1 else actions[0].id
+def engine_choice(
+    bot: Bot, state: State, seat: int, actions: list[Action], rng: Any, seen: Json | None = None
+) -> str:
+    """An engine-level bot's move: its choice, or the only action without asking (``seen``: the seat's view, when
+    the caller has it; else it is built only if the bot is asked)."""
+    if len(actions) == 1:
+        return actions[0].id
+    return bot(engine.view(state, seat) if seen is None else seen, actions, rng)
 
 
 class EngineTable:
